@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "graph.h"
+#include "mp-error.h"
+
+G_BEGIN_DECLS
+
+/* Sets error to "PATH: message"; every loader error goes through here so
+ * that the user always learns which file is at fault. */
+void     mp_set_file_error (GError    **error,
+                            gint        code,
+                            const char *path,
+                            const char *format,
+                            ...) G_GNUC_PRINTF (4, 5);
+
+/* Appends a tensor (name copied); fails on a duplicate name. */
+gint     mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error);
+gint     mp_graph_add_op     (MpGraph *graph, const char *name, GError **error);
+
+/* Largest element count we accept from a file: guards allocations against
+ * hostile lengths. */
+#define MP_MAX_ITEMS (G_MAXINT / 2)
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+/* No real tensor comes near this; keeps sums of a million sizes far from overflow. */
+#define MP_MAX_TENSOR_SIZE (G_GUINT64_CONSTANT (1) << 48)
+
+gboolean mp_read_file (const char *path, char **contents, gsize *length, GError **error);
+G_END_DECLS

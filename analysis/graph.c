@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <string.h>
+
+#include "graph-private.h"
+
+static const char *kind_names[MP_TENSOR_N_KINDS] = { "activation", "input", "param", "output" };
+
+static const struct
+{
+  const char *name;
+  guint       size;
+} dtypes[MP_DTYPE_N] = {
+  [MP_DTYPE_NONE] = { "bytes", 1 },
+  [MP_DTYPE_F64] = { "f64", 8 },
+  [MP_DTYPE_F32] = { "f32", 4 },
+  [MP_DTYPE_F16] = { "f16", 2 },
+  [MP_DTYPE_BF16] = { "bf16", 2 },
+  [MP_DTYPE_F8] = { "f8", 1 },
+  [MP_DTYPE_I64] = { "i64", 8 },
+  [MP_DTYPE_I32] = { "i32", 4 },
+  [MP_DTYPE_I16] = { "i16", 2 },
+  [MP_DTYPE_I8] = { "i8", 1 },
+  [MP_DTYPE_U8] = { "u8", 1 },
+  [MP_DTYPE_BOOL] = { "bool", 1 },
+};
+
+void
+mp_set_file_error (GError **error, gint code, const char *path, const char *format, ...)
+{
+  va_list           args;
+  g_autofree char  *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, MP_ANALYSIS_ERROR, code, "%s: %s", path ? path : "<input>", msg);
+}
+
+MpGraph *
+mp_graph_new (const char *name)
+{
+  MpGraph *graph = g_new0 (MpGraph, 1);
+
+  graph->name = g_strdup (name ? name : "graph");
+  graph->alignment = 64;
+  graph->has_ops = TRUE;
+  graph->tensor_index = g_hash_table_new (g_str_hash, g_str_equal);
+  graph->op_index = g_hash_table_new (g_str_hash, g_str_equal);
+  return graph;
+}
+
+void
+mp_graph_free (MpGraph *graph)
+{
+  if (graph == NULL)
+    return;
+  for (guint i = 0; i < graph->n_tensors; i++)
+    {
+      g_free (graph->tensors[i].name);
+      g_free (graph->tensors[i].shape);
+    }
+  for (guint i = 0; i < graph->n_ops; i++)
+    {
+      g_free (graph->ops[i].name);
+      g_free (graph->ops[i].inputs);
+      g_free (graph->ops[i].outputs);
+    }
+  g_free (graph->tensors);
+  g_free (graph->ops);
+  g_hash_table_unref (graph->tensor_index);
+  g_hash_table_unref (graph->op_index);
+  g_free (graph->name);
+  g_free (graph->path);
+  g_free (graph);
+}
+
+/* Capacity grows by doubling; n_tensors is the length. */
+static void
+grow (gpointer *array, guint n, gsize elem)
+{
+  if ((n & (n - 1)) == 0)
+    *array = g_realloc_n (*array, n == 0 ? 1 : 2 * (gsize) n, elem);
+}
+
+gint
+mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error)
+{
+  MpTensor *t;
+
+  if (g_hash_table_contains (graph->tensor_index, name))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "tensor '%s' is declared twice", name);
+      return -1;
+    }
+  grow ((gpointer *) &graph->tensors, graph->n_tensors, sizeof (MpTensor));
+  t = &graph->tensors[graph->n_tensors];
+  memset (t, 0, sizeof *t);
+  t->name = g_strdup (name);
+  t->view_of = -1;
+  t->producer = -1;
+  t->first = t->last = -1;
+  g_hash_table_insert (graph->tensor_index, t->name, GUINT_TO_POINTER (graph->n_tensors + 1));
+  return graph->n_tensors++;
+}
+
+gint
+mp_graph_add_op (MpGraph *graph, const char *name, GError **error)
+{
+  MpOp *op;
+
+  if (g_hash_table_contains (graph->op_index, name))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "op '%s' is declared twice", name);
+      return -1;
+    }
+  grow ((gpointer *) &graph->ops, graph->n_ops, sizeof (MpOp));
+  op = &graph->ops[graph->n_ops];
+  memset (op, 0, sizeof *op);
+  op->name = g_strdup (name);
+  g_hash_table_insert (graph->op_index, op->name, GUINT_TO_POINTER (graph->n_ops + 1));
+  return graph->n_ops++;
+}
+
+gint
+mp_graph_find_tensor (const MpGraph *graph, const char *name)
+{
+  return GPOINTER_TO_INT (g_hash_table_lookup (graph->tensor_index, name)) - 1;
+}
+
+gint
+mp_graph_find_op (const MpGraph *graph, const char *name)
+{
+  return GPOINTER_TO_INT (g_hash_table_lookup (graph->op_index, name)) - 1;
+}
+
+guint
+mp_graph_n_streams (const MpGraph *graph)
+{
+  guint n = 1;
+
+  for (guint i = 0; i < graph->n_ops; i++)
+    n = MAX (n, graph->ops[i].stream + 1);
+  return n;
+}
+
+/* The tensor that owns the storage of a view chain; offset is the view's byte
+ * offset inside it. Chains are acyclic once mp_graph_check has passed. */
+gint
+mp_graph_view_root (const MpGraph *graph, guint tensor, guint64 *offset)
+{
+  guint64 off = 0;
+  guint   t = tensor;
+
+  while (graph->tensors[t].view_of >= 0)
+    {
+      off += graph->tensors[t].view_offset;
+      t = graph->tensors[t].view_of;
+    }
+  if (offset)
+    *offset = off;
+  return t;
+}
+
+const char *
+mp_tensor_kind_to_string (MpTensorKind kind)
+{
+  g_return_val_if_fail (kind < MP_TENSOR_N_KINDS, "activation");
+  return kind_names[kind];
+}
+
+gboolean
+mp_tensor_kind_from_string (const char *str, MpTensorKind *kind)
+{
+  for (guint i = 0; i < MP_TENSOR_N_KINDS; i++)
+    if (g_strcmp0 (str, kind_names[i]) == 0)
+      {
+        *kind = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+mp_dtype_to_string (MpDType dtype)
+{
+  g_return_val_if_fail (dtype < MP_DTYPE_N, "bytes");
+  return dtypes[dtype].name;
+}
+
+gboolean
+mp_dtype_from_string (const char *str, MpDType *dtype)
+{
+  for (guint i = MP_DTYPE_NONE + 1; i < MP_DTYPE_N; i++)
+    if (g_strcmp0 (str, dtypes[i].name) == 0)
+      {
+        *dtype = i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+guint
+mp_dtype_size (MpDType dtype)
+{
+  g_return_val_if_fail (dtype < MP_DTYPE_N, 1);
+  return dtypes[dtype].size;
+}
+
+static gboolean
+check_views (MpGraph *graph, GError **error)
+{
+  /* 0 = unvisited, 1 = on the current chain, 2 = done */
+  g_autofree guint8 *state = g_new0 (guint8, graph->n_tensors);
+
+  for (guint i = 0; i < graph->n_tensors; i++)
+    {
+      guint t = i;
+
+      /* Walk the chain marking it; meeting a mark of this walk is a cycle. */
+      while (state[t] == 0 && graph->tensors[t].view_of >= 0)
+        {
+          state[t] = 1;
+          t = graph->tensors[t].view_of;
+        }
+      if (state[t] == 1)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': views form a cycle through '%s'",
+                             graph->tensors[i].name, graph->tensors[t].name);
+          return FALSE;
+        }
+      for (t = i; state[t] == 1; t = graph->tensors[t].view_of)
+        state[t] = 2;
+      state[t] = 2;
+    }
+
+  for (guint i = 0; i < graph->n_tensors; i++)
+    {
+      const MpTensor *v = &graph->tensors[i];
+      const MpTensor *base;
+      guint64         end;
+
+      if (v->view_of < 0)
+        continue;
+      base = &graph->tensors[v->view_of];
+      if (!g_uint64_checked_add (&end, v->view_offset, v->size) || end > base->size)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': view of %" G_GUINT64_FORMAT " bytes at offset %"
+                             G_GUINT64_FORMAT " runs past the end of '%s' (%" G_GUINT64_FORMAT
+                             " bytes)",
+                             v->name, v->size, v->view_offset, base->name, base->size);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A tensor is available to an op when it, or the root of its view chain, was
+ * produced by an earlier op or is an input or a param. */
+static gboolean
+check_dataflow (MpGraph *graph, GError **error)
+{
+  for (guint o = 0; o < graph->n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      for (guint k = 0; k < op->n_outputs; k++)
+        {
+          MpTensor *t = &graph->tensors[op->outputs[k]];
+
+          if (t->kind == MP_TENSOR_INPUT || t->kind == MP_TENSOR_PARAM)
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                 "op '%s' writes %s tensor '%s'; inputs and params are never "
+                                 "produced by an op",
+                                 op->name, mp_tensor_kind_to_string (t->kind), t->name);
+              return FALSE;
+            }
+          if (t->producer >= 0)
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                 "tensor '%s' is produced twice, by op '%s' and by op '%s'",
+                                 t->name, graph->ops[t->producer].name, op->name);
+              return FALSE;
+            }
+          t->producer = o;
+        }
+    }
+
+  for (guint o = 0; o < graph->n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      for (guint k = 0; k < op->n_inputs; k++)
+        {
+          guint           id = op->inputs[k];
+          gint            root = mp_graph_view_root (graph, id, NULL);
+          const MpTensor *t = &graph->tensors[id];
+          const MpTensor *r = &graph->tensors[root];
+          gboolean        ok;
+
+          ok = (t->producer >= 0 && t->producer < (gint) o) ||
+               (r->producer >= 0 && r->producer < (gint) o) || r->kind == MP_TENSOR_INPUT ||
+               r->kind == MP_TENSOR_PARAM;
+          if (!ok)
+            {
+              if (t->producer >= (gint) o)
+                mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                   "op '%s' reads tensor '%s' before op '%s' produces it",
+                                   op->name, t->name, graph->ops[t->producer].name);
+              else
+                mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                   "op '%s' reads tensor '%s' which no earlier op produces "
+                                   "(and which is not an input or param)",
+                                   op->name, t->name);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+mp_graph_check (MpGraph *graph, GError **error)
+{
+  if (graph->alignment == 0 || (graph->alignment & (graph->alignment - 1)) != 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "alignment %" G_GUINT64_FORMAT " is not a power of two",
+                         graph->alignment);
+      return FALSE;
+    }
+  if (!check_views (graph, error))
+    return FALSE;
+  if (graph->has_ops)
+    {
+      graph->n_steps = graph->n_ops;
+      if (!check_dataflow (graph, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+MpGraph *
+mp_graph_load (const char *path, GError **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
+    return mp_graph_load_csv (path, NULL, error);
+  return mp_graph_load_json (path, error);
+}

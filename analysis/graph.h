@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  MP_TENSOR_ACTIVATION,
+  MP_TENSOR_INPUT,
+  MP_TENSOR_PARAM,
+  MP_TENSOR_OUTPUT,
+  MP_TENSOR_N_KINDS
+} MpTensorKind;
+
+typedef enum
+{
+  MP_DTYPE_NONE, /* size given in bytes */
+  MP_DTYPE_F64,
+  MP_DTYPE_F32,
+  MP_DTYPE_F16,
+  MP_DTYPE_BF16,
+  MP_DTYPE_F8,
+  MP_DTYPE_I64,
+  MP_DTYPE_I32,
+  MP_DTYPE_I16,
+  MP_DTYPE_I8,
+  MP_DTYPE_U8,
+  MP_DTYPE_BOOL,
+  MP_DTYPE_N
+} MpDType;
+
+typedef struct
+{
+  char        *name;
+  guint64      size;        /* bytes, before alignment */
+  MpTensorKind kind;
+  MpDType      dtype;
+  guint        n_dims;
+  gint64      *shape;       /* NULL when n_dims == 0 */
+  gint         view_of;     /* index of the tensor this is a view of, or -1 */
+  guint64      view_offset; /* byte offset inside view_of */
+  gint         producer;    /* index of the op that writes it, or -1 */
+  /* Explicit lifetime (inclusive steps) for usage-record inputs (CSV, traces);
+   * -1 when the lifetime is derived from the ops. */
+  gint64       first;
+  gint64       last;
+} MpTensor;
+
+typedef struct
+{
+  char    *name;
+  guint   *inputs;
+  guint    n_inputs;
+  guint   *outputs;
+  guint    n_outputs;
+  guint    stream;
+  guint64  workspace;
+} MpOp;
+
+typedef struct
+{
+  char       *name;      /* graph name; the file's base name when absent */
+  char       *path;      /* file it was loaded from, or NULL */
+  guint64     alignment; /* bytes, a power of two or 1 */
+  MpTensor   *tensors;
+  guint       n_tensors;
+  MpOp       *ops;
+  guint       n_ops;
+  guint       n_steps;   /* n_ops, or the span of explicit lifetimes */
+  gboolean    has_ops;   /* FALSE for usage records (CSV) */
+  GHashTable *tensor_index; /* name -> index + 1 */
+  GHashTable *op_index;     /* name -> index + 1 */
+} MpGraph;
+
+MpGraph    *mp_graph_new           (const char *name);
+void        mp_graph_free          (MpGraph *graph);
+gint        mp_graph_find_tensor   (const MpGraph *graph, const char *name);
+gint        mp_graph_find_op       (const MpGraph *graph, const char *name);
+guint       mp_graph_n_streams     (const MpGraph *graph);
+gint        mp_graph_view_root     (const MpGraph *graph, guint tensor, guint64 *offset);
+
+const char *mp_tensor_kind_to_string (MpTensorKind kind);
+gboolean    mp_tensor_kind_from_string (const char *str, MpTensorKind *kind);
+const char *mp_dtype_to_string     (MpDType dtype);
+gboolean    mp_dtype_from_string   (const char *str, MpDType *dtype);
+guint       mp_dtype_size          (MpDType dtype);
+
+/* Loaders: every error names the file and the tensor or op at fault. */
+MpGraph    *mp_graph_load          (const char *path, GError **error);
+MpGraph    *mp_graph_load_json     (const char *path, GError **error);
+MpGraph    *mp_graph_parse_json    (const char *data, gsize length, const char *path, GError **error);
+MpGraph    *mp_graph_load_csv      (const char *path, guint64 **offsets_out, GError **error);
+MpGraph    *mp_graph_parse_csv     (const char *data, gsize length, const char *path,
+                                    guint64 **offsets_out, GError **error);
+
+/* Checks the finished graph: names, producers, views. Loaders call it. */
+gboolean    mp_graph_check         (MpGraph *graph, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpGraph, mp_graph_free)
+
+G_END_DECLS

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "graph.h"
+
+G_BEGIN_DECLS
+
+/* One planned buffer: a tensor (the root of its views) with its inclusive
+ * lifetime in steps. Planners place slots of size bytes (the tensor's bytes
+ * rounded up to the alignment); the arena, the lower bound and the validator
+ * count the bytes the tensor really has, so the top buffer's padding is not
+ * charged to a plan. */
+typedef struct
+{
+  guint   tensor;
+  guint   first;
+  guint   last;
+  guint64 size;  /* slot: bytes rounded up to the alignment */
+  guint64 bytes; /* the tensor's own size */
+} MpUsage;
+
+typedef struct
+{
+  gboolean plan_inputs; /* place inputs in the arena too */
+  guint64  alignment;   /* 0: the graph's own */
+} MpLifetimeOptions;
+
+typedef struct
+{
+  MpUsage *records;     /* in order of first appearance in the op sequence */
+  guint    n_records;
+  guint    n_steps;
+  guint64  alignment;
+  guint64  lower_bound; /* max over steps of the live bytes */
+  guint    peak_step;
+  guint64  workspace;   /* shared scratch: the largest op workspace, aligned */
+  guint64 *live_bytes;  /* n_steps entries */
+  gint    *record_of;   /* per graph tensor: its record (a view: its root's), or -1 */
+} MpLifetimes;
+
+MpLifetimes *mp_lifetimes_compute     (const MpGraph           *graph,
+                                       const MpLifetimeOptions *options,
+                                       GError                 **error);
+MpLifetimes *mp_lifetimes_from_records (MpUsage *records, guint n_records, guint n_steps,
+                                        guint64 alignment);
+void         mp_lifetimes_free        (MpLifetimes *lifetimes);
+
+/* Max over steps of the sum of live bytes; fills live (n_steps) when given. */
+guint64      mp_usage_lower_bound     (const MpUsage *records,
+                                       guint          n_records,
+                                       guint          n_steps,
+                                       guint64       *live,
+                                       guint         *peak_step);
+
+/* A record's lifetime in the user's own units: op indices for a graph, the
+ * file's time stamps for usage records (whose steps are ranks). */
+void         mp_usage_times           (const MpGraph *graph,
+                                       const MpUsage *record,
+                                       gint64        *first,
+                                       gint64        *last);
+
+static inline guint64
+mp_align_up (guint64 size, guint64 alignment)
+{
+  if (alignment <= 1)
+    return size;
+  return (size + alignment - 1) / alignment * alignment;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpLifetimes, mp_lifetimes_free)
+
+G_END_DECLS

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* The engine: graph model, loaders, lifetimes, planners, validation. */
+#include "mp-error.h"
+#include "graph.h"
+#include "lifetimes.h"
+#include "plan.h"
+#include "plan-io.h"
+#include "planner.h"
+#include "validate.h"
+#include "time-index.h"
+#include "gen.h"

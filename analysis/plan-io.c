@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <string.h>
+#include <json-c/json.h>
+
+#include "graph-private.h"
+#include "json-util.h"
+#include "plan-io.h"
+
+#define PLAN_FORMAT "memplan.plan/1"
+
+static json_object *
+plan_to_json (const MpGraph *graph, const MpPlan *plan)
+{
+  json_object *obj = json_object_new_object ();
+  json_object *tensors = json_object_new_array_ext (plan->n_records);
+
+  json_object_object_add (obj, "planner", json_object_new_string (plan->planner));
+  json_object_object_add (obj, "arena", json_object_new_int64 (plan->arena));
+  json_object_object_add (obj, "lower_bound", json_object_new_int64 (plan->lower_bound));
+  json_object_object_add (obj, "workspace", json_object_new_int64 (plan->workspace));
+  json_object_object_add (obj, "ratio", json_object_new_double (mp_plan_ratio (plan)));
+  json_object_object_add (obj, "fragmentation",
+                          json_object_new_double (mp_plan_fragmentation (plan)));
+  json_object_object_add (obj, "seconds", json_object_new_double (plan->seconds));
+  if (plan->checked)
+    {
+      json_object_object_add (obj, "valid", json_object_new_boolean (plan->valid));
+      if (plan->problem)
+        json_object_object_add (obj, "problem", json_object_new_string (plan->problem));
+    }
+  if (plan->n_partitions)
+    json_object_object_add (obj, "partitions", json_object_new_int (plan->n_partitions));
+  if (plan->note)
+    json_object_object_add (obj, "note", json_object_new_string (plan->note));
+  for (guint i = 0; i < plan->n_records; i++)
+    {
+      json_object *t = json_object_new_object ();
+      gint64       first, last;
+
+      mp_usage_times (graph, &plan->records[i], &first, &last);
+      json_object_object_add (t, "name",
+                              json_object_new_string (graph->tensors[plan->records[i].tensor].name));
+      json_object_object_add (t, "size", json_object_new_int64 (plan->records[i].bytes));
+      json_object_object_add (t, "first", json_object_new_int64 (first));
+      json_object_object_add (t, "last", json_object_new_int64 (last));
+      json_object_object_add (t, "offset", json_object_new_int64 (plan->offsets[i]));
+      json_object_array_add (tensors, t);
+    }
+  json_object_object_add (obj, "tensors", tensors);
+  return obj;
+}
+
+char *
+mp_plan_to_json (const MpGraph *graph, MpPlan **plans, guint n_plans)
+{
+  json_object *root = json_object_new_object ();
+  json_object *list = json_object_new_array ();
+  char        *out;
+
+  json_object_object_add (root, "format", json_object_new_string (PLAN_FORMAT));
+  json_object_object_add (root, "graph", json_object_new_string (graph->name));
+  json_object_object_add (root, "memplan_version", json_object_new_string (MEMPLAN_VERSION));
+  if (n_plans > 0)
+    json_object_object_add (root, "alignment", json_object_new_int64 (plans[0]->alignment));
+  for (guint i = 0; i < n_plans; i++)
+    json_object_array_add (list, plan_to_json (graph, plans[i]));
+  json_object_object_add (root, "plans", list);
+  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
+                                                             JSON_C_TO_STRING_SPACED |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
+                     "\n", NULL);
+  json_object_put (root);
+  return out;
+}
+
+char *
+mp_plan_to_csv (const MpGraph *graph, const MpPlan *plan)
+{
+  GString *s = g_string_sized_new (32 * (gsize) plan->n_records + 32);
+
+  g_string_append (s, "id,lower,upper,size,offset\n");
+  for (guint i = 0; i < plan->n_records; i++)
+    {
+      gint64 first, last;
+
+      mp_usage_times (graph, &plan->records[i], &first, &last);
+      g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
+                              ",%" G_GUINT64_FORMAT "\n",
+                              graph->tensors[plan->records[i].tensor].name, first, last + 1,
+                              plan->records[i].bytes, plan->offsets[i]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Fills plan->offsets from name -> offset pairs; names the graph does not
+ * plan are an error, missing ones are left for the validator to report. */
+static gboolean
+assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, MpPlan *plan,
+               const char *name, guint64 offset, GError **error)
+{
+  gint t = mp_graph_find_tensor (graph, name);
+  gint r = t >= 0 ? lt->record_of[t] : -1;
+
+  if (r < 0 || lt->records[r].tensor != (guint) t)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "the plan places tensor '%s', which the graph does not plan", name);
+      return FALSE;
+    }
+  plan->offsets[r] = offset;
+  return TRUE;
+}
+
+static GPtrArray *
+load_csv_plan (const char *path, const char *data, gsize length, const MpGraph *graph,
+               const MpLifetimes *lt, GError **error)
+{
+  g_autoptr (MpGraph) records = NULL;
+  g_autofree guint64 *offsets = NULL;
+  g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+  MpPlan *plan;
+
+  if (!(records = mp_graph_parse_csv (data, length, path, &offsets, error)))
+    return NULL;
+  if (offsets == NULL)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
+                         "no offset column: a plan CSV has the header 'id,lower,upper,size,offset'");
+      return NULL;
+    }
+  plan = mp_plan_new ("plan", lt);
+  g_ptr_array_add (plans, plan);
+  for (guint i = 0; i < records->n_tensors; i++)
+    if (!assign_offset (path, graph, lt, plan, records->tensors[i].name, offsets[i], error))
+      return NULL;
+  mp_plan_finish (plan);
+  return g_steal_pointer (&plans);
+}
+
+static GPtrArray *
+load_json_plan (const char *path, const char *data, gsize length, const MpGraph *graph,
+                const MpLifetimes *lt, GError **error)
+{
+  g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+  json_object *root, *v, *list;
+  gboolean     ok = TRUE;
+
+  if (!(root = mp_json_parse (data, length, path, error)))
+    return NULL;
+  if (!json_object_is_type (root, json_type_object) ||
+      !json_object_object_get_ex (root, "format", &v) ||
+      g_strcmp0 (json_object_get_string (v), PLAN_FORMAT) != 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
+                         "not a plan: expected \"format\": \"" PLAN_FORMAT "\"");
+      json_object_put (root);
+      return NULL;
+    }
+  list = json_object_object_get (root, "plans");
+  if (!list || !json_object_is_type (list, json_type_array))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "\"plans\" must be a list");
+      json_object_put (root);
+      return NULL;
+    }
+  for (gsize p = 0; ok && p < json_object_array_length (list); p++)
+    {
+      json_object *item = json_object_array_get_idx (list, p), *tensors, *name;
+      MpPlan      *plan;
+      guint64      arena = 0;
+
+      name = json_object_object_get (item, "planner");
+      tensors = json_object_object_get (item, "tensors");
+      if (!tensors || !json_object_is_type (tensors, json_type_array))
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "plan #%" G_GSIZE_FORMAT " has no \"tensors\" list", p);
+          ok = FALSE;
+          break;
+        }
+      plan = mp_plan_new (name && json_object_is_type (name, json_type_string)
+                            ? json_object_get_string (name) : "plan", lt);
+      g_ptr_array_add (plans, plan);
+      for (gsize i = 0; ok && i < json_object_array_length (tensors); i++)
+        {
+          json_object *t = json_object_array_get_idx (tensors, i);
+          json_object *tn = json_object_object_get (t, "name");
+          guint64      offset;
+
+          if (!tn || !json_object_is_type (tn, json_type_string) ||
+              !mp_json_get_u64 (json_object_object_get (t, "offset"), &offset))
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                                 "plan '%s': tensor #%" G_GSIZE_FORMAT
+                                 " needs a \"name\" and an integer \"offset\"",
+                                 plan->planner, i);
+              ok = FALSE;
+              break;
+            }
+          ok = assign_offset (path, graph, lt, plan, json_object_get_string (tn), offset, error);
+        }
+      mp_plan_finish (plan);
+      /* the file's arena is the claim to check, when it gives one */
+      if (mp_json_get_u64 (json_object_object_get (item, "arena"), &arena))
+        plan->arena = arena;
+    }
+  json_object_put (root);
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&plans);
+}
+
+GPtrArray *
+mp_plan_load (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize            length;
+  const char      *p;
+
+  if (!mp_read_file (path, &data, &length, error))
+    return NULL;
+  for (p = data; p < data + length && g_ascii_isspace (*p); p++)
+    ;
+  if (p < data + length && *p == '{')
+    return load_json_plan (path, data, length, graph, lifetimes, error);
+  return load_csv_plan (path, data, length, graph, lifetimes, error);
+}
+
+gboolean
+mp_write_file_atomic (const char *path, const char *contents, gssize length, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (length < 0)
+    length = strlen (contents);
+  if (!g_file_set_contents_full (path, contents, length, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
+                                 &local))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                         local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+mp_format_bytes (guint64 bytes)
+{
+  static const char *units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+  gdouble            v = bytes;
+  guint              u = 0;
+
+  if (bytes < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
+  v /= 1024.0;
+  while (v >= 1024.0 && u + 1 < G_N_ELEMENTS (units))
+    {
+      v /= 1024.0;
+      u++;
+    }
+  return g_strdup_printf (v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, units[u]);
+}
+
+char *
+mp_format_seconds (gdouble seconds)
+{
+  if (seconds < 1e-3)
+    return g_strdup_printf ("%.0f µs", seconds * 1e6);
+  if (seconds < 1.0)
+    return g_strdup_printf ("%.1f ms", seconds * 1e3);
+  return g_strdup_printf ("%.2f s", seconds);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "plan.h"
+
+G_BEGIN_DECLS
+
+char    *mp_plan_to_json     (const MpGraph *graph, MpPlan **plans, guint n_plans);
+char    *mp_plan_to_csv      (const MpGraph *graph, const MpPlan *plan);
+
+/* Reads offsets for a graph's records from a plan file (our JSON, or a
+ * MiniMalloc-style CSV with an offset column): one MpPlan over the graph's
+ * lifetimes per plan in the file. */
+GPtrArray *mp_plan_load      (const char        *path,
+                              const MpGraph     *graph,
+                              const MpLifetimes *lifetimes,
+                              GError           **error);
+
+/* Atomic write: a temporary file, then rename. */
+gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
+                               GError **error);
+
+char    *mp_format_bytes     (guint64 bytes);
+char    *mp_format_seconds   (gdouble seconds);
+
+G_END_DECLS

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "lifetimes.h"
+
+G_BEGIN_DECLS
+
+/* A plan: an offset for every usage record. It keeps its own copy of the
+ * records because some planners measure lifetimes differently (multistream). */
+typedef struct
+{
+  char    *planner;
+  char    *graph_name;
+  MpUsage *records;
+  guint    n_records;
+  guint    n_steps;
+  guint64 *offsets;
+  guint64  arena;
+  guint64  lower_bound;  /* of these records */
+  guint64  workspace;
+  guint64  alignment;
+  gdouble  seconds;      /* planning time */
+  /* planner-specific figures, 0 when not applicable */
+  guint    n_partitions;
+  gboolean proved_optimal;
+  char    *note;         /* one line for the user, or NULL */
+  /* set by mp_plan_check */
+  gboolean checked;
+  gboolean valid;
+  char    *problem;      /* why it is invalid, or NULL */
+} MpPlan;
+
+MpPlan  *mp_plan_new            (const char *planner, const MpLifetimes *lifetimes);
+MpPlan  *mp_plan_new_records    (const char *planner, const MpUsage *records, guint n_records,
+                                 guint n_steps, guint64 alignment);
+void     mp_plan_free           (MpPlan *plan);
+void     mp_plan_finish         (MpPlan *plan); /* arena = max(offset + bytes) */
+/* Validates the plan and records the verdict in valid / problem. */
+gboolean mp_plan_check          (const MpGraph *graph, MpPlan *plan);
+gdouble  mp_plan_ratio          (const MpPlan *plan);
+gdouble  mp_plan_fragmentation  (const MpPlan *plan);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlan, mp_plan_free)
+
+G_END_DECLS

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include "planner-private.h"
+
+/* Every buffer its own region, in order of first appearance. */
+guint64
+mp_place_naive (const MpUsage *records, guint n, guint64 *offsets)
+{
+  guint64 top = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      offsets[i] = top;
+      top += records[i].size;
+    }
+  return top;
+}
+
+MpPlan *
+mp_planner_naive (const MpGraph *graph, const MpLifetimes *lifetimes,
+                  const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
+{
+  MpPlan *plan = mp_plan_new ("naive", lifetimes);
+
+  mp_place_naive (plan->records, plan->n_records, plan->offsets);
+  return plan;
+}

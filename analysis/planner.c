@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include "planner-private.h"
+
+static const MpPlannerInfo planners[] = {
+  { "naive", "Naive", "every tensor its own region; arena = sum of sizes", FALSE,
+    mp_planner_naive },
+  { "greedy-by-size", "Greedy by size",
+    "largest first, each into the smallest gap among lifetime-overlapping tensors "
+    "(Pisarchyk & Lee; AITemplate, TFLite)",
+    FALSE, mp_planner_greedy_by_size },
+};
+
+const MpPlannerInfo *
+mp_planners (guint *n_planners)
+{
+  *n_planners = G_N_ELEMENTS (planners);
+  return planners;
+}
+
+const MpPlannerInfo *
+mp_planner_lookup (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (planners); i++)
+    if (g_strcmp0 (planners[i].name, name) == 0)
+      return &planners[i];
+  return NULL;
+}
+
+char *
+mp_planner_names (const char *separator)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (planners); i++)
+    {
+      if (i)
+        g_string_append (s, separator);
+      g_string_append (s, planners[i].name);
+    }
+  return g_string_free (s, FALSE);
+}
+
+MpPlan *
+mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetimes *lifetimes,
+                const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
+{
+  static const MpPlannerOptions defaults = { 0 };
+  MpPlan *plan;
+  gint64  start;
+
+  g_return_val_if_fail (info != NULL && graph != NULL && lifetimes != NULL, NULL);
+
+  if (info->needs_ops && !graph->has_ops)
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+                   "%s needs the ops of a graph; '%s' has usage records only", info->name,
+                   graph->name);
+      return NULL;
+    }
+  start = g_get_monotonic_time ();
+  plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
+  if (plan == NULL)
+    return NULL;
+  plan->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (plan->graph_name == NULL)
+    plan->graph_name = g_strdup (graph->name);
+  mp_plan_finish (plan);
+  return plan;
+}

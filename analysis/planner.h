@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include "plan.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint   max_parallel_ops; /* multistream: ops per parallel group, 0 = unlimited */
+  gdouble time_budget;      /* optimal: seconds, 0 = default */
+  guint64 capacity;         /* optimal: target capacity, 0 = none */
+} MpPlannerOptions;
+
+typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,
+                                  const MpLifetimes      *lifetimes,
+                                  const MpPlannerOptions *options,
+                                  GCancellable           *cancellable,
+                                  GError                **error);
+
+typedef struct
+{
+  const char   *name;        /* stable: CLI, files, UI */
+  const char   *title;
+  const char   *description;
+  gboolean      needs_ops;
+  MpPlannerFunc func;
+} MpPlannerInfo;
+
+const MpPlannerInfo *mp_planners        (guint *n_planners);
+const MpPlannerInfo *mp_planner_lookup  (const char *name);
+char                *mp_planner_names   (const char *separator);
+
+/* Runs the planner, times it, fills lower bound and arena. */
+MpPlan              *mp_planner_run     (const MpPlannerInfo    *info,
+                                         const MpGraph          *graph,
+                                         const MpLifetimes      *lifetimes,
+                                         const MpPlannerOptions *options,
+                                         GCancellable           *cancellable,
+                                         GError                **error);
+
+/* Record-level cores, reusable by other planners. Both return the arena. */
+guint64 mp_place_naive          (const MpUsage *records, guint n, guint64 *offsets);
+guint64 mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64 *offsets);
+
+G_END_DECLS

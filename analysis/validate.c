@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <stdlib.h>
+
+#include "graph-private.h"
+#include "validate.h"
+
+/* Overlap is judged on the bytes a tensor really has, not its aligned slot.
+ * A sweep over steps. The buffers alive at the current step sit in a tree
+ * ordered by offset; as long as they are pairwise disjoint, a new buffer can
+ * only collide with its two neighbours in that order. O(n log n). */
+
+typedef struct
+{
+  const MpUsage *records;
+  const guint64 *offsets;
+} Ctx;
+
+static const char *
+record_name (const MpGraph *graph, const MpUsage *r)
+{
+  return graph && r->tensor < graph->n_tensors ? graph->tensors[r->tensor].name : "?";
+}
+
+static gint
+cmp_offset (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const Ctx *ctx = data;
+  guint      a = GPOINTER_TO_UINT (pa), b = GPOINTER_TO_UINT (pb);
+  guint64    oa = ctx->offsets[a], ob = ctx->offsets[b];
+
+  if (oa != ob)
+    return oa < ob ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+static const MpUsage *sort_records;
+
+static int
+cmp_first (const void *pa, const void *pb)
+{
+  guint a = *(const guint *) pa, b = *(const guint *) pb;
+  guint fa = sort_records[a].first, fb = sort_records[b].first;
+
+  return fa != fb ? (fa > fb) - (fa < fb) : (a > b) - (a < b);
+}
+
+static int
+cmp_last (const void *pa, const void *pb)
+{
+  guint a = *(const guint *) pa, b = *(const guint *) pb;
+  guint la = sort_records[a].last, lb = sort_records[b].last;
+
+  return la != lb ? (la > lb) - (la < lb) : (a > b) - (a < b);
+}
+
+static void
+overlap_error (GError **error, const MpGraph *graph, const MpUsage *records,
+               const guint64 *offsets, guint a, guint b)
+{
+  const MpUsage   *ra = &records[a], *rb = &records[b];
+  guint64          lo = MAX (offsets[a], offsets[b]);
+  guint64          hi = MIN (offsets[a] + ra->bytes, offsets[b] + rb->bytes);
+  gint64           fa, la, fb, lb;
+  guint            step = MAX (ra->first, rb->first);
+  g_autofree char *op = NULL;
+
+  mp_usage_times (graph, ra, &fa, &la);
+  mp_usage_times (graph, rb, &fb, &lb);
+  if (graph && graph->has_ops && step < graph->n_ops)
+    op = g_strdup_printf (" (op '%s')", graph->ops[step].name);
+  g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+               "tensors '%s' (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               " bytes, steps %" G_GINT64_FORMAT "-%" G_GINT64_FORMAT ") and '%s' (offset %"
+               G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT " bytes, steps %" G_GINT64_FORMAT
+               "-%" G_GINT64_FORMAT ") overlap at step %" G_GINT64_FORMAT "%s in bytes [%"
+               G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+               record_name (graph, ra), offsets[a], ra->bytes, fa, la, record_name (graph, rb),
+               offsets[b], rb->bytes, fb, lb, MAX (fa, fb), op ? op : "", lo, hi);
+}
+
+gboolean
+mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
+                     const guint64 *offsets, guint64 alignment, guint64 arena, GError **error)
+{
+  g_autofree guint *by_first = g_new (guint, MAX (n, 1));
+  g_autofree guint *by_last = g_new (guint, MAX (n, 1));
+  g_autofree GSequenceIter **where = g_new0 (GSequenceIter *, MAX (n, 1));
+  g_autoptr (GSequence) live = g_sequence_new (NULL);
+  Ctx   ctx = { records, offsets };
+  guint j = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const MpUsage *r = &records[i];
+      guint64        end;
+
+      if (offsets[i] == G_MAXUINT64)
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s' has no offset in the plan", record_name (graph, r));
+          return FALSE;
+        }
+      if (alignment > 1 && offsets[i] % alignment != 0)
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s': offset %" G_GUINT64_FORMAT
+                       " is not a multiple of the alignment %" G_GUINT64_FORMAT,
+                       record_name (graph, r), offsets[i], alignment);
+          return FALSE;
+        }
+      if (!g_uint64_checked_add (&end, offsets[i], r->bytes) || end > arena)
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s' (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                       " bytes) ends past the arena of %" G_GUINT64_FORMAT " bytes",
+                       record_name (graph, r), offsets[i], r->bytes, arena);
+          return FALSE;
+        }
+      by_first[i] = by_last[i] = i;
+    }
+
+  sort_records = records;
+  qsort (by_first, n, sizeof (guint), cmp_first);
+  qsort (by_last, n, sizeof (guint), cmp_last);
+  sort_records = NULL;
+
+  for (guint k = 0; k < n; k++)
+    {
+      guint          i = by_first[k];
+      const MpUsage *r = &records[i];
+      GSequenceIter *it, *nb;
+
+      /* buffers that died before this one starts leave the tree */
+      while (j < n && records[by_last[j]].last < r->first)
+        {
+          if (where[by_last[j]])
+            g_sequence_remove (where[by_last[j]]);
+          where[by_last[j]] = NULL;
+          j++;
+        }
+
+      it = g_sequence_insert_sorted (live, GUINT_TO_POINTER (i), cmp_offset, &ctx);
+      where[i] = it;
+      if (!g_sequence_iter_is_begin (it))
+        {
+          guint p;
+
+          nb = g_sequence_iter_prev (it);
+          p = GPOINTER_TO_UINT (g_sequence_get (nb));
+          if (offsets[p] + records[p].bytes > offsets[i])
+            {
+              overlap_error (error, graph, records, offsets, p, i);
+              return FALSE;
+            }
+        }
+      nb = g_sequence_iter_next (it);
+      if (!g_sequence_iter_is_end (nb))
+        {
+          guint q = GPOINTER_TO_UINT (g_sequence_get (nb));
+
+          if (offsets[q] < offsets[i] + r->bytes)
+            {
+              overlap_error (error, graph, records, offsets, q, i);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+mp_validate_plan (const MpGraph *graph, const MpPlan *plan, GError **error)
+{
+  return mp_validate_records (graph, plan->records, plan->n_records, plan->offsets,
+                              plan->alignment, plan->arena, error);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "cli.h"
+
+static gdouble
+now (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+static gdouble
+peak_rss_mib (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+int
+mp_cli_bench (int argc, char **argv)
+{
+  gint      n_tensors = 1000000, streams = 1;
+  gint64    seed = 1;
+  gboolean  csv = FALSE;
+  g_auto (GStrv) planner_names = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autoptr (GPtrArray) infos = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *lb = NULL;
+  MpGenRandomOptions gopts = { 0 };
+  gsize              length;
+  gdouble            t0, t_load, t_life;
+  GOptionEntry       entries[] = {
+    { "tensors", 'n', 0, G_OPTION_ARG_INT, &n_tensors, "Tensors (and ops) in the generated "
+      "graph (default 1000000)", "N" },
+    { "streams", 's', 0, G_OPTION_ARG_INT, &streams, "Streams (default 1)", "S" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 1)", "K" },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Load usage records (CSV) instead of a graph (JSON)",
+      NULL },
+    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, "Planners to time (default: "
+      "naive, greedy-by-size)", "NAME" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("— time loading, lifetimes and planners on a generated graph");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 0, 0))
+    return MP_EXIT_BAD_INPUT;
+  if (n_tensors <= 0 || streams <= 0)
+    {
+      mp_cli_error ("--tensors and --streams must be positive");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (planner_names == NULL)
+    planner_names = g_strsplit ("naive,greedy-by-size", ",", -1);
+  if (!(infos = mp_cli_planners (planner_names, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  gopts.n_tensors = n_tensors;
+  gopts.n_streams = streams;
+  gopts.seed = seed;
+  text = mp_gen_random (&gopts, csv, &length);
+  printf ("generated %s of %d tensors: %.1f MiB\n", csv ? "usage records (CSV)" : "graph (JSON)",
+          n_tensors, length / 1048576.0);
+
+  t0 = now ();
+  graph = csv ? mp_graph_parse_csv (text, length, "<generated>", NULL, &error)
+              : mp_graph_parse_json (text, length, "<generated>", &error);
+  if (!graph)
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_FAILED;
+    }
+  t_load = now () - t0;
+  g_clear_pointer (&text, g_free);
+  t0 = now ();
+  if (!(lt = mp_lifetimes_compute (graph, NULL, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_FAILED;
+    }
+  t_life = now () - t0;
+  lb = mp_format_bytes (lt->lower_bound);
+  {
+    guint64 live_max_count = 0;
+    g_autofree gint *delta = g_new0 (gint, lt->n_steps + 1);
+    gint64           cur = 0;
+
+    for (guint i = 0; i < lt->n_records; i++)
+      {
+        delta[lt->records[i].first]++;
+        delta[lt->records[i].last + 1]--;
+      }
+    for (guint s = 0; s < lt->n_steps; s++)
+      live_max_count = MAX (live_max_count, (guint64) (cur += delta[s]));
+    printf ("load %.3f s, lifetimes + lower bound %.3f s, together %.3f s\n", t_load, t_life,
+            t_load + t_life);
+    printf ("%u records over %u steps, at most %" G_GUINT64_FORMAT " live at once, lower bound %s\n",
+            lt->n_records, lt->n_steps, live_max_count, lb);
+  }
+
+  for (guint i = 0; i < infos->len; i++)
+    {
+      g_autoptr (MpPlan) plan = mp_planner_run (infos->pdata[i], graph, lt, NULL, NULL, &error);
+      g_autofree char   *arena = NULL;
+      gdouble            t_valid;
+
+      if (!plan)
+        {
+          printf ("%-18s %s\n", ((MpPlannerInfo *) infos->pdata[i])->name, error->message);
+          g_clear_error (&error);
+          continue;
+        }
+      t0 = now ();
+      mp_plan_check (graph, plan);
+      t_valid = now () - t0;
+      arena = mp_format_bytes (plan->arena);
+      printf ("%-18s %.3f s  arena %s (%.4f× lower bound)  validate %.3f s: %s\n", plan->planner,
+              plan->seconds, arena, mp_plan_ratio (plan), t_valid,
+              plan->valid ? "valid" : plan->problem);
+    }
+  printf ("peak memory (max RSS) %.0f MiB\n", peak_rss_mib ());
+  return MP_EXIT_OK;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void
+print_table (GString *out, const MpGraph *graph, const MpLifetimes *lt, GPtrArray *plans,
+             GPtrArray *skipped)
+{
+  g_autofree char *lb = mp_format_bytes (lt->lower_bound);
+  g_autofree char *ws = mp_format_bytes (lt->workspace);
+
+  g_string_append_printf (out, "%s: %u tensors planned over %u steps, lower bound %s", graph->name,
+                          lt->n_records, lt->n_steps, lb);
+  if (lt->workspace)
+    g_string_append_printf (out, ", shared workspace %s", ws);
+  g_string_append (out, "\n\n");
+  g_string_append_printf (out, "%-18s %12s %12s %7s %8s %10s  %s\n", "planner", "arena",
+                          "lower bound", "ratio", "frag", "time", "valid");
+  for (guint i = 0; i < plans->len; i++)
+    {
+      MpPlan          *p = plans->pdata[i];
+      g_autofree char *arena = mp_format_bytes (p->arena);
+      g_autofree char *plb = mp_format_bytes (p->lower_bound);
+      g_autofree char *t = mp_format_seconds (p->seconds);
+
+      g_string_append_printf (out, "%-18s %12s %12s %7.4f %7.2f%% %10s  %s\n", p->planner, arena,
+                              plb, mp_plan_ratio (p), 100.0 * mp_plan_fragmentation (p), t,
+                              p->valid ? "yes" : "NO");
+    }
+  for (guint i = 0; i < skipped->len; i++)
+    g_string_append_printf (out, "%-18s skipped: %s\n", "", (char *) skipped->pdata[i]);
+  for (guint i = 0; i < plans->len; i++)
+    {
+      MpPlan *p = plans->pdata[i];
+
+      if (p->note)
+        g_string_append_printf (out, "%s: %s\n", p->planner, p->note);
+      if (!p->valid)
+        g_string_append_printf (out, "%s: INVALID: %s\n", p->planner, p->problem);
+    }
+}
+
+int
+mp_cli_plan (int argc, char **argv)
+{
+  g_auto (GStrv) planner_names = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  gint64           alignment = 0;
+  gboolean         plan_inputs = FALSE;
+  gint             max_parallel = 0;
+  gdouble          budget = 0;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (GPtrArray) infos = NULL;
+  g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+  g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autofree char *names = mp_planner_names (", ");
+  g_autofree char *planner_help = g_strdup_printf ("Planner to run, repeatable or comma-separated: "
+                                                   "%s, or all (default)", names);
+  g_autofree char *text = NULL;
+  MpLifetimeOptions  lopts = { 0 };
+  MpPlannerOptions   popts = { 0 };
+  gboolean           all_valid = TRUE;
+  GOptionEntry       entries[] = {
+    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, csv",
+      "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
+      "standard output", "FILE" },
+    { "alignment", 'a', 0, G_OPTION_ARG_INT64, &alignment, "Round sizes up to N bytes (a power "
+      "of two; default: the graph's, 64 for JSON, 1 for CSV)", "N" },
+    { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena "
+      "too", NULL },
+    { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "multistream: at most N ops "
+      "per parallel group (default: unlimited)", "N" },
+    { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "optimal: give up the proof after S "
+      "seconds (default 10)", "S" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("FILE — plan a graph (JSON) or usage records (CSV)");
+  g_option_context_set_summary (ctx, "Runs planners on FILE and reports arena, lower bound, ratio, "
+                                     "fragmentation and planning time per planner.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
+    return MP_EXIT_BAD_INPUT;
+
+  if (format == NULL)
+    format = g_strdup ("table");
+  if (!g_str_equal (format, "table") && !g_str_equal (format, "json") &&
+      !g_str_equal (format, "csv"))
+    {
+      mp_cli_error ("unknown format '%s' (known: table, json, csv)", format);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
+    {
+      mp_cli_error ("--alignment must be a power of two up to 2^30");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (max_parallel < 0 || budget < 0)
+    {
+      mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!(infos = mp_cli_planners (planner_names, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (g_str_equal (format, "csv") && infos->len != 1)
+    {
+      mp_cli_error ("--format csv writes one plan: choose one planner with --planner");
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (!(graph = mp_graph_load (argv[1], &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  lopts.alignment = alignment;
+  lopts.plan_inputs = plan_inputs;
+  if (!(lt = mp_lifetimes_compute (graph, &lopts, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  popts.max_parallel_ops = max_parallel;
+  popts.time_budget = budget;
+  for (guint i = 0; i < infos->len; i++)
+    {
+      const MpPlannerInfo *info = infos->pdata[i];
+      MpPlan              *plan;
+
+      g_clear_error (&error);
+      plan = mp_planner_run (info, graph, lt, &popts, NULL, &error);
+      if (plan == NULL)
+        {
+          if (g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+            {
+              g_ptr_array_add (skipped, g_strdup (error->message));
+              continue;
+            }
+          mp_cli_error ("%s: %s", info->name, error->message);
+          return MP_EXIT_FAILED;
+        }
+      all_valid &= mp_plan_check (graph, plan);
+      g_ptr_array_add (plans, plan);
+    }
+
+  if (g_str_equal (format, "table"))
+    {
+      GString *s = g_string_new (NULL);
+
+      print_table (s, graph, lt, plans, skipped);
+      text = g_string_free (s, FALSE);
+    }
+  else if (g_str_equal (format, "json"))
+    text = mp_plan_to_json (graph, (MpPlan **) plans->pdata, plans->len);
+  else if (plans->len == 1)
+    text = mp_plan_to_csv (graph, plans->pdata[0]);
+  else
+    {
+      mp_cli_error ("%s", ((char *) skipped->pdata[0]));
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (!mp_cli_output (output, text, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!all_valid)
+    {
+      for (guint i = 0; i < plans->len; i++)
+        if (!((MpPlan *) plans->pdata[i])->valid)
+          mp_cli_error ("%s produced an invalid plan: %s", ((MpPlan *) plans->pdata[i])->planner,
+                        ((MpPlan *) plans->pdata[i])->problem);
+      return MP_EXIT_FAILED;
+    }
+  return MP_EXIT_OK;
+}

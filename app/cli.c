@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const MpCliCommand commands[] = {
+  { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
+  { "validate", "check a plan (ours or any tool's) against a graph", mp_cli_validate },
+  { "bench", "time loading and planning on a generated graph", mp_cli_bench },
+};
+
+void
+mp_cli_error (const char *format, ...)
+{
+  va_list          args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "memplan-cli: %s\n", msg);
+}
+
+gboolean
+mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min_args, int max_args)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      mp_cli_error ("%s (see --help)", error->message);
+      return FALSE;
+    }
+  /* argv[0] is the subcommand */
+  if (*argc - 1 < min_args || (max_args >= 0 && *argc - 1 > max_args))
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      mp_cli_error ("wrong number of arguments");
+      fputs (help, stderr);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_output (const char *path, const char *contents, GError **error)
+{
+  if (path == NULL || g_str_equal (path, "-"))
+    {
+      fputs (contents, stdout);
+      return fflush (stdout) == 0;
+    }
+  return mp_write_file_atomic (path, contents, -1, error);
+}
+
+GPtrArray *
+mp_cli_planners (char **names, GError **error)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new ();
+  guint n;
+  const MpPlannerInfo *all = mp_planners (&n);
+
+  if (names == NULL || names[0] == NULL)
+    {
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (out, (gpointer) &all[i]);
+      return g_steal_pointer (&out);
+    }
+  for (guint i = 0; names[i]; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (names[i], ",", -1);
+
+      for (guint j = 0; parts[j]; j++)
+        {
+          const MpPlannerInfo *info;
+
+          if (*parts[j] == '\0')
+            continue;
+          if (g_str_equal (parts[j], "all"))
+            {
+              for (guint k = 0; k < n; k++)
+                if (!g_ptr_array_find (out, &all[k], NULL))
+                  g_ptr_array_add (out, (gpointer) &all[k]);
+              continue;
+            }
+          if (!(info = mp_planner_lookup (parts[j])))
+            {
+              g_autofree char *known = mp_planner_names (", ");
+              g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                           "unknown planner '%s' (known: %s, all)", parts[j], known);
+              return NULL;
+            }
+          if (!g_ptr_array_find (out, info, NULL))
+            g_ptr_array_add (out, (gpointer) info);
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: memplan-cli COMMAND [OPTIONS…] ARGS…\n\n"
+                "Static memory planning of tensor programs.\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'memplan-cli COMMAND --help' for the options of a command.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_set_prgname ("memplan-cli");
+
+  if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help"))
+    {
+      usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? MP_EXIT_BAD_INPUT : MP_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("memplan-cli %s\n", MEMPLAN_VERSION);
+      return MP_EXIT_OK;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (argv[1], commands[i].name))
+      return commands[i].run (argc - 1, argv + 1);
+
+  mp_cli_error ("unknown command '%s'", argv[1]);
+  usage (stderr);
+  return MP_EXIT_BAD_INPUT;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses shared by every subcommand. */
+enum
+{
+  MP_EXIT_OK = 0,
+  MP_EXIT_FAILED = 1,    /* the job ran and found a problem (invalid plan, regression) */
+  MP_EXIT_BAD_INPUT = 2, /* unreadable or malformed input, bad usage */
+};
+
+typedef struct
+{
+  const char *name;
+  const char *summary;
+  int (*run) (int argc, char **argv);
+} MpCliCommand;
+
+int  mp_cli_plan     (int argc, char **argv);
+int  mp_cli_validate (int argc, char **argv);
+int  mp_cli_bench    (int argc, char **argv);
+
+/* Prints "memplan-cli: message" on stderr. */
+void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Parses options; on error or bad positional count prints usage and returns FALSE. */
+gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min_args,
+                       int max_args);
+/* Writes to path atomically, or to stdout when path is NULL or "-". */
+gboolean mp_cli_output (const char *path, const char *contents, GError **error);
+/* Parses "--planner a,b" or "all" into planner infos. */
+GPtrArray *mp_cli_planners (char **names, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Shared by the test programs: building small graphs from (size, first,
+ * last) triples and finding the data folder. */
+
+#include <glib.h>
+#include "memplan-analysis.h"
+
+typedef struct
+{
+  guint64 size;
+  guint   first; /* inclusive */
+  guint   last;  /* inclusive */
+} TestRecord;
+
+/* Usage records as a MiniMalloc CSV graph named b0, b1, … */
+static inline MpGraph *
+test_graph_from_records (const TestRecord *recs, guint n)
+{
+  GString *csv = g_string_new ("id,lower,upper,size\n");
+  MpGraph *graph;
+  GError  *error = NULL;
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (csv, "b%u,%u,%u,%" G_GUINT64_FORMAT "\n", i, recs[i].first,
+                            recs[i].last + 1, recs[i].size);
+  graph = mp_graph_parse_csv (csv->str, csv->len, "test.csv", NULL, &error);
+  g_assert_no_error (error);
+  g_string_free (csv, TRUE);
+  return graph;
+}
+
+static inline char *
+test_data_path (const char *relative)
+{
+  const char *dir = g_getenv ("MEMPLAN_DATA_DIR");
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, relative, NULL);
+}
+
+/* Runs one planner by name on a graph and validates the result. */
+static inline MpPlan *
+test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
+{
+  const MpPlannerInfo *info = mp_planner_lookup (name);
+  GError              *error = NULL;
+  MpPlan              *plan;
+
+  g_assert_nonnull (info);
+  plan = mp_planner_run (info, graph, lt, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (plan);
+  mp_validate_plan (graph, plan, &error);
+  g_assert_no_error (error);
+  return plan;
+}
