@@ -120,6 +120,12 @@ parse_tensor (MpGraph *graph, json_object *obj, guint index, GHashTable *views, 
     {
       guint64 size;
 
+      if (json_object_is_type (v, json_type_int) && json_object_get_int64 (v) == G_MAXINT64)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "tensor '%s': \"size\" is too large (it overflows 64 bits)", name);
+          return FALSE;
+        }
       if (!mp_json_get_u64 (v, &size))
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
@@ -210,32 +216,6 @@ resolve_views (MpGraph *graph, GHashTable *views, GError **error)
         }
       t->view_of = base;
     }
-  /* Views without a size cover the rest of their base; bases may be views
-   * themselves, so repeat until nothing changes (chains are short). */
-  for (gboolean changed = TRUE; changed;)
-    {
-      changed = FALSE;
-      for (guint i = 0; i < graph->n_tensors; i++)
-        {
-          MpTensor       *t = &graph->tensors[i];
-          const MpTensor *b;
-
-          if (t->size != G_MAXUINT64 || t->view_of < 0)
-            continue;
-          b = &graph->tensors[t->view_of];
-          if (b->size == G_MAXUINT64 || (guint) t->view_of == i)
-            continue;
-          t->size = b->size > t->view_offset ? b->size - t->view_offset : 0;
-          changed = TRUE;
-        }
-    }
-  for (guint i = 0; i < graph->n_tensors; i++)
-    if (graph->tensors[i].size == G_MAXUINT64)
-      {
-        mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                           "tensor '%s': views form a cycle", graph->tensors[i].name);
-        return FALSE;
-      }
   return TRUE;
 }
 

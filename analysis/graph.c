@@ -238,6 +238,32 @@ check_views (MpGraph *graph, GError **error)
       state[t] = 2;
     }
 
+  /* A view given without a size covers the rest of its base. */
+  for (guint i = 0; i < graph->n_tensors; i++)
+    {
+      MpTensor *v = &graph->tensors[i];
+
+      if (v->view_of >= 0 && v->size == G_MAXUINT64)
+        {
+          g_autofree guint *chain = NULL;
+          guint             n = 0, t = i;
+
+          /* walk to the first tensor of the chain with a known size */
+          while (graph->tensors[t].size == G_MAXUINT64)
+            t = graph->tensors[t].view_of, n++;
+          chain = g_new (guint, n);
+          for (guint k = 0, u = i; k < n; k++, u = graph->tensors[u].view_of)
+            chain[k] = u;
+          while (n-- > 0)
+            {
+              MpTensor       *c = &graph->tensors[chain[n]];
+              const MpTensor *b = &graph->tensors[c->view_of];
+
+              c->size = b->size > c->view_offset ? b->size - c->view_offset : 0;
+            }
+        }
+    }
+
   for (guint i = 0; i < graph->n_tensors; i++)
     {
       const MpTensor *v = &graph->tensors[i];

@@ -51,7 +51,6 @@ mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64
 {
   g_autofree guint *order = mp_order_by_size (records, n);
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
-  g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   guint64 arena = 0;
 
   for (guint k = 0; k < n; k++)
@@ -59,8 +58,7 @@ mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64
       const MpUsage *r = &records[order[k]];
       guint64        offset;
 
-      mp_time_index_busy (index, r->first, r->last, busy);
-      offset = mp_spans_best_fit (busy, r->size);
+      offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
       offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
       arena = MAX (arena, offset + r->size);

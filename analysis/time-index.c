@@ -1,10 +1,28 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "time-index.h"
+
+/* Steps are cut into blocks of `block` steps. A buffer either covers whole
+ * blocks (the middle of a long lifetime) or touches a block partly (its
+ * ends, or a short lifetime inside one block).
+ *
+ * - cover[B]: merged addresses of the buffers that cover block B entirely.
+ *   Kept materialised because short queries, the vast majority, need
+ *   exactly this: a short lifetime sees cover[B] plus the few partial
+ *   buffers of its block whose steps really meet its own.
+ * - part[B]: the buffers that touch block B partly, with their steps.
+ * - sub: a segment tree over blocks for long queries: sub[v] is the union of
+ *   every buffer that touches a step of v's blocks and is stored at or below
+ *   v (at the canonical nodes of its covered blocks, or as a partial end).
+ *   A long query takes sub[] of the canonical nodes of the blocks it covers
+ *   plus cover[] of its end blocks, which holds whatever covers those blocks
+ *   from above. Over wide ranges these unions are nearly solid.
+ *
+ * Every list handed to the merge contains only buffers that overlap the
+ * query, so the result is exact. */
 
 typedef struct
 {
@@ -13,12 +31,38 @@ typedef struct
   guint   cap;
 } SpanSet;
 
+typedef struct
+{
+  guint64 start;
+  guint64 end;
+  guint   first;
+  guint   last;
+} Part;
+
+typedef struct
+{
+  Part  *items;
+  guint  len;
+  guint  cap;
+} PartList;
+
+typedef struct
+{
+  const MpSpan *at;
+  const MpSpan *end;
+} Cursor;
+
 struct _MpTimeIndex
 {
-  guint    n_leaves; /* power of two >= n_steps */
-  SpanSet *own;      /* spans of buffers whose canonical node this is */
-  SpanSet *sub;      /* union over the node's subtree, own included */
-  GArray  *scratch;
+  guint     n_steps;
+  guint     block;
+  guint     n_blocks;
+  guint     n_leaves; /* power of two >= n_blocks */
+  SpanSet  *sub;
+  SpanSet  *cover;
+  PartList *part;
+  GArray   *hits;    /* MpSpan: partial buffers that meet the query */
+  GArray   *cursors; /* Cursor */
 };
 
 /* Inserts [start, end) into a sorted, disjoint, non-touching set. */
@@ -47,7 +91,7 @@ span_set_add (SpanSet *set, guint64 start, guint64 end)
     {
       if (set->len == set->cap)
         {
-          set->cap = set->cap ? 2 * set->cap : 2;
+          set->cap = set->cap ? 2 * set->cap : 4;
           set->spans = g_renew (MpSpan, set->spans, set->cap);
         }
       memmove (&set->spans[lo + 1], &set->spans[lo], (set->len - lo) * sizeof (MpSpan));
@@ -62,18 +106,46 @@ span_set_add (SpanSet *set, guint64 start, guint64 end)
   set->spans[lo].end = end;
 }
 
+static void
+part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
+{
+  if (list->len == list->cap)
+    {
+      list->cap = list->cap ? 2 * list->cap : 8;
+      list->items = g_renew (Part, list->items, list->cap);
+    }
+  list->items[list->len++] = (Part) { start, end, first, last };
+}
+
 MpTimeIndex *
-mp_time_index_new (guint n_steps)
+mp_time_index_new_with_block (guint n_steps, guint block)
 {
   MpTimeIndex *index = g_new0 (MpTimeIndex, 1);
 
+  index->n_steps = MAX (n_steps, 1);
+  index->block = MAX (block, 1);
+  index->n_blocks = (index->n_steps + index->block - 1) / index->block;
   index->n_leaves = 1;
-  while (index->n_leaves < n_steps)
+  while (index->n_leaves < index->n_blocks)
     index->n_leaves *= 2;
-  index->own = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
   index->sub = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
-  index->scratch = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  index->cover = g_new0 (SpanSet, index->n_blocks);
+  index->part = g_new0 (PartList, index->n_blocks);
+  index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  index->cursors = g_array_new (FALSE, FALSE, sizeof (Cursor));
   return index;
+}
+
+MpTimeIndex *
+mp_time_index_new (guint n_steps)
+{
+  guint block = 1;
+
+  /* about sqrt(steps), at most 256: large enough that long lifetimes cover
+   * few blocks, small enough that a block's partial list stays short */
+  while (block < 256 && (guint64) block * block * 4 <= n_steps)
+    block *= 2;
+  return mp_time_index_new_with_block (n_steps, block);
 }
 
 void
@@ -83,45 +155,155 @@ mp_time_index_free (MpTimeIndex *index)
     return;
   for (gsize i = 0; i < 2 * (gsize) index->n_leaves; i++)
     {
-      g_free (index->own[i].spans);
       g_free (index->sub[i].spans);
     }
-  g_free (index->own);
+  for (guint b = 0; b < index->n_blocks; b++)
+    {
+      g_free (index->cover[b].spans);
+      g_free (index->part[b].items);
+    }
   g_free (index->sub);
-  g_array_unref (index->scratch);
+  g_free (index->cover);
+  g_free (index->part);
+  g_array_unref (index->hits);
+  g_array_unref (index->cursors);
   g_free (index);
+}
+
+static inline guint
+block_first (const MpTimeIndex *index, guint b)
+{
+  return b * index->block;
+}
+
+static inline guint
+block_last (const MpTimeIndex *index, guint b)
+{
+  return MIN ((guint64) b * index->block + index->block, index->n_steps) - 1;
+}
+
+/* Blocks [*p, *q1) lie wholly inside [first, last]; *bf and *bl are the
+ * blocks of the two ends. */
+static inline void
+block_range (const MpTimeIndex *index, guint first, guint last, guint *bf, guint *bl, guint *p,
+             guint *q1)
+{
+  *bf = first / index->block;
+  *bl = last / index->block;
+  *p = first == block_first (index, *bf) ? *bf : *bf + 1;
+  *q1 = last == block_last (index, *bl) ? *bl + 1 : *bl;
 }
 
 void
 mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offset, guint64 size)
 {
-  guint l, r, a, b;
+  guint   bf, bl, p, q1, a, b;
+  guint64 end = offset + size;
 
-  g_assert (first <= last && last < index->n_leaves);
+  g_assert (first <= last && last < index->n_steps);
+  block_range (index, first, last, &bf, &bl, &p, &q1);
 
-  for (l = first + index->n_leaves, r = last + index->n_leaves + 1; l < r; l >>= 1, r >>= 1)
+  if (p < q1)
     {
-      if (l & 1)
+      guint l, r;
+
+      for (l = p + index->n_leaves, r = q1 + index->n_leaves; l < r; l >>= 1, r >>= 1)
         {
-          span_set_add (&index->own[l], offset, offset + size);
-          span_set_add (&index->sub[l], offset, offset + size);
-          l++;
+          if (l & 1)
+            {
+              span_set_add (&index->sub[l], offset, end);
+              l++;
+            }
+          if (r & 1)
+            {
+              r--;
+              span_set_add (&index->sub[r], offset, end);
+            }
         }
-      if (r & 1)
-        {
-          r--;
-          span_set_add (&index->own[r], offset, offset + size);
-          span_set_add (&index->sub[r], offset, offset + size);
-        }
+      for (guint k = p; k < q1; k++)
+        span_set_add (&index->cover[k], offset, end);
     }
-  /* Every ancestor of a canonical node lies on the path of a boundary leaf. */
-  for (a = (first + index->n_leaves) >> 1, b = (last + index->n_leaves) >> 1; a >= 1;
-       a >>= 1, b >>= 1)
+  if (!(p <= bf && bf < q1))
+    part_add (&index->part[bf], first, last, offset, end);
+  if (bl != bf && !(p <= bl && bl < q1))
+    part_add (&index->part[bl], first, last, offset, end);
+
+  /* Every ancestor of a canonical node, and every node holding a partial
+   * end, lies on the path from the leaf of bf or of bl to the root. */
+  for (a = bf + index->n_leaves, b = bl + index->n_leaves; a >= 1; a >>= 1, b >>= 1)
     {
-      span_set_add (&index->sub[a], offset, offset + size);
+      span_set_add (&index->sub[a], offset, end);
       if (b != a)
-        span_set_add (&index->sub[b], offset, offset + size);
+        span_set_add (&index->sub[b], offset, end);
     }
+}
+
+static inline void
+add_cursor (GArray *cursors, const MpSpan *spans, guint len)
+{
+  Cursor c = { spans, spans + len };
+
+  if (len)
+    g_array_append_val (cursors, c);
+}
+
+static void
+add_set (GArray *cursors, const SpanSet *set)
+{
+  add_cursor (cursors, set->spans, set->len);
+}
+
+/* Partial buffers of block b whose steps meet [first, last]. */
+static void
+collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
+{
+  const PartList *list = &index->part[b];
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      const Part *it = &list->items[i];
+
+      if (it->first <= last && first <= it->last)
+        {
+          MpSpan s = { it->start, it->end };
+          g_array_append_val (hits, s);
+        }
+    }
+}
+
+static void
+sort_spans (MpSpan *s, guint n)
+{
+  /* few items: insertion sort */
+  for (guint i = 1; i < n; i++)
+    {
+      MpSpan v = s[i];
+      guint  j = i;
+
+      while (j > 0 && s[j - 1].start > v.start)
+        {
+          s[j] = s[j - 1];
+          j--;
+        }
+      s[j] = v;
+    }
+}
+
+/* Sorted spans -> their disjoint union, in place. */
+static void
+normalize (GArray *spans)
+{
+  MpSpan *s = (MpSpan *) spans->data;
+  guint   n = 0;
+
+  for (guint i = 0; i < spans->len; i++)
+    {
+      if (n > 0 && s[i].start <= s[n - 1].end)
+        s[n - 1].end = MAX (s[n - 1].end, s[i].end);
+      else
+        s[n++] = s[i];
+    }
+  g_array_set_size (spans, n);
 }
 
 static int
@@ -132,72 +314,194 @@ cmp_span (const void *pa, const void *pb)
   return (a->start > b->start) - (a->start < b->start);
 }
 
-static void
-append_set (GArray *out, const SpanSet *set)
+/* Yields the union of sorted lists of disjoint spans (so both starts and
+ * ends increase along a list), one merged component at a time. A component
+ * grows by galloping through every list for the last span that starts
+ * inside it: over a long query the union is nearly solid, and whole runs of
+ * spans are skipped in logarithmic time instead of merged one by one. */
+typedef struct
 {
-  if (set->len)
-    g_array_append_vals (out, set->spans, set->len);
+  Cursor  *c;
+  guint    k;
+  gboolean gallop; /* a long query */
+} Merger;
+
+static inline void
+merger_init (Merger *m, GArray *cursors, gboolean gallop)
+{
+  m->c = (Cursor *) cursors->data;
+  m->k = cursors->len;
+  m->gallop = gallop;
 }
 
-/* Whether node v's leaves all lie in [first, last]. */
-static inline gboolean
-node_inside (guint n_leaves, guint v, guint first, guint last)
+/* Moves c past every span that starts at or before end; returns the
+ * largest end among them, or 0 when there is none. */
+static inline guint64
+gallop (Cursor *c, guint64 end)
 {
-  guint depth = 31 - __builtin_clz (v);
-  guint width = n_leaves >> depth;
-  guint lo = (v - (1u << depth)) * width;
+  gsize n = c->end - c->at, lo, hi, step = 1;
 
-  return lo >= first && lo + width - 1 <= last;
+  if (n == 0 || c->at->start > end)
+    return 0;
+  /* c->at[lo] starts inside; find hi with c->at[hi] starting past end */
+  lo = 0;
+  while (step < n && c->at[step].start <= end)
+    {
+      lo = step;
+      step *= 2;
+    }
+  hi = MIN (step, n);
+  while (hi - lo > 1)
+    {
+      gsize mid = lo + (hi - lo) / 2;
+      if (c->at[mid].start <= end)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  c->at += lo + 1;
+  return c->at[-1].end;
+}
+
+static inline gboolean
+merger_next (Merger *m, MpSpan *out)
+{
+  Cursor  *c = m->c;
+  guint    best = 0;
+  gboolean grew;
+
+  /* drop spent lists, find the least start */
+  for (guint i = 0; i < m->k;)
+    {
+      if (c[i].at == c[i].end)
+        {
+          c[i] = c[--m->k];
+          continue;
+        }
+      if (c[i].at->start < c[best].at->start || c[best].at == c[best].end)
+        best = i;
+      i++;
+    }
+  if (m->k == 0)
+    return FALSE;
+  *out = *c[best].at++;
+  if (!m->gallop)
+    {
+      /* a short query's union is fragmented: plain merging is cheaper */
+      for (;;)
+        {
+          guint next = G_MAXUINT;
+
+          for (guint i = 0; i < m->k; i++)
+            if (c[i].at != c[i].end && (next == G_MAXUINT || c[i].at->start < c[next].at->start))
+              next = i;
+          if (next == G_MAXUINT || c[next].at->start > out->end)
+            return TRUE;
+          out->end = MAX (out->end, c[next].at->end);
+          c[next].at++;
+        }
+    }
+  do
+    {
+      grew = FALSE;
+      for (guint i = 0; i < m->k; i++)
+        {
+          guint64 e = gallop (&c[i], out->end);
+
+          if (e > out->end)
+            {
+              out->end = e;
+              grew = TRUE;
+            }
+        }
+    }
+  while (grew);
+  return TRUE;
+}
+
+/* Fills index->cursors with sorted lists of disjoint spans whose union is
+ * what is busy at some step of [first, last]; TRUE for a long query. */
+static gboolean
+gather (MpTimeIndex *index, guint first, guint last)
+{
+  GArray *cursors = index->cursors;
+  GArray *hits = index->hits;
+  guint   bf, bl, p, q1;
+
+  g_assert (first <= last && last < index->n_steps);
+  block_range (index, first, last, &bf, &bl, &p, &q1);
+  g_array_set_size (cursors, 0);
+  g_array_set_size (hits, 0);
+
+  if (p >= q1)
+    {
+      /* short: buffers covering the end blocks, plus partial ones that meet */
+      add_set (cursors, &index->cover[bf]);
+      if (bl != bf)
+        add_set (cursors, &index->cover[bl]);
+    }
+  else
+    {
+      guint l, r;
+
+      for (l = p + index->n_leaves, r = q1 + index->n_leaves; l < r; l >>= 1, r >>= 1)
+        {
+          if (l & 1)
+            add_set (cursors, &index->sub[l++]);
+          if (r & 1)
+            add_set (cursors, &index->sub[--r]);
+        }
+      /* The ancestors of those nodes lie on the paths of bf and bl; what
+       * they hold covers bf or bl whole, and cover[] has it merged. */
+      add_set (cursors, &index->cover[bf]);
+      if (bl != bf)
+        add_set (cursors, &index->cover[bl]);
+    }
+  if (!(p <= bf && bf < q1))
+    collect_hits (index, bf, first, last, hits);
+  if (bl != bf && !(p <= bl && bl < q1))
+    collect_hits (index, bl, first, last, hits);
+  if (hits->len < 32)
+    sort_spans ((MpSpan *) hits->data, hits->len);
+  else
+    qsort (hits->data, hits->len, sizeof (MpSpan), cmp_span);
+  normalize (hits);
+  add_cursor (cursors, (MpSpan *) hits->data, hits->len);
+  return p < q1;
 }
 
 void
 mp_time_index_busy (MpTimeIndex *index, guint first, guint last, GArray *busy)
 {
-  GArray *raw = index->scratch;
-  guint   n = index->n_leaves;
-  guint   l, r, a, b;
+  Merger m;
+  MpSpan s;
 
-  g_assert (first <= last && last < n);
-  g_array_set_size (raw, 0);
-
-  /* nodes fully inside [first, last]: their whole subtree overlaps */
-  for (l = first + n, r = last + n + 1; l < r; l >>= 1, r >>= 1)
-    {
-      if (l & 1)
-        append_set (raw, &index->sub[l++]);
-      if (r & 1)
-        append_set (raw, &index->sub[--r]);
-    }
-  /* nodes that straddle a boundary: only the buffers stored at them, which
-   * cover the whole node and so overlap the query */
-  for (a = (first + n) >> 1, b = (last + n) >> 1; a >= 1; a >>= 1, b >>= 1)
-    {
-      if (!node_inside (n, a, first, last))
-        append_set (raw, &index->own[a]);
-      if (b != a && !node_inside (n, b, first, last))
-        append_set (raw, &index->own[b]);
-    }
-
+  merger_init (&m, index->cursors, gather (index, first, last));
   g_array_set_size (busy, 0);
-  if (raw->len == 0)
-    return;
-  qsort (raw->data, raw->len, sizeof (MpSpan), cmp_span);
-  {
-    MpSpan *s = (MpSpan *) raw->data;
-    MpSpan  cur = s[0];
+  while (merger_next (&m, &s))
+    g_array_append_val (busy, s);
+}
 
-    for (guint i = 1; i < raw->len; i++)
-      {
-        if (s[i].start <= cur.end)
-          cur.end = MAX (cur.end, s[i].end);
-        else
-          {
-            g_array_append_val (busy, cur);
-            cur = s[i];
-          }
-      }
-    g_array_append_val (busy, cur);
-  }
+guint64
+mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
+{
+  guint64 prev = 0, best = G_MAXUINT64, smallest = G_MAXUINT64;
+  Merger  m;
+  MpSpan  s;
+
+  merger_init (&m, index->cursors, gather (index, first, last));
+  while (merger_next (&m, &s))
+    {
+      guint64 gap = s.start - prev;
+
+      if (gap >= size && gap < smallest)
+        {
+          smallest = gap;
+          best = prev;
+        }
+      prev = s.end;
+    }
+  return best != G_MAXUINT64 ? best : prev;
 }
 
 guint64

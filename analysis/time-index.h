@@ -13,13 +13,13 @@ typedef struct
 } MpSpan;
 
 /* Index of placed buffers over time: answers "which addresses are taken at
- * some step of [first, last]" as a sorted union of spans, visiting only the
- * buffers whose lifetimes overlap the query. A segment tree over steps; each
- * node keeps the merged union of the buffers stored at it and of its subtree,
- * so a query merges O(log steps) short lists instead of every live buffer. */
+ * some step of [first, last]" as a sorted union of spans, visiting only
+ * buffers whose lifetimes overlap the query (see time-index.c for how). */
 typedef struct _MpTimeIndex MpTimeIndex;
 
 MpTimeIndex *mp_time_index_new    (guint n_steps);
+/* block: steps per block; for tests that want to exercise every path */
+MpTimeIndex *mp_time_index_new_with_block (guint n_steps, guint block);
 void         mp_time_index_free   (MpTimeIndex *index);
 void         mp_time_index_insert (MpTimeIndex *index,
                                    guint        first,
@@ -32,6 +32,13 @@ void         mp_time_index_busy   (MpTimeIndex *index,
                                    guint        first,
                                    guint        last,
                                    GArray      *busy);
+
+/* mp_spans_best_fit over what is busy in [first, last], without building
+ * the union. */
+guint64      mp_time_index_best_fit (MpTimeIndex *index,
+                                     guint        first,
+                                     guint        last,
+                                     guint64      size);
 
 /* Lowest offset of the smallest gap of busy that holds size, else the top
  * of busy (greedy-by-size's rule). */

@@ -101,7 +101,10 @@ mp_cli_bench (int argc, char **argv)
         delta[lt->records[i].last + 1]--;
       }
     for (guint s = 0; s < lt->n_steps; s++)
-      live_max_count = MAX (live_max_count, (guint64) (cur += delta[s]));
+      {
+        cur += delta[s];
+        live_max_count = MAX (live_max_count, (guint64) cur);
+      }
     printf ("load %.3f s, lifetimes + lower bound %.3f s, together %.3f s\n", t_load, t_life,
             t_load + t_life);
     printf ("%u records over %u steps, at most %" G_GUINT64_FORMAT " live at once, lower bound %s\n",

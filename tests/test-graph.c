@@ -36,10 +36,235 @@ test_teaching_graph (void)
   g_assert_cmpuint (lt->lower_bound, ==, 131072);
 }
 
+
+typedef struct
+{
+  const char *name;
+  gboolean    csv;
+  const char *text;
+  const char *message;
+} BadInput;
+
+static const BadInput bad_inputs[] = {
+  { "not-json", FALSE, "hello",
+    "bad.json: not valid JSON: unexpected character at line 1, column 1" },
+  { "truncated", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}",
+    "bad.json: truncated JSON: the file ends at line 1, column 67 before the document is complete" },
+  { "syntax", FALSE, "{\"format\": \"memplan.graph/1\",\n \"tensors\": [{\"name\": \"a\" \"size\": 4}]}",
+    "bad.json: not valid JSON: object value separator ',' expected at line 2, column 27" },
+  { "wrong-format", FALSE, "{\"format\": \"memplan.graph/2\", \"tensors\": []}",
+    "bad.json: \"format\" is 'memplan.graph/2', expected 'memplan.graph/1'" },
+  { "missing-format", FALSE, "{\"tensors\": []}",
+    "bad.json: missing \"format\": \"memplan.graph/1\"" },
+  { "missing-name", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"size\": 4}]}",
+    "bad.json: tensor #0 has no \"name\"" },
+  { "missing-op-name", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [], \"ops\": [{\"inputs\": []}]}",
+    "bad.json: op #0 has no \"name\"" },
+  { "duplicate-tensor", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}, {\"name\": \"a\", \"size\": 8}]}",
+    "bad.json: tensor 'a' is declared twice" },
+  { "duplicate-op", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"a\"]}, {\"name\": \"f\"}]}",
+    "bad.json: op 'f' is declared twice" },
+  { "unproduced", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}, {\"name\": \"b\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}]}",
+    "bad.json: op 'f' reads tensor 'a' which no earlier op produces (and which is not an input or param)" },
+  { "read-before-produced", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}, {\"name\": \"b\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"inputs\": [\"b\"], \"outputs\": [\"a\"]}, {\"name\": \"g\", \"outputs\": [\"b\"]}]}",
+    "bad.json: op 'f' reads tensor 'b' before op 'g' produces it" },
+  { "unknown-input", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"inputs\": [\"q\"], \"outputs\": [\"a\"]}]}",
+    "bad.json: op 'f' reads unknown tensor 'q'" },
+  { "produced-twice", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"a\"]}, {\"name\": \"g\", \"outputs\": [\"a\"]}]}",
+    "bad.json: tensor 'a' is produced twice, by op 'f' and by op 'g'" },
+  { "writes-param", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"w\", \"size\": 4, \"kind\": \"param\"}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"w\"]}]}",
+    "bad.json: op 'f' writes param tensor 'w'; inputs and params are never produced by an op" },
+  { "negative-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": -4}]}",
+    "bad.json: tensor 'a': \"size\" must be a positive integer number of bytes, got -4" },
+  { "zero-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 0}]}",
+    "bad.json: tensor 'a': size is 0 bytes; a tensor must have a positive size" },
+  { "fractional-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 1.5}]}",
+    "bad.json: tensor 'a': \"size\" must be a positive integer number of bytes, got 1.5" },
+  { "string-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": \"12\"}]}",
+    "bad.json: tensor 'a': \"size\" must be a positive integer number of bytes, got \"12\"" },
+  { "overflowing-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 99999999999999999999999}]}",
+    "bad.json: tensor 'a': \"size\" is too large (it overflows 64 bits)" },
+  { "size-over-limit", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 1000000000000000000}]}",
+    "bad.json: tensor 'a': size 1000000000000000000 bytes is over the limit of 2^48 bytes (256 TiB)" },
+  { "shape-overflow", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [4294967296, 4294967296]}]}",
+    "bad.json: tensor 'a': the product of the shape overflows 64 bits" },
+  { "shape-bytes-overflow", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"dtype\": \"f64\", \"shape\": [4294967296, 1073741824]}]}",
+    "bad.json: tensor 'a': the size of the shape in bytes overflows 64 bits" },
+  { "unknown-dtype", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"dtype\": \"f128\", \"shape\": [2]}]}",
+    "bad.json: tensor 'a': unknown dtype 'f128' (known: f64, f32, f16, bf16, f8, i64, i32, i16, i8, u8, bool)" },
+  { "unknown-kind", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4, \"kind\": \"weight\"}]}",
+    "bad.json: tensor 'a': unknown kind 'weight' (known: activation, input, param, output)" },
+  { "view-of-unknown", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"view_of\": \"zz\", \"size\": 4}]}",
+    "bad.json: tensor 'a' is a view of unknown tensor 'zz'" },
+  { "view-past-end", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 16}, {\"name\": \"v\", \"view_of\": \"a\", \"offset\": 8, \"size\": 16}]}",
+    "bad.json: tensor 'v': view of 16 bytes at offset 8 runs past the end of 'a' (16 bytes)" },
+  { "view-cycle", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"view_of\": \"b\", \"size\": 4}, {\"name\": \"b\", \"view_of\": \"a\", \"size\": 4}]}",
+    "bad.json: tensor 'a': views form a cycle through 'a'" },
+  { "bad-alignment", FALSE, "{\"format\": \"memplan.graph/1\", \"alignment\": 48, \"tensors\": []}",
+    "bad.json: \"alignment\" must be a power of two from 1 to 2^30, got 48" },
+  { "csv-header", TRUE, "id,start,end,size\na,0,1,4\n",
+    "bad.csv: line 1: expected the header 'id,lower,upper,size' or 'id,lower,upper,size,offset', got 'id,start,end,size'" },
+  { "csv-non-numeric", TRUE, "id,lower,upper,size\na,0,x1,4\n",
+    "bad.csv: line 2 (buffer 'a'): upper 'x1' is not a non-negative integer" },
+  { "csv-negative", TRUE, "id,lower,upper,size\na,-1,3,4\n",
+    "bad.csv: line 2 (buffer 'a'): lower '-1' is not a non-negative integer" },
+  { "csv-upper-not-above-lower", TRUE, "id,lower,upper,size\na,5,5,4\n",
+    "bad.csv: line 2 (buffer 'a'): upper 5 must be greater than lower 5" },
+  { "csv-fields", TRUE, "id,lower,upper,size\na,0,1\n",
+    "bad.csv: line 2: expected 4 fields, found 3" },
+  { "csv-duplicate", TRUE, "id,lower,upper,size\na,0,1,4\na,1,2,4\n",
+    "bad.csv: line 3: buffer 'a' is declared twice" },
+  { "csv-empty", TRUE, "",
+    "bad.csv: empty file: expected the header 'id,lower,upper,size'" },
+  { "csv-zero-size", TRUE, "id,lower,upper,size\na,0,1,0\n",
+    "bad.csv: line 2 (buffer 'a'): size must be from 1 to 2^48 bytes, got 0" },
+  { "csv-overflow", TRUE, "id,lower,upper,size\na,0,1,99999999999999999999999\n",
+    "bad.csv: line 2 (buffer 'a'): size '99999999999999999999999' is not a non-negative integer" },
+};
+
+static void
+test_bad_input (gconstpointer data)
+{
+  const BadInput *bad = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+
+  if (bad->csv)
+    graph = mp_graph_parse_csv (bad->text, strlen (bad->text), "bad.csv", NULL, &error);
+  else
+    graph = mp_graph_parse_json (bad->text, strlen (bad->text), "bad.json", &error);
+  g_assert_null (graph);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == MP_ANALYSIS_ERROR);
+  g_assert_cmpstr (error->message, ==, bad->message);
+}
+
+/* An empty graph is valid: nothing to plan, arena 0. */
+static void
+test_empty_graph (void)
+{
+  const char *text = "{\"format\": \"memplan.graph/1\", \"tensors\": [], \"ops\": []}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_json (text, strlen (text), "empty.json", &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  guint n;
+  const MpPlannerInfo *planners = mp_planners (&n);
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lt->n_records, ==, 0);
+  g_assert_cmpuint (lt->lower_bound, ==, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (MpPlan) plan = test_run_planner (planners[i].name, graph, lt);
+      g_assert_cmpuint (plan->arena, ==, 0);
+    }
+}
+
+/* Lifetime rules: views extend their base, outputs live to the end, a tensor
+ * never read still occupies its producing step, inputs are planned only on
+ * request (from step 0), params never. */
+static void
+test_lifetime_rules (void)
+{
+  const char *text =
+    "{\"format\": \"memplan.graph/1\", \"alignment\": 16, \"tensors\": ["
+    "{\"name\": \"x\", \"size\": 10, \"kind\": \"input\"},"
+    "{\"name\": \"w\", \"size\": 100, \"kind\": \"param\"},"
+    "{\"name\": \"a\", \"size\": 20},"
+    "{\"name\": \"av\", \"view_of\": \"a\", \"offset\": 4},"
+    "{\"name\": \"dead\", \"size\": 5},"
+    "{\"name\": \"b\", \"size\": 30},"
+    "{\"name\": \"y\", \"size\": 7, \"kind\": \"output\"}],"
+    "\"ops\": ["
+    "{\"name\": \"f\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"a\", \"dead\"], \"workspace\": 33},"
+    "{\"name\": \"g\", \"inputs\": [\"a\"], \"outputs\": [\"y\"]},"
+    "{\"name\": \"h\", \"inputs\": [\"x\"], \"outputs\": [\"b\"]},"
+    "{\"name\": \"k\", \"inputs\": [\"av\", \"b\"], \"outputs\": []}]}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_json (text, strlen (text), "rules.json", &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpLifetimes) with_inputs = NULL;
+  MpLifetimeOptions opts = { .plan_inputs = TRUE };
+  const MpUsage *r;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (graph->tensors[mp_graph_find_tensor (graph, "av")].size, ==, 16);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  /* a, dead, y, b in order of first appearance */
+  g_assert_cmpuint (lt->n_records, ==, 4);
+  r = &lt->records[0];
+  g_assert_cmpstr (graph->tensors[r->tensor].name, ==, "a");
+  g_assert_cmpuint (r->first, ==, 0);
+  g_assert_cmpuint (r->last, ==, 3); /* read at step 3 through its view */
+  g_assert_cmpuint (r->size, ==, 32);
+  g_assert_cmpuint (r->bytes, ==, 20);
+  r = &lt->records[1];
+  g_assert_cmpstr (graph->tensors[r->tensor].name, ==, "dead");
+  g_assert_cmpuint (r->first, ==, 0);
+  g_assert_cmpuint (r->last, ==, 0);
+  r = &lt->records[2];
+  g_assert_cmpstr (graph->tensors[r->tensor].name, ==, "y");
+  g_assert_cmpuint (r->first, ==, 1);
+  g_assert_cmpuint (r->last, ==, 3);
+  g_assert_cmpint (lt->record_of[mp_graph_find_tensor (graph, "av")], ==, 0);
+  g_assert_cmpint (lt->record_of[mp_graph_find_tensor (graph, "x")], ==, -1);
+  g_assert_cmpint (lt->record_of[mp_graph_find_tensor (graph, "w")], ==, -1);
+  g_assert_cmpuint (lt->workspace, ==, 48);
+  /* step 3: a 20 + y 7 + b 30 */
+  g_assert_cmpuint (lt->lower_bound, ==, 57);
+  g_assert_cmpuint (lt->peak_step, ==, 2);
+
+  with_inputs = mp_lifetimes_compute (graph, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (with_inputs->n_records, ==, 5);
+  r = &with_inputs->records[0];
+  g_assert_cmpstr (graph->tensors[r->tensor].name, ==, "x");
+  g_assert_cmpuint (r->first, ==, 0);
+  g_assert_cmpuint (r->last, ==, 2);
+}
+
+static void
+test_csv_round_trip (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_load (path, &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpPlan) plan = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree guint64 *offsets = NULL;
+  g_autoptr (MpGraph) again = NULL;
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_cmpuint (lt->n_records, ==, 5);
+  g_assert_cmpuint (lt->lower_bound, ==, 12);
+  plan = test_run_planner ("greedy-by-size", graph, lt);
+  csv = mp_plan_to_csv (graph, plan);
+  /* the file's own lower/upper come back, with offsets */
+  g_assert_true (g_str_has_prefix (csv, "id,lower,upper,size,offset\nb1,0,3,4,"));
+  again = mp_graph_parse_csv (csv, strlen (csv), "plan.csv", &offsets, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (offsets);
+  for (guint i = 0; i < plan->n_records; i++)
+    g_assert_cmpuint (offsets[i], ==, plan->offsets[i]);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/graph/teaching", test_teaching_graph);
+  g_test_add_func ("/analysis/graph/empty", test_empty_graph);
+  g_test_add_func ("/analysis/graph/lifetime-rules", test_lifetime_rules);
+  g_test_add_func ("/analysis/graph/csv-round-trip", test_csv_round_trip);
+  for (guint i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/analysis/graph/bad-input/%s", bad_inputs[i].name);
+      g_test_add_data_func (path, &bad_inputs[i], test_bad_input);
+    }
   return g_test_run ();
 }

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "test-util.h"
+
+/* The time index against a brute-force union over every inserted buffer,
+ * for block sizes that make short, long and block-aligned lifetimes all
+ * take their own paths. */
+
+typedef struct
+{
+  guint   first, last;
+  guint64 start, end;
+} Placed;
+
+static void
+brute_busy (const Placed *placed, guint n, guint first, guint last, GArray *out)
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+
+  g_array_set_size (out, 0);
+  for (guint i = 0; i < n; i++)
+    if (placed[i].first <= last && first <= placed[i].last)
+      {
+        MpSpan s = { placed[i].start, placed[i].end };
+        guint  j = 0;
+
+        while (j < spans->len && g_array_index (spans, MpSpan, j).start <= s.start)
+          j++;
+        g_array_insert_val (spans, j, s);
+      }
+  for (guint i = 0; i < spans->len; i++)
+    {
+      MpSpan s = g_array_index (spans, MpSpan, i);
+
+      if (out->len && s.start <= g_array_index (out, MpSpan, out->len - 1).end)
+        {
+          MpSpan *last_span = &g_array_index (out, MpSpan, out->len - 1);
+          last_span->end = MAX (last_span->end, s.end);
+        }
+      else
+        g_array_append_val (out, s);
+    }
+}
+
+static void
+test_against_brute_force (gconstpointer data)
+{
+  guint block = GPOINTER_TO_UINT (data);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (block * 7919);
+  g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+
+  for (guint round = 0; round < 60; round++)
+    {
+      guint n_steps = g_rand_int_range (rand, 1, 200);
+      g_autoptr (MpTimeIndex) index = block ? mp_time_index_new_with_block (n_steps, block)
+                                            : mp_time_index_new (n_steps);
+      g_autofree Placed *placed = g_new (Placed, 300);
+
+      for (guint i = 0; i < 300; i++)
+        {
+          guint first = g_rand_int_range (rand, 0, n_steps);
+          guint span = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 4)
+                                             : g_rand_int_range (rand, 0, n_steps);
+          guint last = MIN (first + span, n_steps - 1);
+          guint q_first = g_rand_int_range (rand, 0, n_steps);
+          guint q_span = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 3)
+                                               : g_rand_int_range (rand, 0, n_steps);
+          guint q_last = MIN (q_first + q_span, n_steps - 1);
+
+          placed[i].first = first;
+          placed[i].last = last;
+          placed[i].start = g_rand_int_range (rand, 0, 5000);
+          placed[i].end = placed[i].start + g_rand_int_range (rand, 1, 300);
+          mp_time_index_insert (index, first, last, placed[i].start,
+                                placed[i].end - placed[i].start);
+
+          mp_time_index_busy (index, q_first, q_last, got);
+          brute_busy (placed, i + 1, q_first, q_last, want);
+          g_assert_cmpuint (got->len, ==, want->len);
+          for (guint k = 0; k < want->len; k++)
+            {
+              g_assert_cmpuint (g_array_index (got, MpSpan, k).start, ==,
+                                g_array_index (want, MpSpan, k).start);
+              g_assert_cmpuint (g_array_index (got, MpSpan, k).end, ==,
+                                g_array_index (want, MpSpan, k).end);
+            }
+        }
+    }
+}
+
+static void
+test_best_fit (void)
+{
+  g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  MpSpan spans[] = { { 10, 20 }, { 30, 40 }, { 48, 60 } };
+
+  g_array_append_vals (busy, spans, 3);
+  /* gaps: [0,10) 10, [20,30) 10, [40,48) 8; top 60 */
+  g_assert_cmpuint (mp_spans_best_fit (busy, 8), ==, 40);  /* the smallest that fits */
+  g_assert_cmpuint (mp_spans_best_fit (busy, 9), ==, 0);   /* a tie: the lowest */
+  g_assert_cmpuint (mp_spans_best_fit (busy, 11), ==, 60); /* nothing fits: on top */
+  g_array_set_size (busy, 0);
+  g_assert_cmpuint (mp_spans_best_fit (busy, 5), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const guint blocks[] = { 0, 1, 2, 3, 4, 7, 16, 64 };
+
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/analysis/time-index/brute-force/block-%u",
+                                               blocks[i]);
+      g_test_add_data_func (path, GUINT_TO_POINTER (blocks[i]), test_against_brute_force);
+    }
+  g_test_add_func ("/analysis/time-index/best-fit", test_best_fit);
+  return g_test_run ();
+}
