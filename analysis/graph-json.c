@@ -1,94 +1,197 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
-#include <errno.h>
 #include <string.h>
-#include <json-c/json.h>
 
 #include "graph-private.h"
-#include "json-util.h"
+#include "json-reader.h"
+
+/* The graph file is read with a pull reader (json-reader.h): a graph of a
+ * million tensors as a json-c tree takes gigabytes. Keys may come in any
+ * order; tensors are read before ops whatever the file's order, since ops
+ * refer to tensors by name. */
 
 #define GRAPH_FORMAT "memplan.graph/1"
 
+/* A non-negative integer too large for 63 bits, as opposed to any other
+ * non-integer (the two get different messages). */
 static gboolean
-parse_tensor (MpGraph *graph, json_object *obj, guint index, GHashTable *views, GError **error)
+raw_is_digits (MpJsonReader *r)
 {
-  const char  *path = graph->path;
-  json_object *name_obj, *v;
-  const char  *name;
-  MpTensor    *t;
-  gint         id;
-  gboolean     has_size = FALSE;
+  if (r->raw_len == 0)
+    return FALSE;
+  for (gsize i = 0; i < r->raw_len; i++)
+    if (!g_ascii_isdigit (r->raw[i]))
+      return FALSE;
+  return TRUE;
+}
 
-  if (!json_object_is_type (obj, json_type_object))
+typedef struct
+{
+  GString *name;
+  GString *kind;
+  GString *dtype;
+  GString *view_of;
+  GArray  *shape;      /* guint64 */
+  gboolean has_name, has_kind, has_dtype, has_view_of, has_shape, has_size, has_offset;
+  gboolean shape_ok, size_ok, offset_ok, size_too_large;
+  guint64  size, offset;
+  char    *size_text;
+} TensorFields;
+
+static void
+tensor_fields_reset (TensorFields *f)
+{
+  g_string_truncate (f->name, 0);
+  g_array_set_size (f->shape, 0);
+  f->has_name = f->has_kind = f->has_dtype = f->has_view_of = f->has_shape = FALSE;
+  f->has_size = f->has_offset = FALSE;
+  f->shape_ok = f->size_ok = f->offset_ok = TRUE;
+  f->size_too_large = FALSE;
+  g_clear_pointer (&f->size_text, g_free);
+}
+
+/* Reads one tensor object's members; FALSE only on a syntax error. */
+static gboolean
+read_tensor_fields (MpJsonReader *r, TensorFields *f)
+{
+  if (!mp_json_reader_begin_object (r))
+    return FALSE;
+  while (mp_json_reader_next_member (r))
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "tensor #%u is not an object", index);
+      const char *key = r->text->str;
+
+#define STRING_FIELD(k, buf, flag)                                                                 \
+  if (g_str_equal (key, k))                                                                        \
+    {                                                                                              \
+      if (mp_json_reader_peek (r) == MP_JSON_STRING)                                               \
+        {                                                                                          \
+          if (!mp_json_reader_string (r))                                                          \
+            return FALSE;                                                                          \
+          g_string_assign (buf, r->text->str);                                                     \
+          flag = TRUE;                                                                             \
+        }                                                                                          \
+      else                                                                                         \
+        {                                                                                          \
+          if (!mp_json_reader_skip (r))                                                            \
+            return FALSE;                                                                          \
+          g_autofree char *d = mp_json_reader_describe (r);                                        \
+          g_string_assign (buf, d);                                                                \
+          flag = 2;                                                                                \
+        }                                                                                          \
+      continue;                                                                                    \
+    }
+
+      STRING_FIELD ("name", f->name, f->has_name)
+      STRING_FIELD ("kind", f->kind, f->has_kind)
+      STRING_FIELD ("dtype", f->dtype, f->has_dtype)
+      STRING_FIELD ("view_of", f->view_of, f->has_view_of)
+#undef STRING_FIELD
+      if (g_str_equal (key, "size"))
+        {
+          f->has_size = TRUE;
+          if (!mp_json_reader_u64 (r, &f->size, &f->size_ok))
+            return FALSE;
+          f->size_too_large = !f->size_ok && raw_is_digits (r);
+          g_free (f->size_text);
+          f->size_text = mp_json_reader_describe (r);
+        }
+      else if (g_str_equal (key, "offset"))
+        {
+          f->has_offset = TRUE;
+          if (!mp_json_reader_u64 (r, &f->offset, &f->offset_ok))
+            return FALSE;
+        }
+      else if (g_str_equal (key, "shape"))
+        {
+          f->has_shape = TRUE;
+          g_array_set_size (f->shape, 0);
+          if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
+            {
+              f->shape_ok = FALSE;
+              if (!mp_json_reader_skip (r))
+                return FALSE;
+              continue;
+            }
+          if (!mp_json_reader_begin_array (r))
+            return FALSE;
+          while (mp_json_reader_next_element (r))
+            {
+              guint64  dim = 0;
+              gboolean ok;
+
+              if (!mp_json_reader_u64 (r, &dim, &ok))
+                return FALSE;
+              if (!ok)
+                dim = G_MAXUINT64; /* reported by index below */
+              g_array_append_val (f->shape, dim);
+            }
+          if (r->error)
+            return FALSE;
+        }
+      else if (!mp_json_reader_skip (r))
+        return FALSE;
+    }
+  return r->error == NULL;
+}
+
+static gboolean
+build_tensor (MpGraph *graph, TensorFields *f, guint index, GHashTable *views, GError **error)
+{
+  const char *path = graph->path;
+  const char *name;
+  MpTensor   *t;
+  gint        id;
+  gboolean    has_size = FALSE;
+
+  if (f->has_name != TRUE || f->name->len == 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "tensor #%u has no \"name\"",
+                         index);
       return FALSE;
     }
-  if (!json_object_object_get_ex (obj, "name", &name_obj) ||
-      !json_object_is_type (name_obj, json_type_string) ||
-      json_object_get_string_len (name_obj) == 0)
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "tensor #%u has no \"name\"", index);
-      return FALSE;
-    }
-  name = json_object_get_string (name_obj);
-  if ((id = mp_graph_add_tensor (graph, name, error)) < 0)
+  if ((id = mp_graph_add_tensor (graph, f->name->str, error)) < 0)
     return FALSE;
   t = &graph->tensors[id];
+  name = t->name;
 
-  if (json_object_object_get_ex (obj, "kind", &v))
+  if (f->has_kind && (f->has_kind != TRUE || !mp_tensor_kind_from_string (f->kind->str, &t->kind)))
     {
-      if (!json_object_is_type (v, json_type_string) ||
-          !mp_tensor_kind_from_string (json_object_get_string (v), &t->kind))
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                             "tensor '%s': unknown kind '%s' (known: activation, input, param, "
-                             "output)",
-                             name, json_object_get_string (v));
-          return FALSE;
-        }
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "tensor '%s': unknown kind '%s' (known: activation, input, param, output)",
+                         name, f->kind->str);
+      return FALSE;
+    }
+  if (f->has_dtype && (f->has_dtype != TRUE || !mp_dtype_from_string (f->dtype->str, &t->dtype)))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "tensor '%s': unknown dtype '%s' (known: f64, f32, f16, bf16, f8, i64, "
+                         "i32, i16, i8, u8, bool)",
+                         name, f->dtype->str);
+      return FALSE;
     }
 
-  if (json_object_object_get_ex (obj, "dtype", &v))
-    {
-      if (!json_object_is_type (v, json_type_string) ||
-          !mp_dtype_from_string (json_object_get_string (v), &t->dtype))
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                             "tensor '%s': unknown dtype '%s' (known: f64, f32, f16, bf16, f8, "
-                             "i64, i32, i16, i8, u8, bool)",
-                             name, json_object_get_string (v));
-          return FALSE;
-        }
-    }
-
-  if (json_object_object_get_ex (obj, "shape", &v))
+  if (f->has_shape)
     {
       guint64 elems = 1;
-      gsize   n;
 
-      if (!json_object_is_type (v, json_type_array) ||
-          (n = json_object_array_length (v)) > 64)
+      if (!f->shape_ok || f->shape->len > 64)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': \"shape\" must be a list of at most 64 dimensions",
                              name);
           return FALSE;
         }
-      t->n_dims = n;
-      t->shape = n ? g_new (gint64, n) : NULL;
-      for (gsize d = 0; d < n; d++)
+      t->n_dims = f->shape->len;
+      t->shape = t->n_dims ? g_new (gint64, t->n_dims) : NULL;
+      for (guint d = 0; d < t->n_dims; d++)
         {
-          guint64 dim;
+          guint64 dim = g_array_index (f->shape, guint64, d);
 
-          if (!mp_json_get_u64 (json_object_array_get_idx (v, d), &dim) || dim > G_MAXINT64)
+          if (dim == G_MAXUINT64)
             {
               mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                                 "tensor '%s': shape dimension %" G_GSIZE_FORMAT
-                                 " is not a non-negative integer",
+                                 "tensor '%s': shape dimension %u is not a non-negative integer",
                                  name, d);
               return FALSE;
             }
@@ -116,56 +219,52 @@ parse_tensor (MpGraph *graph, json_object *obj, guint index, GHashTable *views, 
       has_size = TRUE;
     }
 
-  if (json_object_object_get_ex (obj, "size", &v))
+  if (f->has_size)
     {
-      guint64 size;
-
-      if (json_object_is_type (v, json_type_int) && json_object_get_int64 (v) == G_MAXINT64)
+      if (f->size_too_large)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': \"size\" is too large (it overflows 64 bits)", name);
           return FALSE;
         }
-      if (!mp_json_get_u64 (v, &size))
+      if (!f->size_ok)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': \"size\" must be a positive integer number of bytes, "
                              "got %s",
-                             name, json_object_to_json_string (v));
+                             name, f->size_text);
           return FALSE;
         }
-      if (has_size && size != t->size)
+      if (has_size && f->size != t->size)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': \"size\" %" G_GUINT64_FORMAT
                              " disagrees with its dtype and shape (%" G_GUINT64_FORMAT " bytes)",
-                             name, size, t->size);
+                             name, f->size, t->size);
           return FALSE;
         }
-      t->size = size;
+      t->size = f->size;
       has_size = TRUE;
     }
 
-  if (json_object_object_get_ex (obj, "view_of", &v))
+  if (f->has_view_of)
     {
-      json_object *off;
-
-      if (!json_object_is_type (v, json_type_string))
+      if (f->has_view_of != TRUE)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': \"view_of\" must be a tensor name", name);
           return FALSE;
         }
-      /* Resolved once all tensors are known: a view may name a later tensor. */
-      g_hash_table_insert (views, GINT_TO_POINTER (id), (gpointer) json_object_get_string (v));
-      if (json_object_object_get_ex (obj, "offset", &off) &&
-          (!mp_json_get_u64 (off, &t->view_offset) || t->view_offset > MP_MAX_TENSOR_SIZE))
+      if (f->has_offset && (!f->offset_ok || f->offset > MP_MAX_TENSOR_SIZE))
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                              "tensor '%s': view \"offset\" must be a non-negative integer", name);
           return FALSE;
         }
-      /* A view without a size covers the rest of its base: filled in later. */
+      t->view_offset = f->has_offset ? f->offset : 0;
+      /* resolved once all tensors are known: a view may name a later tensor */
+      g_hash_table_insert (views, GINT_TO_POINTER (id), g_strdup (f->view_of->str));
+      /* a view without a size covers the rest of its base: mp_graph_check */
       if (!has_size)
         t->size = G_MAXUINT64;
       return TRUE;
@@ -219,190 +318,367 @@ resolve_views (MpGraph *graph, GHashTable *views, GError **error)
   return TRUE;
 }
 
-static gboolean
-parse_name_list (MpGraph    *graph,
-                 const char *op,
-                 json_object *list,
-                 const char *key,
-                 guint     **ids,
-                 guint      *n_ids,
-                 GError    **error)
+typedef struct
 {
-  gsize n;
+  GString *name;
+  GArray  *inputs;     /* guint */
+  GArray  *outputs;    /* guint */
+  gboolean has_name;
+  gboolean inputs_ok, outputs_ok;
+  char    *unknown;     /* first tensor name that does not exist */
+  gboolean unknown_is_input;
+  gboolean has_stream, stream_ok, has_workspace, workspace_ok;
+  guint64  stream, workspace;
+} OpFields;
 
-  if (list == NULL)
-    return TRUE;
-  if (!json_object_is_type (list, json_type_array))
+static void
+op_fields_reset (OpFields *f)
+{
+  g_string_truncate (f->name, 0);
+  g_array_set_size (f->inputs, 0);
+  g_array_set_size (f->outputs, 0);
+  f->has_name = FALSE;
+  f->inputs_ok = f->outputs_ok = TRUE;
+  g_clear_pointer (&f->unknown, g_free);
+  f->has_stream = f->has_workspace = FALSE;
+  f->stream_ok = f->workspace_ok = TRUE;
+}
+
+static gboolean
+read_name_list (MpJsonReader *r, const MpGraph *graph, OpFields *f, gboolean inputs)
+{
+  GArray *ids = inputs ? f->inputs : f->outputs;
+
+  if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "op '%s': \"%s\" must be a list of tensor names", op, key);
+      *(inputs ? &f->inputs_ok : &f->outputs_ok) = FALSE;
+      return mp_json_reader_skip (r);
+    }
+  if (!mp_json_reader_begin_array (r))
+    return FALSE;
+  while (mp_json_reader_next_element (r))
+    {
+      gint id;
+
+      if (mp_json_reader_peek (r) != MP_JSON_STRING)
+        {
+          *(inputs ? &f->inputs_ok : &f->outputs_ok) = FALSE;
+          if (!mp_json_reader_skip (r))
+            return FALSE;
+          continue;
+        }
+      if (!mp_json_reader_string (r))
+        return FALSE;
+      id = mp_graph_find_tensor (graph, r->text->str);
+      if (id < 0 && f->unknown == NULL)
+        {
+          f->unknown = g_strdup (r->text->str);
+          f->unknown_is_input = inputs;
+        }
+      g_array_append_val (ids, id);
+    }
+  return r->error == NULL;
+}
+
+static gboolean
+read_op_fields (MpJsonReader *r, const MpGraph *graph, OpFields *f)
+{
+  if (!mp_json_reader_begin_object (r))
+    return FALSE;
+  while (mp_json_reader_next_member (r))
+    {
+      const char *key = r->text->str;
+
+      if (g_str_equal (key, "name"))
+        {
+          if (mp_json_reader_peek (r) != MP_JSON_STRING)
+            {
+              if (!mp_json_reader_skip (r))
+                return FALSE;
+              continue;
+            }
+          if (!mp_json_reader_string (r))
+            return FALSE;
+          g_string_assign (f->name, r->text->str);
+          f->has_name = TRUE;
+        }
+      else if (g_str_equal (key, "inputs") || g_str_equal (key, "outputs"))
+        {
+          if (!read_name_list (r, graph, f, key[0] == 'i'))
+            return FALSE;
+        }
+      else if (g_str_equal (key, "stream"))
+        {
+          f->has_stream = TRUE;
+          if (!mp_json_reader_u64 (r, &f->stream, &f->stream_ok))
+            return FALSE;
+        }
+      else if (g_str_equal (key, "workspace"))
+        {
+          f->has_workspace = TRUE;
+          if (!mp_json_reader_u64 (r, &f->workspace, &f->workspace_ok))
+            return FALSE;
+        }
+      else if (!mp_json_reader_skip (r))
+        return FALSE;
+    }
+  return r->error == NULL;
+}
+
+static gboolean
+build_op (MpGraph *graph, OpFields *f, guint index, GError **error)
+{
+  const char *path = graph->path;
+  MpOp       *op;
+  gint        id;
+
+  if (!f->has_name || f->name->len == 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "op #%u has no \"name\"", index);
       return FALSE;
     }
-  n = json_object_array_length (list);
-  *ids = g_new (guint, MAX (n, 1));
-  *n_ids = n;
-  for (gsize i = 0; i < n; i++)
+  if ((id = mp_graph_add_op (graph, f->name->str, error)) < 0)
+    return FALSE;
+  op = &graph->ops[id];
+  if (!f->inputs_ok || !f->outputs_ok)
     {
-      json_object *item = json_object_array_get_idx (list, i);
-      gint         id;
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "op '%s': \"%s\" must be a list of tensor names", op->name,
+                         f->inputs_ok ? "outputs" : "inputs");
+      return FALSE;
+    }
+  if (f->unknown)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "op '%s' %s unknown tensor '%s'",
+                         op->name, f->unknown_is_input ? "reads" : "writes", f->unknown);
+      return FALSE;
+    }
+  if (f->has_stream && (!f->stream_ok || f->stream > 1023))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "op '%s': \"stream\" must be an integer from 0 to 1023", op->name);
+      return FALSE;
+    }
+  if (f->has_workspace && (!f->workspace_ok || f->workspace > MP_MAX_TENSOR_SIZE))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "op '%s': \"workspace\" must be a non-negative integer number of bytes",
+                         op->name);
+      return FALSE;
+    }
+  op->stream = f->has_stream ? f->stream : 0;
+  op->workspace = f->has_workspace ? f->workspace : 0;
+  op->n_inputs = f->inputs->len;
+  op->inputs = g_memdup2 (f->inputs->data, sizeof (guint) * MAX (op->n_inputs, 1));
+  op->n_outputs = f->outputs->len;
+  op->outputs = g_memdup2 (f->outputs->data, sizeof (guint) * MAX (op->n_outputs, 1));
+  return TRUE;
+}
 
-      if (!json_object_is_type (item, json_type_string))
+/* Where each top-level member's value starts, (gsize) -1 when absent. */
+typedef struct
+{
+  gsize format, name, alignment, tensors, ops;
+} Layout;
+
+static gboolean
+scan_layout (MpJsonReader *r, Layout *layout, GError **error)
+{
+  memset (layout, 0xff, sizeof *layout);
+  if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
+    {
+      if (r->p < r->end && (*r->p == '[' || *r->p == '"' || *r->p == '-' ||
+                            g_ascii_isdigit (*r->p)))
         {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "op '%s': \"%s\" must be a list of tensor names", op, key);
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, r->path,
+                             "expected a JSON object with \"format\": \"" GRAPH_FORMAT "\"");
           return FALSE;
         }
-      id = mp_graph_find_tensor (graph, json_object_get_string (item));
-      if (id < 0)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "op '%s' %s unknown tensor '%s'", op,
-                             g_str_equal (key, "inputs") ? "reads" : "writes",
-                             json_object_get_string (item));
-          return FALSE;
-        }
-      (*ids)[i] = id;
+      mp_json_reader_skip (r); /* reports the syntax error */
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      return FALSE;
+    }
+  mp_json_reader_begin_object (r);
+  while (mp_json_reader_next_member (r))
+    {
+      const char *key = r->text->str;
+      gsize      *slot = g_str_equal (key, "format")      ? &layout->format
+                         : g_str_equal (key, "name")      ? &layout->name
+                         : g_str_equal (key, "alignment") ? &layout->alignment
+                         : g_str_equal (key, "tensors")   ? &layout->tensors
+                         : g_str_equal (key, "ops")       ? &layout->ops
+                                                          : NULL;
+
+      if (slot)
+        *slot = mp_json_reader_tell (r);
+      mp_json_reader_skip (r);
+    }
+  if (!mp_json_reader_finish (r))
+    {
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      return FALSE;
     }
   return TRUE;
 }
 
 static gboolean
-parse_op (MpGraph *graph, json_object *obj, guint index, GError **error)
+parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **error)
 {
-  json_object *name_obj, *v;
-  const char  *name;
-  MpOp        *op;
-  gint         id;
+  g_autoptr (GHashTable) views = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  TensorFields tf = { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
+                      g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)) };
+  OpFields     of = { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
+                      g_array_new (FALSE, FALSE, sizeof (guint)) };
+  gboolean     ok = TRUE;
+  guint        index;
 
-  if (!json_object_is_type (obj, json_type_object) ||
-      !json_object_object_get_ex (obj, "name", &name_obj) ||
-      !json_object_is_type (name_obj, json_type_string) ||
-      json_object_get_string_len (name_obj) == 0)
+  if (layout->alignment != (gsize) -1)
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "op #%u has no \"name\"", index);
-      return FALSE;
+      gboolean fine;
+
+      mp_json_reader_seek (r, layout->alignment);
+      mp_json_reader_u64 (r, &graph->alignment, &fine);
+      if (!fine || graph->alignment == 0 || (graph->alignment & (graph->alignment - 1)) != 0 ||
+          graph->alignment > (1u << 30))
+        {
+          g_autofree char *text = mp_json_reader_describe (r);
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "\"alignment\" must be a power of two from 1 to 2^30, got %s", text);
+          ok = FALSE;
+          goto out;
+        }
     }
-  name = json_object_get_string (name_obj);
-  if ((id = mp_graph_add_op (graph, name, error)) < 0)
-    return FALSE;
-  op = &graph->ops[id];
 
-  if (!parse_name_list (graph, name, json_object_object_get (obj, "inputs"), "inputs",
-                        &op->inputs, &op->n_inputs, error) ||
-      !parse_name_list (graph, name, json_object_object_get (obj, "outputs"), "outputs",
-                        &op->outputs, &op->n_outputs, error))
-    return FALSE;
-
-  if (json_object_object_get_ex (obj, "stream", &v))
+  if (layout->tensors != (gsize) -1)
     {
-      guint64 stream;
-
-      if (!mp_json_get_u64 (v, &stream) || stream > 1023)
+      mp_json_reader_seek (r, layout->tensors);
+      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "op '%s': \"stream\" must be an integer from 0 to 1023", name);
-          return FALSE;
+                             "\"tensors\" and \"ops\" must be lists");
+          ok = FALSE;
+          goto out;
         }
-      op->stream = stream;
+      mp_json_reader_begin_array (r);
+      for (index = 0; ok && mp_json_reader_next_element (r); index++)
+        {
+          tensor_fields_reset (&tf);
+          if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                 "tensor #%u is not an object", index);
+              ok = FALSE;
+            }
+          else
+            ok = read_tensor_fields (r, &tf) && build_tensor (graph, &tf, index, views, error);
+        }
     }
-  if (json_object_object_get_ex (obj, "workspace", &v) &&
-      (!mp_json_get_u64 (v, &op->workspace) || op->workspace > MP_MAX_TENSOR_SIZE))
+  if (ok && !resolve_views (graph, views, error))
+    ok = FALSE;
+
+  if (ok && layout->ops != (gsize) -1)
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "op '%s': \"workspace\" must be a non-negative integer number of bytes",
-                         name);
-      return FALSE;
+      mp_json_reader_seek (r, layout->ops);
+      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "\"tensors\" and \"ops\" must be lists");
+          ok = FALSE;
+          goto out;
+        }
+      mp_json_reader_begin_array (r);
+      for (index = 0; ok && mp_json_reader_next_element (r); index++)
+        {
+          op_fields_reset (&of);
+          if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                                 "op #%u has no \"name\"", index);
+              ok = FALSE;
+            }
+          else
+            ok = read_op_fields (r, graph, &of) && build_op (graph, &of, index, error);
+        }
     }
-  return TRUE;
+
+out:
+  /* a syntax error cannot happen here (the layout scan read it all), but
+   * keep the reader's error if it did */
+  if (r->error && ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&r->error));
+      ok = FALSE;
+    }
+  g_string_free (tf.name, TRUE);
+  g_string_free (tf.kind, TRUE);
+  g_string_free (tf.dtype, TRUE);
+  g_string_free (tf.view_of, TRUE);
+  g_array_unref (tf.shape);
+  g_free (tf.size_text);
+  g_string_free (of.name, TRUE);
+  g_array_unref (of.inputs);
+  g_array_unref (of.outputs);
+  g_free (of.unknown);
+  return ok;
 }
 
 MpGraph *
 mp_graph_parse_json (const char *data, gsize length, const char *path, GError **error)
 {
   g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (GHashTable) views = NULL;
-  json_object *root, *v, *tensors, *ops;
   g_autofree char *base = NULL;
+  g_autofree char *name = NULL;
+  MpJsonReader     r;
+  Layout           layout;
+  gboolean         ok;
 
-  if (!(root = mp_json_parse (data, length, path, error)))
-    return NULL;
-
-  if (!json_object_is_type (root, json_type_object))
+  if (length > G_MAXINT)
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
-                         "expected a JSON object with \"format\": \"" GRAPH_FORMAT "\"");
-      json_object_put (root);
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "file is larger than 2 GiB");
       return NULL;
     }
-  if (!json_object_object_get_ex (root, "format", &v) ||
-      !json_object_is_type (v, json_type_string))
+  mp_json_reader_init (&r, data, length, path);
+  if (!scan_layout (&r, &layout, error))
+    {
+      mp_json_reader_clear (&r);
+      return NULL;
+    }
+
+  mp_json_reader_seek (&r, layout.format);
+  if (layout.format == (gsize) -1 || mp_json_reader_peek (&r) != MP_JSON_STRING)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
                          "missing \"format\": \"" GRAPH_FORMAT "\"");
-      json_object_put (root);
+      mp_json_reader_clear (&r);
       return NULL;
     }
-  if (!g_str_equal (json_object_get_string (v), GRAPH_FORMAT))
+  mp_json_reader_string (&r);
+  if (!g_str_equal (r.text->str, GRAPH_FORMAT))
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
-                         "\"format\" is '%s', expected '" GRAPH_FORMAT "'",
-                         json_object_get_string (v));
-      json_object_put (root);
+                         "\"format\" is '%s', expected '" GRAPH_FORMAT "'", r.text->str);
+      mp_json_reader_clear (&r);
       return NULL;
     }
 
-  base = path ? g_path_get_basename (path) : g_strdup ("graph");
-  if (strchr (base, '.'))
-    *strrchr (base, '.') = '\0';
-  v = json_object_object_get (root, "name");
-  graph = mp_graph_new (v && json_object_is_type (v, json_type_string)
-                          ? json_object_get_string (v) : base);
+  if (layout.name != (gsize) -1)
+    {
+      mp_json_reader_seek (&r, layout.name);
+      if (mp_json_reader_peek (&r) == MP_JSON_STRING && mp_json_reader_string (&r))
+        name = g_strdup (r.text->str);
+    }
+  if (name == NULL)
+    {
+      base = path ? g_path_get_basename (path) : g_strdup ("graph");
+      if (strchr (base, '.'))
+        *strrchr (base, '.') = '\0';
+    }
+  graph = mp_graph_new (name ? name : base);
   graph->path = g_strdup (path);
-  views = g_hash_table_new (NULL, NULL);
 
-  if (json_object_object_get_ex (root, "alignment", &v) &&
-      (!mp_json_get_u64 (v, &graph->alignment) || graph->alignment == 0 ||
-       (graph->alignment & (graph->alignment - 1)) != 0 || graph->alignment > (1u << 30)))
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "\"alignment\" must be a power of two from 1 to 2^30, got %s",
-                         json_object_to_json_string (v));
-      json_object_put (root);
-      return NULL;
-    }
-
-  tensors = json_object_object_get (root, "tensors");
-  ops = json_object_object_get (root, "ops");
-  if ((tensors && !json_object_is_type (tensors, json_type_array)) ||
-      (ops && !json_object_is_type (ops, json_type_array)))
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "\"tensors\" and \"ops\" must be lists");
-      json_object_put (root);
-      return NULL;
-    }
-
-  for (gsize i = 0; tensors && i < json_object_array_length (tensors); i++)
-    if (!parse_tensor (graph, json_object_array_get_idx (tensors, i), i, views, error))
-      {
-        json_object_put (root);
-        return NULL;
-      }
-  if (!resolve_views (graph, views, error))
-    {
-      json_object_put (root);
-      return NULL;
-    }
-  for (gsize i = 0; ops && i < json_object_array_length (ops); i++)
-    if (!parse_op (graph, json_object_array_get_idx (ops, i), i, error))
-      {
-        json_object_put (root);
-        return NULL;
-      }
-  json_object_put (root);
-
-  if (!mp_graph_check (graph, error))
+  ok = parse_body (&r, graph, &layout, error);
+  mp_json_reader_clear (&r);
+  if (!ok || !mp_graph_check (graph, error))
     return NULL;
   return g_steal_pointer (&graph);
 }

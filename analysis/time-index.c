@@ -489,7 +489,63 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
   Merger  m;
   MpSpan  s;
 
-  merger_init (&m, index->cursors, gather (index, first, last));
+  gboolean long_query = gather (index, first, last);
+
+  if (index->cursors->len == 0)
+    return 0;
+  if (!long_query && index->cursors->len <= 2)
+    {
+      /* The common case: one block's cover (long, disjoint) and maybe a few
+       * partial buffers. A two-way walk, kept tight. */
+      Cursor       *c = (Cursor *) index->cursors->data;
+      const MpSpan *a = c[0].at, *a_end = c[0].end;
+      const MpSpan *h = index->cursors->len > 1 ? c[1].at : NULL;
+      const MpSpan *h_end = index->cursors->len > 1 ? c[1].end : NULL;
+      guint64       comp_start, comp_end;
+      gboolean      have = FALSE;
+
+      for (;;)
+        {
+          const MpSpan *next;
+
+          if (a < a_end && (h == h_end || a->start <= h->start))
+            next = a++;
+          else if (h != h_end)
+            next = h++;
+          else
+            break;
+          if (have && next->start <= comp_end)
+            {
+              comp_end = MAX (comp_end, next->end);
+              continue;
+            }
+          if (have)
+            {
+              guint64 gap = comp_start - prev;
+
+              if (gap >= size && gap < smallest)
+                {
+                  smallest = gap;
+                  best = prev;
+                }
+              prev = comp_end;
+            }
+          comp_start = next->start;
+          comp_end = next->end;
+          have = TRUE;
+        }
+      if (have)
+        {
+          guint64 gap = comp_start - prev;
+
+          if (gap >= size && gap < smallest)
+            best = prev;
+          prev = comp_end;
+        }
+      return best != G_MAXUINT64 ? best : prev;
+    }
+
+  merger_init (&m, index->cursors, long_query);
   while (merger_next (&m, &s))
     {
       guint64 gap = s.start - prev;

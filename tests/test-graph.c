@@ -51,7 +51,7 @@ static const BadInput bad_inputs[] = {
   { "truncated", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}",
     "bad.json: truncated JSON: the file ends at line 1, column 67 before the document is complete" },
   { "syntax", FALSE, "{\"format\": \"memplan.graph/1\",\n \"tensors\": [{\"name\": \"a\" \"size\": 4}]}",
-    "bad.json: not valid JSON: object value separator ',' expected at line 2, column 27" },
+    "bad.json: not valid JSON: expected ',' or '}' after an object member at line 2, column 27" },
   { "wrong-format", FALSE, "{\"format\": \"memplan.graph/2\", \"tensors\": []}",
     "bad.json: \"format\" is 'memplan.graph/2', expected 'memplan.graph/1'" },
   { "missing-format", FALSE, "{\"tensors\": []}",
@@ -102,6 +102,34 @@ static const BadInput bad_inputs[] = {
     "bad.json: tensor 'a': views form a cycle through 'a'" },
   { "bad-alignment", FALSE, "{\"format\": \"memplan.graph/1\", \"alignment\": 48, \"tensors\": []}",
     "bad.json: \"alignment\" must be a power of two from 1 to 2^30, got 48" },
+  { "trailing-text", FALSE, "{\"format\": \"memplan.graph/1\"} x",
+    "bad.json: not valid JSON: unexpected text after the document at line 1, column 31" },
+  { "deep-nesting", FALSE, "{\"format\": \"memplan.graph/1\", \"extra\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+    "bad.json: not valid JSON: nesting deeper than 64 levels at line 1, column 103" },
+  { "bad-escape", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\\q\", \"size\": 4}]}",
+    "bad.json: not valid JSON: bad escape in a string at line 1, column 54" },
+  { "lone-surrogate", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"\\udc00\", \"size\": 4}]}",
+    "bad.json: not valid JSON: unpaired surrogate in a string at line 1, column 53" },
+  { "bad-literal", FALSE, "{\"format\": \"memplan.graph/1\", \"x\": tru}",
+    "bad.json: not valid JSON: unexpected character at line 1, column 36" },
+  { "missing-colon", FALSE, "{\"format\" \"memplan.graph/1\"}",
+    "bad.json: not valid JSON: expected ':' after the member name at line 1, column 11" },
+  { "list-comma", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4} {\"name\": \"b\"}]}",
+    "bad.json: not valid JSON: expected ',' or ']' after a list element at line 1, column 68" },
+  { "not-an-object", FALSE, "[1, 2]",
+    "bad.json: expected a JSON object with \"format\": \"memplan.graph/1\"" },
+  { "tensors-not-list", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": {}}",
+    "bad.json: \"tensors\" and \"ops\" must be lists" },
+  { "shape-bad-dim", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [2, -3]}]}",
+    "bad.json: tensor 'a': shape dimension 1 is not a non-negative integer" },
+  { "size-disagrees", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"dtype\": \"f32\", \"shape\": [2], \"size\": 9}]}",
+    "bad.json: tensor 'a': \"size\" 9 disagrees with its dtype and shape (8 bytes)" },
+  { "no-size", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\"}]}",
+    "bad.json: tensor 'a' has neither \"size\" nor \"dtype\" and \"shape\"" },
+  { "bad-stream", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"a\"], \"stream\": -1}]}",
+    "bad.json: op 'f': \"stream\" must be an integer from 0 to 1023" },
+  { "inputs-not-list", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [], \"ops\": [{\"name\": \"f\", \"inputs\": \"a\"}]}",
+    "bad.json: op 'f': \"inputs\" must be a list of tensor names" },
   { "csv-header", TRUE, "id,start,end,size\na,0,1,4\n",
     "bad.csv: line 1: expected the header 'id,lower,upper,size' or 'id,lower,upper,size,offset', got 'id,start,end,size'" },
   { "csv-non-numeric", TRUE, "id,lower,upper,size\na,0,x1,4\n",
@@ -226,6 +254,28 @@ test_lifetime_rules (void)
   g_assert_cmpuint (r->last, ==, 2);
 }
 
+/* Members in any order (ops before tensors), unknown keys with nested
+ * values, escapes and non-ASCII names. */
+static void
+test_json_order_and_escapes (void)
+{
+  const char *text =
+    "{\"ops\": [{\"outputs\": [\"caf\\u00e9\"], \"name\": \"f\", \"meta\": {\"a\": [1, 2.5e3, true, null, {}]}}],"
+    " \"tensors\": [{\"size\": 4, \"name\": \"caf\u00e9\", \"kind\": \"output\"},"
+    " {\"name\": \"tab\\there\", \"size\": 1, \"kind\": \"param\"}],"
+    " \"extra\": \"\\ud83d\\ude00\", \"format\": \"memplan.graph/1\"}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_json (text, strlen (text), "order.json", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (graph->n_tensors, ==, 2);
+  g_assert_cmpstr (graph->tensors[0].name, ==, "caf\u00e9");
+  g_assert_cmpstr (graph->tensors[1].name, ==, "tab\there");
+  g_assert_cmpuint (graph->n_ops, ==, 1);
+  g_assert_cmpuint (graph->ops[0].outputs[0], ==, 0);
+  g_assert_cmpstr (graph->name, ==, "order");
+}
+
 static void
 test_csv_round_trip (void)
 {
@@ -261,6 +311,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/graph/empty", test_empty_graph);
   g_test_add_func ("/analysis/graph/lifetime-rules", test_lifetime_rules);
   g_test_add_func ("/analysis/graph/csv-round-trip", test_csv_round_trip);
+  g_test_add_func ("/analysis/graph/json-order-and-escapes", test_json_order_and_escapes);
   for (guint i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {
       g_autofree char *path = g_strdup_printf ("/analysis/graph/bad-input/%s", bad_inputs[i].name);

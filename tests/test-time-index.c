@@ -76,6 +76,11 @@ test_against_brute_force (gconstpointer data)
 
           mp_time_index_busy (index, q_first, q_last, got);
           brute_busy (placed, i + 1, q_first, q_last, want);
+          {
+            guint64 size = g_rand_int_range (rand, 1, 400);
+            g_assert_cmpuint (mp_time_index_best_fit (index, q_first, q_last, size), ==,
+                              mp_spans_best_fit (want, size));
+          }
           g_assert_cmpuint (got->len, ==, want->len);
           for (guint k = 0; k < want->len; k++)
             {
