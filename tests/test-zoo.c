@@ -346,6 +346,8 @@ test_shipped (void)
     { "zoo/gpt2-training.json", "gpt2", { .training = TRUE } },
     { "zoo/unet.json", "unet", { 0 } },
     { "zoo/inception.json", "inception", { 0 } },
+    { "zoo/random-2000.json", "random", { .random = { .n_tensors = 2000, .n_streams = 2,
+                                                      .seed = 7 } } },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
