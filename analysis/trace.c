@@ -63,7 +63,8 @@ mp_trace_sniff (const char *data, gsize length)
     i++;
   if (i < length && data[i] == '[')
     return MP_TRACE_FORMAT_CHROME; /* the Trace Event Format's bare array */
-  if (i < length && data[i] == '{' && g_strstr_len (data, length, "\"traceEvents\"") != NULL)
+  if (i < length && data[i] == '{' && g_strstr_len (data, length, "\"traceEvents\"") != NULL &&
+      g_strstr_len (data, length, "\"memplan.graph/1\"") == NULL)
     return MP_TRACE_FORMAT_CHROME;
   return MP_TRACE_FORMAT_NONE;
 }
@@ -72,13 +73,15 @@ MpTraceFormat
 mp_trace_sniff_file (const char *path)
 {
   /* the profiler writes deviceProperties and other keys before traceEvents */
-  char   buffer[256 * 1024];
-  FILE  *f = fopen (path, "rb");
-  gsize  n;
+  const gsize      size = 256 * 1024;
+  g_autofree char *buffer = NULL;
+  FILE            *f = fopen (path, "rb");
+  gsize            n;
 
   if (f == NULL)
     return MP_TRACE_FORMAT_NONE;
-  n = fread (buffer, 1, sizeof buffer, f);
+  buffer = g_malloc (size);
+  n = fread (buffer, 1, size, f);
   fclose (f);
   return mp_trace_sniff (buffer, n);
 }
@@ -285,6 +288,15 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
         case TRACE_ALLOC:
           if (e->size == 0)
             break;
+          if (e->size > MP_MAX_TENSOR_SIZE)
+            {
+              g_array_unref (ranges);
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                                 "%s event %u: an allocation of %" G_GUINT64_FORMAT
+                                 " bytes is over the limit of 2^48 bytes (256 TiB)",
+                                 d->name, i, e->size);
+              return NULL;
+            }
           if (is_open)
             /* reused before its free was seen: it ended just before */
             graph->tensors[GPOINTER_TO_UINT (value)].last = i - 1;
@@ -293,7 +305,7 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
 
             t = mp_graph_add_tensor (graph, tname, NULL);
           }
-          graph->tensors[t].size = MIN (e->size, MP_MAX_TENSOR_SIZE);
+          graph->tensors[t].size = e->size;
           graph->tensors[t].first = i;
           graph->tensors[t].last = -1;
           g_array_append_val (addresses, e->addr);

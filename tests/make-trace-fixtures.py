@@ -61,6 +61,7 @@ write("trace-array.json", json.dumps([
 bad = [mem(10, 0x1000, 1024, 1024, 2097152), mem(20, 0x1000, -1024, 0, 2097152)]
 bad[1]["args"]["Bytes"] = "-1024"
 write("trace-bad-bytes.json", json.dumps({"traceEvents": bad}))
+write("trace-huge-alloc.json", json.dumps({"traceEvents": [mem(1, 0x1000, 1 << 50, 0, 0)]}))
 write("trace-no-memory.json", json.dumps({"traceEvents": other[:1]}))
 write("trace-truncated.json", json.dumps({"traceEvents": cuda})[:200])
 

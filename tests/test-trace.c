@@ -230,6 +230,8 @@ test_errors (void)
     const char *message;
   } cases[] = {
     { "trace-bad-bytes.json", "traceEvents[1]: [memory] event: \"Bytes\" must be an integer" },
+    { "trace-huge-alloc.json", "cuda:0 event 0: an allocation of 1125899906842624 bytes is "
+                               "over the limit of 2^48 bytes (256 TiB)" },
     { "trace-no-memory.json",
       "the trace has no [memory] events: record it with profile_memory=True" },
     { "trace-truncated.json",
