@@ -259,9 +259,10 @@ reduce (Reader *r, GError **error)
                  "types may be called", r->op_pos, mp_pickle_type_name (callable));
   if (!expect (r, args, MP_PICKLE_TUPLE, "an argument tuple", error))
     return FALSE;
-  v = new_value (r, g_str_equal (callable->str, "dict") || g_str_equal (callable->str, "OrderedDict")
-                      ? MP_PICKLE_DICT
-                    : g_str_equal (callable->str, "tuple") ? MP_PICKLE_TUPLE : MP_PICKLE_LIST);
+  if (g_str_equal (callable->str, "dict") || g_str_equal (callable->str, "OrderedDict"))
+    v = new_value (r, MP_PICKLE_DICT);
+  else
+    v = new_value (r, g_str_equal (callable->str, "tuple") ? MP_PICKLE_TUPLE : MP_PICKLE_LIST);
   if (args->items->len > 1)
     return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " passes %u arguments to %s",
                  r->op_pos, args->items->len, callable->str);

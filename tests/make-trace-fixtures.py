@@ -8,6 +8,7 @@ tests/data/. Standard library only; run it from anywhere:
 The files are committed; rerun this after changing it. Every value is
 chosen by hand so that test-trace.c can assert exact records."""
 
+import collections
 import json
 import os
 import pickle
@@ -116,6 +117,12 @@ write("snapshot-empty.pickle", pickle.dumps({"segments": [], "device_traces": [[
 write("snapshot-not-dict.pickle", pickle.dumps([1, 2, 3], protocol=4))
 write("snapshot-no-traces.pickle", pickle.dumps({"segments": [], "device_traces": {}},
                                                 protocol=4))
+# Containers and numbers as protocols 2 and 4 write them (2 calls the
+# container types through GLOBAL + REDUCE, 4 has opcodes of its own).
+values = {"od": collections.OrderedDict(a=1, b=2), "s": {3}, "fs": frozenset({4}),
+          "neg": -5, "big": -(1 << 70), "i62": 1 << 62, "n40": -(1 << 40), "t": (1, "x", None)}
+write("pickle-values-p2.pickle", pickle.dumps(values, protocol=2))
+write("pickle-values-p4.pickle", pickle.dumps(dict(values, b=b"xy"), protocol=4))
 # Hand-assembled: a BINUNICODE of 5 bytes with 3 left; a BINUNICODE8 claiming
 # 2^60 bytes; a call to os.system; an opcode outside the data subset.
 write("pickle-cut-string.pickle", b"\x80\x02}q\x00(X\x05\x00\x00\x00act")

@@ -220,6 +220,44 @@ test_pickle_values (void)
   g_assert_cmpfloat (mp_pickle_get (mp_pickle_item (traces, 7), "time_us")->f, ==, 8.5);
 }
 
+static void
+test_pickle_containers (void)
+{
+  const char *files[] = { "pickle-values-p2.pickle", "pickle-values-p4.pickle" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *path = fixture (files[f]);
+      g_autofree char *data = NULL;
+      gsize            length;
+      GError          *error = NULL;
+      g_autoptr (MpPickle) p = NULL;
+      const MpPickleValue *root, *od, *t;
+
+      g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+      p = mp_pickle_parse (data, length, path, &error);
+      g_assert_no_error (error);
+      root = mp_pickle_root (p);
+      od = mp_pickle_get (root, "od");
+      g_assert_cmpint (od->type, ==, MP_PICKLE_DICT);
+      g_assert_cmpint (mp_pickle_get (od, "a")->i, ==, 1);
+      g_assert_cmpint (mp_pickle_get (od, "b")->i, ==, 2);
+      g_assert_cmpuint (mp_pickle_len (mp_pickle_get (root, "s")), ==, 1);
+      g_assert_cmpint (mp_pickle_item (mp_pickle_get (root, "s"), 0)->i, ==, 3);
+      g_assert_cmpint (mp_pickle_item (mp_pickle_get (root, "fs"), 0)->i, ==, 4);
+      g_assert_cmpint (mp_pickle_get (root, "neg")->i, ==, -5);
+      g_assert_cmpint (mp_pickle_get (root, "big")->type, ==, MP_PICKLE_BIGINT);
+      g_assert_cmpint (mp_pickle_get (root, "i62")->i, ==, G_GINT64_CONSTANT (1) << 62);
+      g_assert_cmpint (mp_pickle_get (root, "n40")->i, ==, -(G_GINT64_CONSTANT (1) << 40));
+      t = mp_pickle_get (root, "t");
+      g_assert_cmpint (t->type, ==, MP_PICKLE_TUPLE);
+      g_assert_cmpstr (mp_pickle_item (t, 1)->str, ==, "x");
+      g_assert_cmpint (mp_pickle_item (t, 2)->type, ==, MP_PICKLE_NONE);
+      if (f == 1)
+        g_assert_cmpmem (mp_pickle_get (root, "b")->str, 2, "xy", 2);
+    }
+}
+
 /* Malformed files fail with a message naming the file and what is wrong. */
 static void
 test_errors (void)
@@ -393,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace/chrome-devices", test_chrome_devices);
   g_test_add_func ("/analysis/trace/snapshot", test_snapshot);
   g_test_add_func ("/analysis/trace/pickle-values", test_pickle_values);
+  g_test_add_func ("/analysis/trace/pickle-containers", test_pickle_containers);
   g_test_add_func ("/analysis/trace/errors", test_errors);
   g_test_add_func ("/analysis/trace/every-truncation", test_every_truncation);
   g_test_add_func ("/analysis/trace/mutations", test_mutations);
