@@ -100,7 +100,11 @@ mp_gen_zoo (const char *model, const MpGenZooOptions *options, gsize *length, GE
     }
 
   if (models[m].func == NULL)
-    return mp_gen_random (&o.random, FALSE, length);
+    {
+      if (o.random.n_tensors == 0)
+        o.random.n_tensors = 1000;
+      return mp_gen_random (&o.random, FALSE, length);
+    }
 
   name = g_strdup_printf ("%s%s-b%u%s%s", model, o.training ? "-training" : "", MAX (o.batch, 1),
                           o.dtype && o.dtype != MP_DTYPE_F32 ? "-" : "",
