@@ -52,11 +52,15 @@ mp_trace_device_get (GPtrArray *devices, const char *name)
 
 /* ---- sniffing ----------------------------------------------------------- */
 
+/* the profiler writes deviceProperties and other keys before traceEvents */
+#define SNIFF_BYTES (256 * 1024)
+
 MpTraceFormat
 mp_trace_sniff (const char *data, gsize length)
 {
   gsize i = 0;
 
+  length = MIN (length, SNIFF_BYTES);
   if (length >= 2 && (guint8) data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
     return MP_TRACE_FORMAT_SNAPSHOT;
   while (i < length && g_ascii_isspace (data[i]))
@@ -72,8 +76,7 @@ mp_trace_sniff (const char *data, gsize length)
 MpTraceFormat
 mp_trace_sniff_file (const char *path)
 {
-  /* the profiler writes deviceProperties and other keys before traceEvents */
-  const gsize      size = 256 * 1024;
+  const gsize      size = SNIFF_BYTES;
   g_autofree char *buffer = NULL;
   FILE            *f = fopen (path, "rb");
   gsize            n;
