@@ -228,12 +228,13 @@ zoo_mobilenet_v2 (Zoo *z, const MpGenZooOptions *o)
 
 /* ---- Inception-v3 (torchvision, eval: no auxiliary classifier) ---------- */
 
-/* BasicConv2d: conv without bias, batchnorm, relu */
+/* BasicConv2d: conv without bias, batchnorm, relu; n is the branch inside
+ * module p, or NULL for a stem layer */
 static gint
 basic (Zoo *z, gint x, const char *p, const char *n, gint64 cout, Conv c)
 {
-  g_autofree char *cn = N ("%s.%s.conv", p, n), *bn = N ("%s.%s.bn", p, n);
-  g_autofree char *rn = N ("%s.%s.relu", p, n);
+  g_autofree char *q = n ? N ("%s.%s", p, n) : g_strdup (p);
+  g_autofree char *cn = N ("%s.conv", q), *bn = N ("%s.bn", q), *rn = N ("%s.relu", q);
 
   return conv_bn_relu (z, x, cn, bn, rn, cout, c);
 }
@@ -363,12 +364,12 @@ zoo_inception_v3 (Zoo *z, const MpGenZooOptions *o)
 {
   gint x = image (z, o, 3, 299);
 
-  x = basic (z, x, "Conv2d_1a_3x3", "0", 32, K (3, 2, 0));
-  x = basic (z, x, "Conv2d_2a_3x3", "0", 32, K (3, 1, 0));
-  x = basic (z, x, "Conv2d_2b_3x3", "0", 64, K (3, 1, 1));
+  x = basic (z, x, "Conv2d_1a_3x3", NULL, 32, K (3, 2, 0));
+  x = basic (z, x, "Conv2d_2a_3x3", NULL, 32, K (3, 1, 0));
+  x = basic (z, x, "Conv2d_2b_3x3", NULL, 64, K (3, 1, 1));
   x = pool (z, x, "maxpool1", 3, 2, 0);
-  x = basic (z, x, "Conv2d_3b_1x1", "0", 80, K (1, 1, 0));
-  x = basic (z, x, "Conv2d_4a_3x3", "0", 192, K (3, 1, 0));
+  x = basic (z, x, "Conv2d_3b_1x1", NULL, 80, K (1, 1, 0));
+  x = basic (z, x, "Conv2d_4a_3x3", NULL, 192, K (3, 1, 0));
   x = pool (z, x, "maxpool2", 3, 2, 0);
   x = inception_a (z, x, "Mixed_5b", 32);
   x = inception_a (z, x, "Mixed_5c", 64);
