@@ -19,4 +19,28 @@ typedef struct
  * Returns memplan.graph/1 JSON, or MiniMalloc CSV when csv is TRUE. */
 char *mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length);
 
+/* The model zoo: well-known architectures op by op with their published
+ * shapes. Zero fields take the model's defaults. */
+typedef struct
+{
+  guint    batch;    /* default 1 */
+  guint    seq;      /* bert-base 128, gpt2 1024 */
+  guint    layers;   /* bert-base 12, gpt2 12 */
+  gint     dtype;    /* an MpDType for floating tensors; 0: f32 */
+  gboolean training; /* gpt2: forward, loss and backward */
+  MpGenRandomOptions random;
+} MpGenZooOptions;
+
+typedef struct
+{
+  const char *name;
+  const char *description;
+} MpGenZooModel;
+
+const MpGenZooModel *mp_gen_zoo_models (guint *n_models);
+/* memplan.graph/1 JSON of a model; an unknown model or an option the model
+ * does not take is an error. */
+char *mp_gen_zoo (const char *model, const MpGenZooOptions *options, gsize *length,
+                  GError **error);
+
 G_END_DECLS

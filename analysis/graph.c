@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph-private.h"
+#include "trace.h"
 
 static const char *kind_names[MP_TENSOR_N_KINDS] = { "activation", "input", "param", "output" };
 
@@ -377,6 +378,9 @@ mp_graph_load (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
 
+  /* PyTorch traces and snapshots are recognised by their content */
+  if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
+    return mp_trace_load_graph (path, error);
   if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
     return mp_graph_load_csv (path, NULL, error);
   return mp_graph_load_json (path, error);

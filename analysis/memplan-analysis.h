@@ -11,3 +11,5 @@
 #include "validate.h"
 #include "time-index.h"
 #include "gen.h"
+#include "trace.h"
+#include "pickle.h"

@@ -48,6 +48,8 @@ mp_cli_plan (int argc, char **argv)
   g_auto (GStrv) planner_names = NULL;
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *device = NULL;
+  g_autoptr (MpTrace) trace = NULL;
   gint64           alignment = 0;
   gboolean         plan_inputs = FALSE;
   gint             max_parallel = 0;
@@ -80,6 +82,8 @@ mp_cli_plan (int argc, char **argv)
       "per parallel group (default: unlimited)", "N" },
     { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "optimal: give up the proof after S "
       "seconds (default 10)", "S" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &device, "PyTorch trace or snapshot: the device to "
+      "import, cuda:N or cpu (default: the first CUDA device)", "DEV" },
     { NULL }
   };
 
@@ -119,7 +123,17 @@ mp_cli_plan (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
-  if (!(graph = mp_graph_load (argv[1], &error)))
+  /* an allocator trace also gives the allocator's own layout: "observed" */
+  if (device || mp_trace_sniff_file (argv[1]) != MP_TRACE_FORMAT_NONE)
+    {
+      if (!(trace = mp_trace_load (argv[1], device, &error)))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      graph = g_steal_pointer (&trace->graph);
+    }
+  else if (!(graph = mp_graph_load (argv[1], &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
@@ -132,6 +146,13 @@ mp_cli_plan (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
+  if (trace)
+    {
+      MpPlan *observed = mp_trace_observed_plan (trace, lt);
+
+      all_valid &= mp_plan_check (graph, observed);
+      g_ptr_array_add (plans, observed);
+    }
   popts.max_parallel_ops = max_parallel;
   popts.time_budget = budget;
   for (guint i = 0; i < infos->len; i++)

@@ -9,6 +9,9 @@ static const MpCliCommand commands[] = {
   { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
   { "validate", "check a plan (ours or any tool's) against a graph", mp_cli_validate },
   { "bench", "time loading and planning on a generated graph", mp_cli_bench },
+  { "gen", "write a model-zoo graph (resnet50, bert-base, gpt2, …)", mp_cli_gen },
+  { "import", "read a PyTorch trace or memory snapshot: records, observed layout, frames",
+    mp_cli_import },
 };
 
 void

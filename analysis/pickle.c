@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <string.h>
+
+#include "graph-private.h"
+#include "pickle.h"
+
+struct _MpPickle
+{
+  GPtrArray     *values; /* owns every value: the memo may share them, even in cycles */
+  MpPickleValue *root;
+};
+
+typedef struct
+{
+  MpPickle      *pickle;
+  const guint8  *data;
+  gsize          length;
+  gsize          pos;
+  gsize          op_pos; /* where the current opcode starts */
+  guint8         op;
+  const char    *path;
+  GPtrArray     *stack;  /* MpPickleValue *, borrowed */
+  GArray        *marks;  /* stack lengths at each MARK */
+  GHashTable    *memo;   /* index -> value */
+} Reader;
+
+static void
+value_free (gpointer data)
+{
+  MpPickleValue *v = data;
+
+  if (v->type == MP_PICKLE_STRING || v->type == MP_PICKLE_GLOBAL)
+    g_free (v->str);
+  else if (v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT)
+    g_ptr_array_unref (v->items);
+  g_free (v);
+}
+
+void
+mp_pickle_free (MpPickle *pickle)
+{
+  if (pickle == NULL)
+    return;
+  g_ptr_array_unref (pickle->values);
+  g_free (pickle);
+}
+
+const MpPickleValue *
+mp_pickle_root (const MpPickle *pickle)
+{
+  return pickle->root;
+}
+
+static MpPickleValue *
+new_value (Reader *r, MpPickleType type)
+{
+  MpPickleValue *v = g_new0 (MpPickleValue, 1);
+
+  v->type = type;
+  if (type == MP_PICKLE_LIST || type == MP_PICKLE_TUPLE || type == MP_PICKLE_DICT)
+    v->items = g_ptr_array_new ();
+  g_ptr_array_add (r->pickle->values, v);
+  return v;
+}
+
+static gboolean
+fail (Reader *r, GError **error, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+fail (Reader *r, GError **error, const char *format, ...)
+{
+  va_list          args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, r->path, "pickle: %s", msg);
+  return FALSE;
+}
+
+static gboolean
+take (Reader *r, gsize n, const guint8 **out, GError **error)
+{
+  if (n > r->length - r->pos)
+    {
+      if (n > 16)
+        return fail (r, error,
+                     "opcode 0x%02x at byte %" G_GSIZE_FORMAT " asks for %" G_GSIZE_FORMAT
+                     " bytes but only %" G_GSIZE_FORMAT " remain",
+                     r->op, r->op_pos, n, r->length - r->pos);
+      return fail (r, error, "the file is truncated inside opcode 0x%02x at byte %"
+                   G_GSIZE_FORMAT, r->op, r->op_pos);
+    }
+  *out = r->data + r->pos;
+  r->pos += n;
+  return TRUE;
+}
+
+static gboolean
+take_uint (Reader *r, guint n, guint64 *value, GError **error)
+{
+  const guint8 *p;
+
+  if (!take (r, n, &p, error))
+    return FALSE;
+  *value = 0;
+  for (guint i = n; i-- > 0;)
+    *value = (*value << 8) | p[i];
+  return TRUE;
+}
+
+static gboolean
+take_line (Reader *r, char **line, GError **error)
+{
+  const guint8 *nl = memchr (r->data + r->pos, '\n', r->length - r->pos);
+
+  if (nl == NULL)
+    return fail (r, error, "the file is truncated inside opcode 0x%02x at byte %" G_GSIZE_FORMAT,
+                 r->op, r->op_pos);
+  *line = g_strndup ((const char *) r->data + r->pos, nl - (r->data + r->pos));
+  r->pos = nl - r->data + 1;
+  return TRUE;
+}
+
+static void
+push (Reader *r, MpPickleValue *v)
+{
+  g_ptr_array_add (r->stack, v);
+}
+
+static MpPickleValue *
+pop (Reader *r, GError **error)
+{
+  guint floor = r->marks->len ? g_array_index (r->marks, guint, r->marks->len - 1) : 0;
+
+  if (r->stack->len <= floor)
+    {
+      fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " pops an empty stack", r->op,
+            r->op_pos);
+      return NULL;
+    }
+  return g_ptr_array_steal_index (r->stack, r->stack->len - 1);
+}
+
+static MpPickleValue *
+top (Reader *r, GError **error)
+{
+  guint floor = r->marks->len ? g_array_index (r->marks, guint, r->marks->len - 1) : 0;
+
+  if (r->stack->len <= floor)
+    {
+      fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " needs a value on the stack",
+            r->op, r->op_pos);
+      return NULL;
+    }
+  return r->stack->pdata[r->stack->len - 1];
+}
+
+/* Items above the last MARK, removing them and the mark. */
+static gboolean
+pop_mark (Reader *r, guint *from, GError **error)
+{
+  if (r->marks->len == 0)
+    return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " has no MARK before it",
+                 r->op, r->op_pos);
+  *from = g_array_index (r->marks, guint, r->marks->len - 1);
+  g_array_set_size (r->marks, r->marks->len - 1);
+  return TRUE;
+}
+
+static gboolean
+expect (Reader *r, const MpPickleValue *v, MpPickleType type, const char *what, GError **error)
+{
+  if (v->type != type)
+    return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " expects %s, found %s",
+                 r->op, r->op_pos, what, mp_pickle_type_name (v));
+  return TRUE;
+}
+
+static void
+append_items (MpPickleValue *container, GPtrArray *stack, guint from)
+{
+  for (guint i = from; i < stack->len; i++)
+    g_ptr_array_add (container->items, stack->pdata[i]);
+  g_ptr_array_set_size (stack, from);
+}
+
+/* Little-endian two's complement of n bytes (LONG1, LONG4). */
+static MpPickleValue *
+long_value (Reader *r, const guint8 *p, gsize n)
+{
+  MpPickleValue *v;
+  gboolean       negative = n > 0 && (p[n - 1] & 0x80);
+  guint64        u = 0;
+
+  for (gsize i = n; i > 8; i--)
+    if (p[i - 1] != (negative ? 0xff : 0x00))
+      return new_value (r, MP_PICKLE_BIGINT);
+  for (gsize i = MIN (n, 8); i-- > 0;)
+    u = (u << 8) | p[i];
+  if (n < 8 && negative)
+    u |= G_MAXUINT64 << (8 * n);
+  /* the sign must survive the truncation to 8 bytes */
+  if (n >= 8 && ((u >> 63) != 0) != negative)
+    return new_value (r, MP_PICKLE_BIGINT);
+  v = new_value (r, MP_PICKLE_INT);
+  v->i = (gint64) u;
+  return v;
+}
+
+static MpPickleValue *
+string_value (Reader *r, const guint8 *p, gsize n)
+{
+  MpPickleValue *v = new_value (r, MP_PICKLE_STRING);
+
+  v->str = g_strndup ((const char *) p, n);
+  v->len = n;
+  return v;
+}
+
+/* GLOBAL / STACK_GLOBAL: only the plain container types. */
+static gboolean
+global (Reader *r, const char *module, const char *name, GError **error)
+{
+  static const char *allowed[][2] = {
+    { "builtins", "dict" }, { "builtins", "list" }, { "builtins", "tuple" },
+    { "builtins", "set" }, { "builtins", "frozenset" }, { "__builtin__", "dict" },
+    { "__builtin__", "list" }, { "__builtin__", "set" }, { "__builtin__", "frozenset" },
+    { "collections", "OrderedDict" },
+  };
+  MpPickleValue *v;
+
+  for (guint i = 0; i < G_N_ELEMENTS (allowed); i++)
+    if (g_str_equal (module, allowed[i][0]) && g_str_equal (name, allowed[i][1]))
+      {
+        v = new_value (r, MP_PICKLE_GLOBAL);
+        v->str = g_strdup (name);
+        push (r, v);
+        return TRUE;
+      }
+  return fail (r, error, "global '%s.%s' at byte %" G_GSIZE_FORMAT " is not allowed: only plain "
+               "containers (dict, list, tuple, set) are read and nothing in the file is run",
+               module, name, r->op_pos);
+}
+
+/* REDUCE of an allowed container type: dict(), list(x), OrderedDict(), … */
+static gboolean
+reduce (Reader *r, GError **error)
+{
+  MpPickleValue *args = pop (r, error), *callable, *v;
+
+  if (args == NULL || (callable = pop (r, error)) == NULL)
+    return FALSE;
+  if (callable->type != MP_PICKLE_GLOBAL)
+    return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " calls a %s; only container "
+                 "types may be called", r->op_pos, mp_pickle_type_name (callable));
+  if (!expect (r, args, MP_PICKLE_TUPLE, "an argument tuple", error))
+    return FALSE;
+  if (g_str_equal (callable->str, "dict") || g_str_equal (callable->str, "OrderedDict"))
+    v = new_value (r, MP_PICKLE_DICT);
+  else
+    v = new_value (r, g_str_equal (callable->str, "tuple") ? MP_PICKLE_TUPLE : MP_PICKLE_LIST);
+  if (args->items->len > 1)
+    return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " passes %u arguments to %s",
+                 r->op_pos, args->items->len, callable->str);
+  if (args->items->len == 1)
+    {
+      MpPickleValue *src = args->items->pdata[0];
+
+      if (src->type != MP_PICKLE_LIST && src->type != MP_PICKLE_TUPLE)
+        return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds %s from a %s",
+                     r->op_pos, callable->str, mp_pickle_type_name (src));
+      if (v->type == MP_PICKLE_DICT)
+        {
+          /* dict([(k, v), …]) */
+          for (guint i = 0; i < src->items->len; i++)
+            {
+              MpPickleValue *pair = src->items->pdata[i];
+
+              if (pair->type != MP_PICKLE_TUPLE || pair->items->len != 2)
+                return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds a dict from "
+                             "something other than pairs", r->op_pos);
+              g_ptr_array_add (v->items, pair->items->pdata[0]);
+              g_ptr_array_add (v->items, pair->items->pdata[1]);
+            }
+        }
+      else
+        for (guint i = 0; i < src->items->len; i++)
+          g_ptr_array_add (v->items, src->items->pdata[i]);
+    }
+  push (r, v);
+  return TRUE;
+}
+
+static gboolean
+memo_put (Reader *r, guint64 index, GError **error)
+{
+  MpPickleValue *v = top (r, error);
+
+  if (v == NULL)
+    return FALSE;
+  g_hash_table_insert (r->memo, GSIZE_TO_POINTER ((gsize) index), v);
+  return TRUE;
+}
+
+static gboolean
+memo_get (Reader *r, guint64 index, GError **error)
+{
+  MpPickleValue *v;
+
+  if (!g_hash_table_lookup_extended (r->memo, GSIZE_TO_POINTER ((gsize) index), NULL,
+                                     (gpointer *) &v))
+    return fail (r, error, "memo entry %" G_GUINT64_FORMAT " read at byte %" G_GSIZE_FORMAT
+                 " was never stored", index, r->op_pos);
+  push (r, v);
+  return TRUE;
+}
+
+static gboolean
+text_int (Reader *r, GError **error)
+{
+  g_autofree char *line = NULL;
+  MpPickleValue   *v;
+  char            *end;
+  gint64           i;
+
+  if (!take_line (r, &line, error))
+    return FALSE;
+  if (r->op == 'L' && g_str_has_suffix (line, "L"))
+    line[strlen (line) - 1] = '\0';
+  if (r->op == 'I' && (g_str_equal (line, "00") || g_str_equal (line, "01")))
+    {
+      v = new_value (r, MP_PICKLE_BOOL);
+      v->i = line[1] == '1';
+      push (r, v);
+      return TRUE;
+    }
+  i = g_ascii_strtoll (line, &end, 10);
+  if (*line == '\0' || *end != '\0')
+    return fail (r, error, "bad integer '%.20s' at byte %" G_GSIZE_FORMAT, line, r->op_pos);
+  v = new_value (r, MP_PICKLE_INT);
+  v->i = i;
+  push (r, v);
+  return TRUE;
+}
+
+static gboolean
+step (Reader *r, gboolean *done, GError **error)
+{
+  const guint8  *p = NULL;
+  guint64        n;
+  MpPickleValue *v, *container;
+  guint          from;
+
+  r->op_pos = r->pos;
+  if (r->pos >= r->length)
+    return fail (r, error, "the file ends at byte %" G_GSIZE_FORMAT " before the STOP opcode",
+                 r->pos);
+  r->op = r->data[r->pos++];
+  switch (r->op)
+    {
+    case 0x80: /* PROTO */
+      if (!take_uint (r, 1, &n, error))
+        return FALSE;
+      if (n < 2 || n > 5)
+        return fail (r, error, "protocol %u is not supported (2 to 5 are)", (guint) n);
+      return TRUE;
+    case 0x95: /* FRAME: a length hint only */
+      return take_uint (r, 8, &n, error);
+    case '.': /* STOP */
+      if ((v = pop (r, error)) == NULL)
+        return FALSE;
+      r->pickle->root = v;
+      *done = TRUE;
+      return TRUE;
+    case '(':
+      g_array_append_val (r->marks, r->stack->len);
+      return TRUE;
+    case '0': /* POP */
+      return pop (r, error) != NULL;
+    case '1': /* POP_MARK */
+      if (!pop_mark (r, &from, error))
+        return FALSE;
+      g_ptr_array_set_size (r->stack, from);
+      return TRUE;
+    case '2': /* DUP */
+      if ((v = top (r, error)) == NULL)
+        return FALSE;
+      push (r, v);
+      return TRUE;
+    case 'N':
+      push (r, new_value (r, MP_PICKLE_NONE));
+      return TRUE;
+    case 0x88: /* NEWTRUE */
+    case 0x89: /* NEWFALSE */
+      v = new_value (r, MP_PICKLE_BOOL);
+      v->i = r->op == 0x88;
+      push (r, v);
+      return TRUE;
+    case 'J': /* BININT */
+    case 'K': /* BININT1 */
+    case 'M': /* BININT2 */
+      if (!take_uint (r, r->op == 'J' ? 4 : r->op == 'K' ? 1 : 2, &n, error))
+        return FALSE;
+      v = new_value (r, MP_PICKLE_INT);
+      v->i = r->op == 'J' ? (gint64) (gint32) (guint32) n : (gint64) n;
+      push (r, v);
+      return TRUE;
+    case 0x8a: /* LONG1 */
+    case 0x8b: /* LONG4 */
+      if (!take_uint (r, r->op == 0x8a ? 1 : 4, &n, error) || !take (r, n, &p, error))
+        return FALSE;
+      push (r, long_value (r, p, n));
+      return TRUE;
+    case 'I':
+    case 'L':
+      return text_int (r, error);
+    case 'G': /* BINFLOAT, big-endian */
+      {
+        guint64 bits = 0;
+
+        if (!take (r, 8, &p, error))
+          return FALSE;
+        for (guint i = 0; i < 8; i++)
+          bits = (bits << 8) | p[i];
+        v = new_value (r, MP_PICKLE_FLOAT);
+        memcpy (&v->f, &bits, sizeof bits);
+        push (r, v);
+        return TRUE;
+      }
+    case 0x8c: /* SHORT_BINUNICODE */
+    case 'U':  /* SHORT_BINSTRING */
+    case 'C':  /* SHORT_BINBYTES */
+    case 'X':  /* BINUNICODE */
+    case 'T':  /* BINSTRING */
+    case 'B':  /* BINBYTES */
+    case 0x8d: /* BINUNICODE8 */
+    case 0x8e: /* BINBYTES8 */
+    case 0x96: /* BYTEARRAY8 */
+      {
+        guint width = (r->op == 0x8c || r->op == 'U' || r->op == 'C')   ? 1
+                      : (r->op == 'X' || r->op == 'T' || r->op == 'B') ? 4
+                                                                       : 8;
+
+        if (!take_uint (r, width, &n, error) || !take (r, n, &p, error))
+          return FALSE;
+        push (r, string_value (r, p, n));
+        return TRUE;
+      }
+    case '}': /* EMPTY_DICT */
+      push (r, new_value (r, MP_PICKLE_DICT));
+      return TRUE;
+    case ']': /* EMPTY_LIST */
+    case 0x8f: /* EMPTY_SET */
+      push (r, new_value (r, MP_PICKLE_LIST));
+      return TRUE;
+    case ')': /* EMPTY_TUPLE */
+      push (r, new_value (r, MP_PICKLE_TUPLE));
+      return TRUE;
+    case 0x85: /* TUPLE1 */
+    case 0x86: /* TUPLE2 */
+    case 0x87: /* TUPLE3 */
+      {
+        guint          k = r->op - 0x84;
+        MpPickleValue *items[3];
+
+        for (guint i = k; i-- > 0;)
+          if ((items[i] = pop (r, error)) == NULL)
+            return FALSE;
+        v = new_value (r, MP_PICKLE_TUPLE);
+        for (guint i = 0; i < k; i++)
+          g_ptr_array_add (v->items, items[i]);
+        push (r, v);
+        return TRUE;
+      }
+    case 't': /* TUPLE */
+    case 'l': /* LIST */
+    case 0x91: /* FROZENSET */
+    case 'd': /* DICT */
+      if (!pop_mark (r, &from, error))
+        return FALSE;
+      if (r->op == 'd' && (r->stack->len - from) % 2 != 0)
+        return fail (r, error, "DICT at byte %" G_GSIZE_FORMAT " has a key without a value",
+                     r->op_pos);
+      v = new_value (r, r->op == 't' ? MP_PICKLE_TUPLE
+                        : r->op == 'd' ? MP_PICKLE_DICT : MP_PICKLE_LIST);
+      append_items (v, r->stack, from);
+      push (r, v);
+      return TRUE;
+    case 'a': /* APPEND */
+      if ((v = pop (r, error)) == NULL || (container = top (r, error)) == NULL ||
+          !expect (r, container, MP_PICKLE_LIST, "a list", error))
+        return FALSE;
+      g_ptr_array_add (container->items, v);
+      return TRUE;
+    case 'e':  /* APPENDS */
+    case 0x90: /* ADDITEMS */
+    case 'u':  /* SETITEMS */
+      if (!pop_mark (r, &from, error))
+        return FALSE;
+      if (from == 0 || from > r->stack->len)
+        return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " has no container "
+                     "below its MARK", r->op, r->op_pos);
+      container = r->stack->pdata[from - 1];
+      if (!expect (r, container, r->op == 'u' ? MP_PICKLE_DICT : MP_PICKLE_LIST,
+                   r->op == 'u' ? "a dict" : "a list or set", error))
+        return FALSE;
+      if (r->op == 'u' && (r->stack->len - from) % 2 != 0)
+        return fail (r, error, "SETITEMS at byte %" G_GSIZE_FORMAT " has a key without a value",
+                     r->op_pos);
+      append_items (container, r->stack, from);
+      return TRUE;
+    case 's': /* SETITEM */
+      {
+        MpPickleValue *key, *value;
+
+        if ((value = pop (r, error)) == NULL || (key = pop (r, error)) == NULL ||
+            (container = top (r, error)) == NULL ||
+            !expect (r, container, MP_PICKLE_DICT, "a dict", error))
+          return FALSE;
+        g_ptr_array_add (container->items, key);
+        g_ptr_array_add (container->items, value);
+        return TRUE;
+      }
+    case 0x94: /* MEMOIZE */
+      return memo_put (r, g_hash_table_size (r->memo), error);
+    case 'q': /* BINPUT */
+    case 'r': /* LONG_BINPUT */
+      return take_uint (r, r->op == 'q' ? 1 : 4, &n, error) && memo_put (r, n, error);
+    case 'h': /* BINGET */
+    case 'j': /* LONG_BINGET */
+      return take_uint (r, r->op == 'h' ? 1 : 4, &n, error) && memo_get (r, n, error);
+    case 'c': /* GLOBAL module\nname\n */
+      {
+        g_autofree char *module = NULL, *name = NULL;
+
+        return take_line (r, &module, error) && take_line (r, &name, error) &&
+               global (r, module, name, error);
+      }
+    case 0x93: /* STACK_GLOBAL */
+      {
+        MpPickleValue *name = pop (r, error), *module;
+
+        if (name == NULL || (module = pop (r, error)) == NULL ||
+            !expect (r, name, MP_PICKLE_STRING, "a name", error) ||
+            !expect (r, module, MP_PICKLE_STRING, "a module name", error))
+          return FALSE;
+        return global (r, module->str, name->str, error);
+      }
+    case 'R': /* REDUCE */
+      return reduce (r, error);
+    default:
+      return fail (r, error, "unsupported opcode 0x%02x at byte %" G_GSIZE_FORMAT " (only "
+                   "plain data is read: dicts, lists, tuples, strings, numbers)",
+                   r->op, r->op_pos);
+    }
+}
+
+MpPickle *
+mp_pickle_parse (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpPickle) pickle = g_new0 (MpPickle, 1);
+  Reader   r = { 0 };
+  gboolean done = FALSE, ok = TRUE;
+
+  pickle->values = g_ptr_array_new_with_free_func (value_free);
+  r.pickle = pickle;
+  r.data = (const guint8 *) data;
+  r.length = length;
+  r.path = path;
+  r.stack = g_ptr_array_new ();
+  r.marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  r.memo = g_hash_table_new (NULL, NULL);
+
+  if (length < 2 || r.data[0] != 0x80)
+    ok = fail (&r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
+  while (ok && !done)
+    ok = step (&r, &done, error);
+  g_ptr_array_unref (r.stack);
+  g_array_unref (r.marks);
+  g_hash_table_unref (r.memo);
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&pickle);
+}
+
+const MpPickleValue *
+mp_pickle_get (const MpPickleValue *dict, const char *key)
+{
+  if (dict == NULL || dict->type != MP_PICKLE_DICT)
+    return NULL;
+  for (guint i = 0; i + 1 < dict->items->len; i += 2)
+    {
+      const MpPickleValue *k = dict->items->pdata[i];
+
+      if (k->type == MP_PICKLE_STRING && g_str_equal (k->str, key))
+        return dict->items->pdata[i + 1];
+    }
+  return NULL;
+}
+
+guint
+mp_pickle_len (const MpPickleValue *seq)
+{
+  if (seq == NULL || (seq->type != MP_PICKLE_LIST && seq->type != MP_PICKLE_TUPLE))
+    return 0;
+  return seq->items->len;
+}
+
+const MpPickleValue *
+mp_pickle_item (const MpPickleValue *seq, guint index)
+{
+  g_return_val_if_fail (index < mp_pickle_len (seq), NULL);
+  return seq->items->pdata[index];
+}
+
+const char *
+mp_pickle_type_name (const MpPickleValue *value)
+{
+  static const char *names[] = { "None", "bool", "int", "int", "float", "str", "list", "tuple",
+                                 "dict", "mark", "type" };
+
+  return value == NULL ? "nothing" : names[value->type];
+}

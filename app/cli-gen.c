@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+
+#include "cli.h"
+
+int
+mp_cli_gen (int argc, char **argv)
+{
+  gint             batch = 1, seq = 0, layers = 0, tensors = 1000, streams = 1;
+  gint64           seed = 1;
+  gboolean         training = FALSE, csv = FALSE;
+  g_autofree char *dtype_name = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GOptionContext) ctx = NULL;
+  MpGenZooOptions  o = { 0 };
+  MpDType          dtype = MP_DTYPE_F32;
+  gsize            length;
+  guint            n_models;
+  const MpGenZooModel *models = mp_gen_zoo_models (&n_models);
+  GString         *summary = g_string_new ("Models:\n");
+  g_autofree char *summary_text = NULL;
+  GOptionEntry     entries[] = {
+    { "batch", 'b', 0, G_OPTION_ARG_INT, &batch, "Batch size (default 1)", "N" },
+    { "seq", 0, 0, G_OPTION_ARG_INT, &seq, "Sequence length (bert-base 128, gpt2 1024)", "N" },
+    { "layers", 0, 0, G_OPTION_ARG_INT, &layers, "Transformer layers (default 12)", "N" },
+    { "dtype", 0, 0, G_OPTION_ARG_STRING, &dtype_name, "Floating-point type: f32 (default), "
+      "f16, bf16", "TYPE" },
+    { "training", 0, 0, G_OPTION_ARG_NONE, &training, "gpt2: forward, loss and backward", NULL },
+    { "tensors", 'n', 0, G_OPTION_ARG_INT, &tensors, "random: tensors (default 1000)", "N" },
+    { "streams", 's', 0, G_OPTION_ARG_INT, &streams, "random: streams (default 1)", "S" },
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "random: seed (default 1)", "K" },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "random: write usage records (CSV)", NULL },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
+      "standard output", "FILE" },
+    { NULL }
+  };
+
+  for (guint i = 0; i < n_models; i++)
+    g_string_append_printf (summary, "  %-13s %s\n", models[i].name, models[i].description);
+  summary_text = g_string_free (summary, FALSE);
+  ctx = g_option_context_new ("MODEL — write a model-zoo graph (memplan.graph/1 JSON)");
+  g_option_context_set_summary (ctx, summary_text);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
+    return MP_EXIT_BAD_INPUT;
+  if (batch <= 0 || seq < 0 || layers < 0 || tensors <= 0 || streams <= 0)
+    {
+      mp_cli_error ("--batch, --tensors and --streams must be positive, --seq and --layers "
+                    "not negative");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (dtype_name && !mp_dtype_from_string (dtype_name, &dtype))
+    {
+      mp_cli_error ("unknown dtype '%s' (known: f32, f16, bf16)", dtype_name);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (csv && !g_str_equal (argv[1], "random"))
+    {
+      mp_cli_error ("--csv is for the random model only");
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  o.batch = batch;
+  o.seq = seq;
+  o.layers = layers;
+  o.dtype = dtype;
+  o.training = training;
+  o.random.n_tensors = tensors;
+  o.random.n_streams = streams;
+  o.random.seed = seed;
+  if (csv)
+    text = mp_gen_random (&o.random, TRUE, &length);
+  else if (!(text = mp_gen_zoo (argv[1], &o, &length, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!mp_cli_output (output, text, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  return MP_EXIT_OK;
+}
