@@ -213,19 +213,27 @@ load_json_plan (const char *path, const char *data, gsize length, const MpGraph 
 }
 
 GPtrArray *
-mp_plan_load (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes, GError **error)
+mp_plan_parse (const char *data, gsize length, const char *path, const MpGraph *graph,
+               const MpLifetimes *lifetimes, GError **error)
 {
-  g_autofree char *data = NULL;
-  gsize            length;
-  const char      *p;
+  const char *p;
 
-  if (!mp_read_file (path, &data, &length, error))
-    return NULL;
   for (p = data; p < data + length && g_ascii_isspace (*p); p++)
     ;
   if (p < data + length && *p == '{')
     return load_json_plan (path, data, length, graph, lifetimes, error);
   return load_csv_plan (path, data, length, graph, lifetimes, error);
+}
+
+GPtrArray *
+mp_plan_load (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize            length;
+
+  if (!mp_read_file (path, &data, &length, error))
+    return NULL;
+  return mp_plan_parse (data, length, path, graph, lifetimes, error);
 }
 
 gboolean
