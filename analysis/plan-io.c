@@ -96,6 +96,8 @@ mp_plan_to_csv (const MpGraph *graph, const MpPlan *plan)
 
 /* Fills plan->offsets from name -> offset pairs; names the graph does not
  * plan are an error, missing ones are left for the validator to report. */
+#define MAX_OFFSET (G_GUINT64_CONSTANT (1) << 60)
+
 static gboolean
 assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, MpPlan *plan,
                const char *name, guint64 offset, GError **error)
@@ -107,6 +109,15 @@ assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, Mp
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                          "the plan places tensor '%s', which the graph does not plan", name);
+      return FALSE;
+    }
+  /* far beyond any device, and offset + size cannot wrap around */
+  if (offset > MAX_OFFSET)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "plan '%s': tensor '%s': offset %" G_GUINT64_FORMAT
+                         " is over the limit of 2^60 bytes",
+                         plan->planner, name, offset);
       return FALSE;
     }
   plan->offsets[r] = offset;
