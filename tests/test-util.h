@@ -5,6 +5,7 @@
  * last) triples and finding the data folder. */
 
 #include <glib.h>
+#include <sys/wait.h>
 #include "memplan-analysis.h"
 
 typedef struct
@@ -56,4 +57,30 @@ test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   mp_validate_plan (graph, plan, &error);
   g_assert_no_error (error);
   return plan;
+}
+
+/* Runs $MEMPLAN_CLI with the NULL-terminated arguments; returns its exit
+ * status, stdout and stderr. */
+static inline int
+test_run_cli (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  const char *cli = g_getenv ("MEMPLAN_CLI");
+  const char *arg;
+  int         status;
+  va_list     args;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, g_strdup (cli));
+  va_start (args, err);
+  while ((arg = va_arg (args, const char *)))
+    g_ptr_array_add (argv, g_strdup (arg));
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
 }
