@@ -11,3 +11,6 @@
 #include "validate.h"
 #include "time-index.h"
 #include "gen.h"
+#include "report.h"
+#include "report-compare.h"
+#include "report-suite.h"

@@ -9,6 +9,8 @@ static const MpCliCommand commands[] = {
   { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
   { "validate", "check a plan (ours or any tool's) against a graph", mp_cli_validate },
   { "bench", "time loading and planning on a generated graph", mp_cli_bench },
+  { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
+  { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
 };
 
 void
