@@ -135,3 +135,15 @@ mp_json_new_short_double (gdouble value)
   g_ascii_formatd (buf, sizeof buf, "%.9g", value);
   return json_object_new_double_s (value, buf);
 }
+
+char *
+mp_json_to_text_free (json_object *root)
+{
+  char *out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
+                                                                   JSON_C_TO_STRING_SPACED |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE),
+                           "\n", NULL);
+
+  json_object_put (root);
+  return out;
+}

@@ -15,5 +15,7 @@ gboolean     mp_json_get_u64 (json_object *obj, guint64 *value);
  * "9.9999999999999995e-07"), with a '.' whatever the locale; JSON null
  * (NULL) for what JSON cannot hold: NaN, infinities, G_MAXDOUBLE. */
 json_object *mp_json_new_short_double (gdouble value);
+/* The document as indented text with a final newline; releases root. */
+char        *mp_json_to_text_free     (json_object *root);
 
 G_END_DECLS

@@ -447,7 +447,6 @@ mp_comparison_to_json (const MpComparison *c, const char *base_label, const char
   json_object     *rows = json_object_new_array ();
   json_object     *notes = json_object_new_array ();
   g_autofree char *verdict = fmt_verdict (c);
-  char            *out;
 
   json_object_object_add (root, "format", json_object_new_string ("memplan.comparison/1"));
   json_object_object_add (root, "base", report_side (c->base, base_label));
@@ -475,10 +474,5 @@ mp_comparison_to_json (const MpComparison *c, const char *base_label, const char
   for (guint i = 0; i < c->notes->len; i++)
     json_object_array_add (notes, json_object_new_string (c->notes->pdata[i]));
   json_object_object_add (root, "notes", notes);
-  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                     "\n", NULL);
-  json_object_put (root);
-  return out;
+  return mp_json_to_text_free (root);
 }

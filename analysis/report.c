@@ -242,7 +242,6 @@ mp_report_to_json (const MpReport *report)
   json_object *root = json_object_new_object ();
   json_object *options = json_object_new_object ();
   json_object *graphs = json_object_new_array ();
-  char        *out;
 
   json_object_object_add (root, "format", json_object_new_string (REPORT_FORMAT));
   json_object_object_add (root, "memplan_version",
@@ -259,12 +258,7 @@ mp_report_to_json (const MpReport *report)
   for (guint i = 0; i < report->graphs->len; i++)
     json_object_array_add (graphs, graph_to_json (report->graphs->pdata[i]));
   json_object_object_add (root, "graphs", graphs);
-  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                     "\n", NULL);
-  json_object_put (root);
-  return out;
+  return mp_json_to_text_free (root);
 }
 
 /* Reading: every error names the file, the graph and the planner at fault. */

@@ -3,8 +3,8 @@
  * output, standard error and exit status. */
 #include <string.h>
 #include <sys/wait.h>
-#include <glib/gstdio.h>
 
+#include "test-files.h"
 #include "test-util.h"
 
 typedef struct
@@ -55,30 +55,6 @@ fixture_dir (void)
   return g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "compare", NULL);
 }
 
-static char *
-read_text (const char *dir, const char *name)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  char *text = NULL;
-
-  g_file_get_contents (path, &text, NULL, &error);
-  g_assert_no_error (error);
-  return text;
-}
-
-static void
-write_text (const char *dir, const char *name, const char *text)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-  g_autoptr (GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
-  g_file_set_contents (path, text, -1, &error);
-  g_assert_no_error (error);
-}
-
 static const char *
 last_line (const char *text)
 {
@@ -91,24 +67,6 @@ last_line (const char *text)
     ;
   g_strlcpy (line, start, MIN (sizeof line, (gsize) (text + n - start)));
   return line;
-}
-
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir && (name = g_dir_read_name (dir)))
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-    }
-  g_remove (path);
 }
 
 /* tests/compare/expected.* hold the exact output for base.json vs new.json:
@@ -125,7 +83,7 @@ test_compare_formats (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
     {
-      g_autofree char *expected = read_text (dir, formats[i][1]);
+      g_autofree char *expected = test_read_file (dir, formats[i][1]);
 
       cli (&r, dir, "compare", "base.json", "new.json", "--format", formats[i][0], NULL);
       g_assert_cmpstr (r.out, ==, expected);
@@ -134,7 +92,7 @@ test_compare_formats (void)
     }
   /* the default format is the table */
   {
-    g_autofree char *expected = read_text (dir, "expected.txt");
+    g_autofree char *expected = test_read_file (dir, "expected.txt");
 
     cli (&r, dir, "compare", "base.json", "new.json", NULL);
     g_assert_cmpstr (r.out, ==, expected);
@@ -242,9 +200,9 @@ test_compare_pass (void)
   g_auto (Run) r = { 0 };
 
   g_assert_no_error (error);
-  write_text (dir, "base.json", pass_base);
-  write_text (dir, "same.json", pass_base);
-  write_text (dir, "new.json", pass_new);
+  test_write_file (dir, "base.json", pass_base);
+  test_write_file (dir, "same.json", pass_base);
+  test_write_file (dir, "new.json", pass_new);
   cli (&r, dir, "compare", "base.json", "new.json", NULL);
   g_assert_cmpstr (r.out, ==, pass_table);
   g_assert_cmpstr (r.err, ==, "");
@@ -260,11 +218,11 @@ test_compare_pass (void)
   g_assert_cmpstr (r.out, ==, "");
   g_assert_cmpint (r.status, ==, 0);
   {
-    g_autofree char *written = read_text (dir, "out.txt");
+    g_autofree char *written = test_read_file (dir, "out.txt");
 
     g_assert_cmpstr (written, ==, same_table);
   }
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -292,11 +250,11 @@ test_compare_bad_input (void)
   g_auto (Run) r = { 0 };
 
   g_assert_no_error (error);
-  write_text (dir, "good.json", pass_base);
+  test_write_file (dir, "good.json", pass_base);
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
     {
       if (files[i].text)
-        write_text (dir, files[i].file, files[i].text);
+        test_write_file (dir, files[i].file, files[i].text);
       /* bad as BASE and as NEW */
       cli (&r, dir, "compare", files[i].file, "good.json", NULL);
       g_assert_cmpstr (r.err, ==, files[i].error);
@@ -324,7 +282,7 @@ test_compare_bad_input (void)
   g_assert_true (g_str_has_prefix (r.err, "memplan-cli: wrong number of arguments\n"));
   g_assert_cmpstr (r.out, ==, "");
   g_assert_cmpint (r.status, ==, 2);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* Blank out the planning times, the one thing allowed to differ. */
@@ -364,8 +322,8 @@ test_suite_done_when (void)
        NULL);
   g_assert_cmpint (r.status, ==, 0);
 
-  a = read_text (dir, "a.json");
-  b = read_text (dir, "b.json");
+  a = test_read_file (dir, "a.json");
+  b = test_read_file (dir, "b.json");
   a0 = without_seconds (a);
   b0 = without_seconds (b);
   g_assert_cmpstr (a0, ==, b0);
@@ -381,13 +339,13 @@ test_suite_done_when (void)
   g_assert_no_error (error);
   mp_report_graph_find (mp_report_find_graph (report, "teaching"), "greedy-by-size")->arena += 1024;
   edited = mp_report_to_json (report);
-  write_text (dir, "b.json", edited);
+  test_write_file (dir, "b.json", edited);
   cli (&r, dir, "compare", "a.json", "b.json", NULL);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_cmpstr (last_line (r.out), ==,
                    "FAIL: 1 regression: teaching/greedy-by-size (arena +0.78%)");
   g_assert_nonnull (strstr (r.out, "\nteaching    greedy-by-size  WORSE "));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -401,9 +359,9 @@ test_suite_bad_graph (void)
   g_auto (Run) r = { 0 };
 
   g_assert_no_error (error);
-  write_text (dir, "graphs/good.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,8\n");
-  write_text (dir, "graphs/bad.json", "{\"name\": \"bad\"}");
-  write_text (dir, "empty/notes.txt", "no graph here");
+  test_write_file (dir, "graphs/good.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,8\n");
+  test_write_file (dir, "graphs/bad.json", "{\"name\": \"bad\"}");
+  test_write_file (dir, "empty/notes.txt", "no graph here");
   out_path = g_build_filename (dir, "r.json", NULL);
 
   cli (&r, dir, "suite", "graphs", "-o", "r.json", NULL);
@@ -449,7 +407,7 @@ test_suite_bad_graph (void)
   g_assert_true (g_str_has_prefix (r.err, "memplan-cli: unknown planner 'nope' (known: "));
   g_assert_cmpint (r.status, ==, 2);
   g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 int

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <math.h>
 #include <string.h>
-#include <glib/gstdio.h>
 
+#include "test-files.h"
 #include "test-util.h"
 
 static MpReport *
@@ -15,36 +15,6 @@ load_fixture (const char *name)
 
   g_assert_no_error (error);
   return report;
-}
-
-static void
-write_file (const char *dir, const char *name, const char *contents)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-  g_autoptr (GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir && (name = g_dir_read_name (dir)))
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-    }
-  g_remove (path);
 }
 
 /* Planning times are the only part of a report that may differ between runs. */
@@ -360,14 +330,14 @@ test_suite_scan (void)
 
   g_assert_no_error (error);
   g_ptr_array_add (planners, (gpointer) mp_planner_lookup ("greedy-by-size"));
-  write_file (dir, "d.csv", "id,lower,upper,size\nx,0,2,8\n");
-  write_file (dir, "a.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,8\n");
-  write_file (dir, "b/c.csv", "id,lower,upper,size\nx,0,2,16\n");
-  write_file (dir, "b/report.json", "{\"format\": \"memplan.report/1\", \"graphs\": []}");
-  write_file (dir, "bad.json", "{\"name\": \"bad\"}");
-  write_file (dir, "plans.json", "{\"format\": \"memplan.plan/1\"}");
-  write_file (dir, "notes.txt", "not a graph");
-  write_file (dir, ".hidden.csv", "junk");
+  test_write_file (dir, "d.csv", "id,lower,upper,size\nx,0,2,8\n");
+  test_write_file (dir, "a.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,8\n");
+  test_write_file (dir, "b/c.csv", "id,lower,upper,size\nx,0,2,16\n");
+  test_write_file (dir, "b/report.json", "{\"format\": \"memplan.report/1\", \"graphs\": []}");
+  test_write_file (dir, "bad.json", "{\"name\": \"bad\"}");
+  test_write_file (dir, "plans.json", "{\"format\": \"memplan.plan/1\"}");
+  test_write_file (dir, "notes.txt", "not a graph");
+  test_write_file (dir, ".hidden.csv", "junk");
 
   files = mp_suite_collect (inputs, &error);
   g_assert_no_error (error);
@@ -451,7 +421,7 @@ test_suite_scan (void)
 
   report_text = mp_report_to_json (report);
   g_assert_nonnull (strstr (report_text, "\"file\": \"bad.json\""));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
