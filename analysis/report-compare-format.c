@@ -294,7 +294,8 @@ append_md_table (GString *s, const MpComparison *c, gboolean changed_only)
 {
   g_string_append (s, "| status | graph | planner | BASE arena | NEW arena | change | change % "
                       "| BASE time | NEW time | time | detail |\n"
-                      "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
+                      "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+                      "| --- |\n");
   for (guint i = 0; i < c->rows->len; i++)
     {
       const MpCompareRow *row = c->rows->pdata[i];
@@ -371,7 +372,8 @@ side_to_json (const MpReportResult *r)
   if (r == NULL)
     return NULL;
   obj = json_object_new_object ();
-  json_object_object_add (obj, "status", json_object_new_string (mp_result_status_to_string (r->status)));
+  json_object_object_add (obj, "status",
+                          json_object_new_string (mp_result_status_to_string (r->status)));
   if (mp_report_result_planned (r))
     {
       json_object_object_add (obj, "arena", json_object_new_int64 (r->arena));
@@ -406,16 +408,19 @@ row_to_json (const MpCompareRow *row)
   json_object_object_add (obj, "graph", json_object_new_string (row->graph));
   json_object_object_add (obj, "planner",
                           row->planner ? json_object_new_string (row->planner) : NULL);
-  json_object_object_add (obj, "change", json_object_new_string (mp_change_to_string (row->change)));
+  json_object_object_add (obj, "change",
+                          json_object_new_string (mp_change_to_string (row->change)));
   json_object_object_add (obj, "failure", json_object_new_boolean (row->failure));
   json_object_object_add (obj, "base", side_to_json (row->base));
   json_object_object_add (obj, "new", side_to_json (row->new));
   if (row_compared (row))
     {
       json_object_object_add (obj, "arena_change", json_object_new_int64 (row->arena_change));
-      json_object_object_add (obj, "arena_relative", mp_json_new_short_double (row->arena_relative));
+      json_object_object_add (obj, "arena_relative",
+                              mp_json_new_short_double (row->arena_relative));
     }
-  json_object_object_add (obj, "time", json_object_new_string (mp_time_change_to_string (row->time)));
+  json_object_object_add (obj, "time",
+                          json_object_new_string (mp_time_change_to_string (row->time)));
   if (row->time != MP_TIME_NONE)
     {
       json_object_object_add (obj, "time_change", mp_json_new_short_double (row->time_change));
@@ -455,7 +460,8 @@ mp_comparison_to_json (const MpComparison *c, const char *base_label, const char
   json_object_object_add (options, "time_tolerance",
                           mp_json_new_short_double (c->options.time_tolerance));
   json_object_object_add (options, "time_floor", mp_json_new_short_double (c->options.time_floor));
-  json_object_object_add (options, "fail_on_time", json_object_new_boolean (c->options.fail_on_time));
+  json_object_object_add (options, "fail_on_time",
+                          json_object_new_boolean (c->options.fail_on_time));
   json_object_object_add (root, "options", options);
   json_object_object_add (root, "passed", json_object_new_boolean (!mp_comparison_failed (c)));
   json_object_object_add (root, "unchanged", json_object_new_boolean (mp_comparison_unchanged (c)));

@@ -33,7 +33,20 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* Every *.json and *.csv below dir; symbolic links to folders are not
+/* What mp_graph_load reads: graphs and traces (JSON), usage records (CSV),
+ * PyTorch memory snapshots (pickles). */
+static gboolean
+is_graph_file (const char *name)
+{
+  static const char *suffixes[] = { ".json", ".csv", ".pickle" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    if (g_str_has_suffix (name, suffixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Every graph file below dir; symbolic links to folders are not
  * followed, so a loop of links cannot trap the scan. */
 static gboolean
 scan_dir (const char *dir, GPtrArray *found, GError **error)
@@ -60,7 +73,7 @@ scan_dir (const char *dir, GPtrArray *found, GError **error)
           if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && !scan_dir (path, found, error))
             return FALSE;
         }
-      else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".csv"))
+      else if (is_graph_file (name))
         g_ptr_array_add (found, g_steal_pointer (&path));
     }
   return TRUE;

@@ -26,7 +26,7 @@ typedef enum
 } MpSuiteOutcome;
 
 /* The files to plan, as (path, scanned) pairs: each FILE as given, each DIR
- * searched recursively for *.json and *.csv, sorted by path (byte order) so
+ * searched recursively for *.json, *.csv and *.pickle, sorted by path (byte order) so
  * that reports are deterministic; hidden files and folders are skipped. */
 typedef struct
 {

@@ -25,7 +25,6 @@ result_free (MpReportResult *result)
 {
   g_free (result->planner);
   g_free (result->problem);
-  g_free (result->note);
   g_free (result);
 }
 
@@ -145,7 +144,6 @@ mp_report_graph_add_plan (MpReportGraph *graph, const MpPlan *plan)
   r->n_partitions = plan->n_partitions;
   r->proved_optimal = plan->proved_optimal;
   r->problem = g_strdup (plan->problem);
-  r->note = g_strdup (plan->note);
   result_derive (r);
   g_ptr_array_add (graph->results, r);
   return r;
@@ -202,8 +200,6 @@ result_to_json (const MpReportResult *r)
       if (r->proved_optimal)
         json_object_object_add (obj, "proved_optimal", json_object_new_boolean (TRUE));
     }
-  if (r->note)
-    json_object_object_add (obj, "note", json_object_new_string (r->note));
   return obj;
 }
 
@@ -421,9 +417,9 @@ read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GE
 
       if (!get_string (rd, obj, skipped ? "skipped" : "error", TRUE, &why, error))
         return FALSE;
-      r = mp_report_graph_add_missed (graph, planner,
-                                      skipped ? MP_RESULT_SKIPPED : MP_RESULT_FAILED, why);
-      return get_string (rd, obj, "note", FALSE, &r->note, error);
+      mp_report_graph_add_missed (graph, planner, skipped ? MP_RESULT_SKIPPED : MP_RESULT_FAILED,
+                                  why);
+      return TRUE;
     }
 
   r = g_new0 (MpReportResult, 1);
@@ -434,7 +430,6 @@ read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GE
       !get_bool (rd, obj, "valid", TRUE, &valid, error) ||
       !get_number (rd, obj, "seconds", TRUE, &r->seconds, error) ||
       !get_string (rd, obj, "problem", FALSE, &r->problem, error) ||
-      !get_string (rd, obj, "note", FALSE, &r->note, error) ||
       !get_uint (rd, obj, "partitions", FALSE, &r->n_partitions, error) ||
       !get_bool (rd, obj, "proved_optimal", FALSE, &r->proved_optimal, error))
     return FALSE;

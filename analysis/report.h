@@ -8,8 +8,9 @@
 G_BEGIN_DECLS
 
 /* A regression report (memplan.report/1): per graph and planner the figures a
- * CI run compares. No dates, hosts or absolute paths, so two runs on the same
- * inputs give the same file apart from the planning times. */
+ * CI run compares. No dates, hosts, absolute paths or planner notes (they
+ * quote times), so two runs on the same inputs give the same file apart
+ * from the planning times. */
 
 typedef enum
 {
@@ -32,7 +33,6 @@ typedef struct
   guint          n_partitions;
   gboolean       proved_optimal;
   char          *problem;       /* INVALID: the validator's message; FAILED, SKIPPED: why */
-  char          *note;
 } MpReportResult;
 
 typedef struct

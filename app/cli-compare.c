@@ -34,7 +34,8 @@ mp_cli_compare (int argc, char **argv)
     { NULL }
   };
 
-  ctx = g_option_context_new ("BASE.json NEW.json — compare two reports from 'memplan-cli suite'");
+  ctx = g_option_context_new ("BASE.json NEW.json — compare two reports of 'memplan-cli "
+                              "suite'");
   g_option_context_set_summary (ctx, "Matches graphs and planners by name and lists what got "
                                      "better, worse or stayed the same; graphs and planners "
                                      "in only one report are listed. The arena decides: a "

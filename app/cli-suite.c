@@ -46,9 +46,10 @@ mp_cli_suite (int argc, char **argv)
   };
 
   ctx = g_option_context_new ("DIR|FILE… — plan every graph and write a memplan.report/1");
-  g_option_context_set_summary (ctx, "Plans each FILE, and every *.json and *.csv graph found "
-                                     "in each DIR and its subfolders (in path order), with each "
-                                     "planner, and writes one report for 'memplan-cli compare'.\n"
+  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, "
+                                     "*.pickle) found in each DIR and its subfolders (in path "
+                                     "order), with each planner, and writes one report for "
+                                     "'memplan-cli compare'.\n"
                                      "Plans and reports found among the graphs are left out.");
   g_option_context_set_description (ctx, "Exit status: 0 every graph planned and every plan "
                                          "valid; 1 the report is written but holds an invalid "
@@ -118,7 +119,7 @@ mp_cli_suite (int argc, char **argv)
     }
   if (report->graphs->len == 0)
     {
-      mp_cli_error ("no graph found (looked for *.json and *.csv)");
+      mp_cli_error ("no graph found (looked for *.json, *.csv and *.pickle)");
       return MP_EXIT_BAD_INPUT;
     }
 
