@@ -103,6 +103,21 @@ mp_suite_collect (char **inputs, GError **error)
   return g_steal_pointer (&files);
 }
 
+GPtrArray *
+mp_suite_default_planners (void)
+{
+  /* a search cut off by a time budget returns whatever it reached in time */
+  static const char *const time_bound[] = { "optimal", NULL };
+  GPtrArray         *out = g_ptr_array_new ();
+  guint              n;
+  const MpPlannerInfo *all = mp_planners (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (!g_strv_contains (time_bound, all[i].name))
+      g_ptr_array_add (out, (gpointer) &all[i]);
+  return out;
+}
+
 MpReport *
 mp_suite_report_new (const MpSuiteOptions *options, char **inputs)
 {

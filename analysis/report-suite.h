@@ -36,6 +36,11 @@ typedef struct
 
 GPtrArray      *mp_suite_collect   (char **inputs, GError **error);
 
+/* Every planner (const MpPlannerInfo *) but those whose result depends on a
+ * wall-clock budget (optimal): two runs of those may differ, so a suite
+ * runs them only when they are named. */
+GPtrArray      *mp_suite_default_planners (void);
+
 /* Starts a report that records the options. */
 MpReport       *mp_suite_report_new (const MpSuiteOptions *options, char **inputs);
 

@@ -24,7 +24,8 @@ mp_cli_suite (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = NULL;
   g_autofree char *names = mp_planner_names (", ");
   g_autofree char *planner_help = g_strdup_printf ("Planner to run, repeatable or comma-separated: "
-                                                   "%s, or all (default)", names);
+                                                   "%s, or all (default: all but optimal, whose "
+                                                   "result depends on its time budget)", names);
   MpSuiteOptions   options = { 0 };
   GOptionEntry     entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
@@ -70,7 +71,9 @@ mp_cli_suite (int argc, char **argv)
       mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
-  if (!(infos = mp_cli_planners (planner_names, &error)))
+  if (planner_names == NULL)
+    infos = mp_suite_default_planners ();
+  else if (!(infos = mp_cli_planners (planner_names, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

@@ -425,6 +425,19 @@ test_suite_scan (void)
 }
 
 static void
+test_default_planners (void)
+{
+  g_autoptr (GPtrArray) planners = mp_suite_default_planners ();
+  guint n;
+  const MpPlannerInfo *all = mp_planners (&n);
+
+  g_assert_cmpuint (planners->len, ==, n - (mp_planner_lookup ("optimal") != NULL));
+  g_assert_true (planners->pdata[0] == &all[0]);
+  for (guint i = 0; i < planners->len; i++)
+    g_assert_cmpstr (((const MpPlannerInfo *) planners->pdata[i])->name, !=, "optimal");
+}
+
+static void
 test_path_relative (void)
 {
   static const char *cases[][3] = {
@@ -550,6 +563,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/report/compare/invalid-always-fails", test_compare_self);
   g_test_add_func ("/analysis/report/suite/deterministic", test_suite_deterministic);
   g_test_add_func ("/analysis/report/suite/scan", test_suite_scan);
+  g_test_add_func ("/analysis/report/suite/default-planners", test_default_planners);
   g_test_add_func ("/analysis/report/path-relative", test_path_relative);
   g_test_add_func ("/analysis/report/percentage", test_percentage);
   return g_test_run ();
