@@ -213,6 +213,23 @@ test_compare_pass (void)
   cli (&r, dir, "compare", "base.json", "same.json", "-f", "markdown", NULL);
   g_assert_cmpstr (r.out, ==, same_markdown);
   g_assert_cmpint (r.status, ==, 0);
+  /* timings alone pass, unless asked */
+  {
+    g_auto (GStrv) parts = g_strsplit (pass_base, "\"seconds\": 0.5", -1);
+    g_autofree char *slow = g_strjoinv ("\"seconds\": 2", parts);
+
+    test_write_file (dir, "slow.json", slow);
+  }
+  cli (&r, dir, "compare", "base.json", "slow.json", NULL);
+  g_assert_cmpstr (last_line (r.out), ==, "PASS: nothing changed (only timings differ: they are "
+                                          "reported, not judged, without --fail-on-time)");
+  g_assert_nonnull (strstr (r.out, "\n4 compared: 4 unchanged; time: 4 slower, 0 faster\n"));
+  g_assert_cmpint (r.status, ==, 0);
+  cli (&r, dir, "compare", "base.json", "slow.json", "--fail-on-time", NULL);
+  g_assert_cmpstr (last_line (r.out), ==, "FAIL: 4 regressions: g/naive (time +300%), "
+                                          "g/greedy-by-size (time +300%), g/best-fit (time "
+                                          "+300%), h/naive (time +300%)");
+  g_assert_cmpint (r.status, ==, 1);
   /* -o writes the file and nothing on standard output */
   cli (&r, dir, "compare", "base.json", "same.json", "-o", "out.txt", NULL);
   g_assert_cmpstr (r.out, ==, "");
