@@ -7,6 +7,7 @@
 
 #include "graph-private.h"
 #include "json-util.h"
+#include "plan-io.h"
 #include "report.h"
 
 #define REPORT_FORMAT "memplan.report/1"
@@ -586,4 +587,47 @@ mp_report_resolve (const MpReport *report, const char *relative)
     return g_strdup (relative);
   dir = g_path_get_dirname (report->path);
   return g_build_filename (dir, relative, NULL);
+}
+
+GPtrArray *
+mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpGraph **graph_out,
+                      MpLifetimes **lifetimes_out, GError **error)
+{
+  g_autofree char *graph_path = NULL;
+  g_autofree char *plans_path = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *sha256 = NULL;
+  g_autoptr (MpGraph) g = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  MpLifetimeOptions options = { .plan_inputs = report->plan_inputs,
+                                .alignment = report->alignment };
+  GPtrArray        *plans;
+  gsize             length;
+
+  g_return_val_if_fail (graph != NULL && graph_out != NULL && lifetimes_out != NULL, NULL);
+  graph_path = mp_report_resolve (report, graph->file);
+  if (graph->plans == NULL)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, report->path ? report->path : "report",
+                         "graph '%s' has no saved plans (make the report with 'suite --plans DIR')",
+                         graph->name);
+      return NULL;
+    }
+  if (!mp_read_file (graph_path, &data, &length, error))
+    return NULL;
+  sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, length);
+  if (graph->sha256 && !g_str_equal (sha256, graph->sha256))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph_path,
+                         "the graph changed since the report was made (sha256 differs)");
+      return NULL;
+    }
+  plans_path = mp_report_resolve (report, graph->plans);
+  if (!(g = mp_graph_load (graph_path, error)) ||
+      !(lt = mp_lifetimes_compute (g, &options, error)) ||
+      !(plans = mp_plan_load (plans_path, g, lt, error)))
+    return NULL;
+  *graph_out = g_steal_pointer (&g);
+  *lifetimes_out = g_steal_pointer (&lt);
+  return plans;
 }

@@ -391,6 +391,8 @@ test_suite_scan (void)
   {
     g_autofree char *plans_dir = g_build_filename (dir, "plans", NULL);
     g_autofree char *plan_path = NULL;
+    g_autofree char *expected_no_plans = NULL;
+    g_autofree char *expected_changed = NULL;
     MpSuiteFile      f = { NULL, FALSE };
     MpReportGraph   *g;
     g_autoptr (MpGraph) graph = NULL;
@@ -408,14 +410,29 @@ test_suite_scan (void)
     plan_path = mp_report_resolve (report, g->plans);
     g_assert_cmpstr (plan_path, ==, "plans/a__2.plan.json");
     report->path = g_build_filename (dir, "report.json", NULL);
-    g_free (plan_path);
-    plan_path = mp_report_resolve (report, g->plans);
-    graph = mp_graph_load (f.path, &error);
-    lt = mp_lifetimes_compute (graph, NULL, &error);
-    plans = mp_plan_load (plan_path, graph, lt, &error);
+    plans = mp_report_open_plans (report, g, &graph, &lt, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (plans->len, ==, 1);
+    g_assert_cmpstr (((MpPlan *) plans->pdata[0])->planner, ==, "greedy-by-size");
     g_assert_cmpuint (((MpPlan *) plans->pdata[0])->arena, ==, 16);
+    g_assert_cmpstr (graph->name, ==, "a");
+    g_assert_cmpuint (lt->n_records, ==, 2);
+
+    /* a graph without saved plans, and a graph file changed since */
+    g_clear_pointer (&plans, g_ptr_array_unref);
+    g_clear_pointer (&graph, mp_graph_free);
+    g_clear_pointer (&lt, mp_lifetimes_free);
+    expected_no_plans = g_strdup_printf ("%s: graph 'a' has no saved plans (make the report "
+                                         "with 'suite --plans DIR')", report->path);
+    g_assert_null (mp_report_open_plans (report, report->graphs->pdata[0], &graph, &lt, &error));
+    g_assert_cmpstr (error->message, ==, expected_no_plans);
+    g_clear_error (&error);
+    test_write_file (dir, "a.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,16\n");
+    expected_changed = g_strdup_printf ("%s: the graph changed since the report was made "
+                                        "(sha256 differs)", f.path);
+    g_assert_null (mp_report_open_plans (report, g, &graph, &lt, &error));
+    g_assert_cmpstr (error->message, ==, expected_changed);
+    g_clear_error (&error);
     g_free (f.path);
   }
 
