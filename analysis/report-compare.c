@@ -143,11 +143,13 @@ compare_arena (MpCompareRow *row, const MpCompareOptions *o)
   compare_time (row, o);
 }
 
+/* Either side may be absent or skipped (as if absent, but worth saying). */
 static void
 compare_results (MpComparison *c, const MpReportGraph *bg, const MpReportGraph *ng,
-                 const char *planner, const MpReportResult *b, const MpReportResult *n)
+                 const char *planner, const MpReportResult *b_any, const MpReportResult *n_any)
 {
-  MpCompareRow *row = add_row (c, bg, ng, planner, MP_CHANGE_UNCHANGED);
+  MpCompareRow         *row = add_row (c, bg, ng, planner, MP_CHANGE_UNCHANGED);
+  const MpReportResult *b = present (b_any), *n = present (n_any);
 
   row->base = b;
   row->new = n;
@@ -166,13 +168,15 @@ compare_results (MpComparison *c, const MpReportGraph *bg, const MpReportGraph *
   if (n == NULL)
     {
       row->change = MP_CHANGE_ONLY_BASE;
-      row->detail = g_strdup_printf ("planner '%s' is not in NEW", planner);
+      row->detail = n_any ? g_strdup_printf ("skipped in NEW: %s", n_any->problem)
+                          : g_strdup_printf ("planner '%s' is not in NEW", planner);
       return;
     }
   if (b == NULL)
     {
       row->change = MP_CHANGE_ONLY_NEW;
-      row->detail = g_strdup_printf ("planner '%s' is not in BASE", planner);
+      row->detail = b_any ? g_strdup_printf ("skipped in BASE: %s", b_any->problem)
+                          : g_strdup_printf ("planner '%s' is not in BASE", planner);
       return;
     }
   if (b->status != MP_RESULT_VALID)
@@ -245,14 +249,14 @@ compare_graphs (MpComparison *c, const MpReportGraph *bg, const MpReportGraph *n
       const MpReportResult *b = present (bg->results->pdata[i]);
 
       if (b)
-        compare_results (c, bg, ng, b->planner, b, present (mp_report_graph_find (ng, b->planner)));
+        compare_results (c, bg, ng, b->planner, b, mp_report_graph_find (ng, b->planner));
     }
   for (guint i = 0; i < ng->results->len; i++)
     {
       const MpReportResult *n = present (ng->results->pdata[i]);
 
       if (n && !present (mp_report_graph_find (bg, n->planner)))
-        compare_results (c, bg, ng, n->planner, NULL, n);
+        compare_results (c, bg, ng, n->planner, mp_report_graph_find (bg, n->planner), n);
     }
 }
 

@@ -248,6 +248,41 @@ test_compare_self (void)
   g_assert_true (((MpCompareRow *) c->rows->pdata[4])->failure);
 }
 
+/* A planner skipped on one side is as if absent there, and the row says why. */
+static void
+test_compare_skipped (void)
+{
+  static const TestRecord recs[] = { { 64, 0, 1 }, { 32, 1, 2 } };
+  g_autoptr (MpGraph) graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpPlan) plan = test_run_planner ("greedy-by-size", graph, lt);
+  g_autoptr (MpReport) a = mp_report_new ();
+  g_autoptr (MpReport) b = mp_report_new ();
+  g_autoptr (MpComparison) ab = NULL;
+  g_autoptr (MpComparison) ba = NULL;
+  MpReportGraph *ga = mp_report_add_graph (a, "g", "g.csv");
+  MpReportGraph *gb = mp_report_add_graph (b, "g", "g.csv");
+  const MpCompareRow *row;
+
+  mp_plan_check (graph, plan);
+  mp_report_graph_add_missed (ga, "greedy-by-size", MP_RESULT_SKIPPED, "needs ops");
+  mp_report_graph_add_plan (gb, plan);
+  mp_report_graph_add_missed (ga, "multistream", MP_RESULT_SKIPPED, "needs ops");
+  mp_report_graph_add_missed (gb, "multistream", MP_RESULT_SKIPPED, "needs ops");
+
+  ab = mp_report_compare (a, b, NULL);
+  g_assert_cmpuint (ab->rows->len, ==, 1);
+  row = ab->rows->pdata[0];
+  g_assert_cmpint (row->change, ==, MP_CHANGE_ONLY_NEW);
+  g_assert_cmpstr (row->detail, ==, "skipped in BASE: needs ops");
+  g_assert_false (mp_comparison_failed (ab));
+
+  ba = mp_report_compare (b, a, NULL);
+  row = ba->rows->pdata[0];
+  g_assert_cmpint (row->change, ==, MP_CHANGE_ONLY_BASE);
+  g_assert_cmpstr (row->detail, ==, "skipped in NEW: needs ops");
+}
+
 static MpReport *
 run_suite (char **inputs, const char *relative_to)
 {
@@ -578,6 +613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/report/compare/fixture", test_compare_fixture);
   g_test_add_func ("/analysis/report/compare/options", test_compare_options);
   g_test_add_func ("/analysis/report/compare/invalid-always-fails", test_compare_self);
+  g_test_add_func ("/analysis/report/compare/skipped", test_compare_skipped);
   g_test_add_func ("/analysis/report/suite/deterministic", test_suite_deterministic);
   g_test_add_func ("/analysis/report/suite/scan", test_suite_scan);
   g_test_add_func ("/analysis/report/suite/default-planners", test_default_planners);
