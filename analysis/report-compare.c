@@ -264,9 +264,10 @@ MpComparison *
 mp_report_compare (const MpReport *base, const MpReport *new_report,
                    const MpCompareOptions *options)
 {
-  MpComparison *c = g_new0 (MpComparison, 1);
+  MpComparison *c;
 
   g_return_val_if_fail (base != NULL && new_report != NULL, NULL);
+  c = g_new0 (MpComparison, 1);
   c->base = base;
   c->new = new_report;
   if (options)

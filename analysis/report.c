@@ -96,10 +96,12 @@ mp_report_result_planned (const MpReportResult *result)
 MpReportGraph *
 mp_report_add_graph (MpReport *report, const char *name, const char *file)
 {
-  MpReportGraph   *graph = g_new0 (MpReportGraph, 1);
-  g_autofree char *key = g_strdup (name);
+  MpReportGraph   *graph;
+  g_autofree char *key = NULL;
 
   g_return_val_if_fail (name != NULL, NULL);
+  graph = g_new0 (MpReportGraph, 1);
+  key = g_strdup (name);
   for (guint n = 2; mp_report_find_graph (report, key); n++)
     {
       g_free (key);
@@ -134,9 +136,10 @@ result_derive (MpReportResult *r)
 MpReportResult *
 mp_report_graph_add_plan (MpReportGraph *graph, const MpPlan *plan)
 {
-  MpReportResult *r = g_new0 (MpReportResult, 1);
+  MpReportResult *r;
 
   g_return_val_if_fail (plan->checked, NULL);
+  r = g_new0 (MpReportResult, 1);
   r->planner = g_strdup (plan->planner);
   r->status = plan->valid ? MP_RESULT_VALID : MP_RESULT_INVALID;
   r->arena = plan->arena;
@@ -154,9 +157,10 @@ MpReportResult *
 mp_report_graph_add_missed (MpReportGraph *graph, const char *planner, MpResultStatus status,
                             const char *why)
 {
-  MpReportResult *r = g_new0 (MpReportResult, 1);
+  MpReportResult *r;
 
   g_return_val_if_fail (status == MP_RESULT_FAILED || status == MP_RESULT_SKIPPED, NULL);
+  r = g_new0 (MpReportResult, 1);
   r->planner = g_strdup (planner);
   r->status = status;
   r->problem = g_strdup (why);
