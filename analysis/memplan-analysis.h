@@ -13,3 +13,6 @@
 #include "gen.h"
 #include "trace.h"
 #include "pickle.h"
+#include "report.h"
+#include "report-compare.h"
+#include "report-suite.h"

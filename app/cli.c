@@ -12,6 +12,8 @@ static const MpCliCommand commands[] = {
   { "gen", "write a model-zoo graph (resnet50, bert-base, gpt2, …)", mp_cli_gen },
   { "import", "read a PyTorch trace or memory snapshot: records, observed layout, frames",
     mp_cli_import },
+  { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
+  { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
 };
 
 void
