@@ -223,7 +223,10 @@ mp_cli_exec (int argc, char **argv)
       opts.baselines = i == 0 && !no_baselines;
       if (!(r = mp_exec_run (graph, lt, plan, &opts, NULL, &error)))
         {
-          mp_cli_error ("%s: %s", plan->planner, error->message);
+          if (g_error_matches (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE))
+            mp_cli_error ("the CUDA backend cannot run here: %s", error->message);
+          else
+            mp_cli_error ("%s: %s", plan->planner, error->message);
           return exit_for (error);
         }
       if (i == 0 && r->note)

@@ -18,6 +18,7 @@ typedef struct
   MpExecBackend parent;
   guint8       *buf[MP_EXEC_N_BUFS];
   gsize         mapped[MP_EXEC_N_BUFS];
+  guint         workers;   /* threads that ran at least one op */
 } MpExecCpu;
 
 typedef struct
@@ -29,6 +30,7 @@ typedef struct
   GCond                progress;
   guint               *done;      /* per stream: steps completed */
   guint                slow;      /* the stream delayed this iteration */
+  guint                workers;   /* threads that ran at least one op */
   guint                delay_us;
 } Shared;
 
@@ -139,6 +141,12 @@ run_stream (gpointer data)
   Shared              *sh = w->shared;
   const MpExecProgram *p = sh->program;
 
+  if (p->stream_first[w->stream + 1] > p->stream_first[w->stream])
+    {
+      g_mutex_lock (&sh->lock);
+      sh->workers++;
+      g_mutex_unlock (&sh->lock);
+    }
   for (guint k = p->stream_first[w->stream]; k < p->stream_first[w->stream + 1]; k++)
     {
       const MpExecStep *st = &p->steps[p->stream_steps[k]];
@@ -199,6 +207,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint
   for (guint i = p->first_final; i < p->first_final + p->n_final; i++)
     mp_exec_verify (cpu->buf[r[i].buffer], &r[i], &checks[i]);
 
+  cpu->workers = MAX (cpu->workers, sh.workers);
   g_mutex_clear (&sh.lock);
   g_cond_clear (&sh.progress);
   return TRUE;
@@ -231,6 +240,7 @@ cpu_measure (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result)
                         ? resident_of (cpu->buf[MP_EXEC_BUF_WORKSPACE],
                                        cpu->mapped[MP_EXEC_BUF_WORKSPACE]) : 0);
   result->process_peak = proc_kib ("/proc/self/status", "VmHWM:");
+  result->n_workers = cpu->workers;
 }
 
 /* malloc at each tensor's first step, free after its last: what glibc's

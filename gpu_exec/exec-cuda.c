@@ -109,6 +109,7 @@ cuda_measure (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result)
 
   result->measured = c->arena_taken;
   result->process_peak = c->all_taken;
+  result->n_workers = p->n_streams;
 }
 
 static gboolean

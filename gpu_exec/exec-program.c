@@ -410,7 +410,9 @@ cmp_first (const void *a, const void *b)
 {
   const MpUsage *x = a, *y = b;
 
-  return (x->first > y->first) - (x->first < y->first);
+  if (x->first != y->first)
+    return x->first < y->first ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
 }
 
 static int
@@ -418,7 +420,9 @@ cmp_last (const void *a, const void *b)
 {
   const MpUsage *x = a, *y = b;
 
-  return (x->last > y->last) - (x->last < y->last);
+  if (x->last != y->last)
+    return x->last < y->last ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
 }
 
 MpUsage *

@@ -49,6 +49,7 @@ typedef struct
   char    *planner;
   gboolean concurrent;    /* streams ran concurrently */
   guint    n_streams;
+  guint    n_workers;     /* CPU threads (or CUDA streams) that ran ops */
   guint    n_groups;      /* parallel groups of the concurrent schedule */
   guint    iterations;
 
