@@ -19,7 +19,14 @@ typedef struct
   guint8       *buf[MP_EXEC_N_BUFS];
   gsize         mapped[MP_EXEC_N_BUFS];
   guint         workers;   /* threads that ran at least one op */
+  GThreadPool  *helpers;   /* cores left over by the streams share large regions */
+  guint         n_split;
 } MpExecCpu;
+
+/* Regions this large are split across the helper threads, so that a
+ * single-stream program still uses every core. */
+#define SPLIT_MIN (G_GUINT64_CONSTANT (1) << 20)
+#define MAX_SPLIT 16
 
 typedef struct
 {
@@ -32,7 +39,22 @@ typedef struct
   guint                slow;      /* the stream delayed this iteration */
   guint                workers;   /* threads that ran at least one op */
   guint                delay_us;
+  GThreadPool         *helpers;
+  guint                n_split;
 } Shared;
+
+typedef struct
+{
+  MpExecRegion sub;
+  guint8      *buf;
+  MpExecCheck  check;
+  gboolean     verify;
+  GMutex      *lock;
+  GCond       *cond;
+  guint       *pending;
+} Chunk;
+
+static void run_chunk (gpointer data, gpointer user_data);
 
 typedef struct
 {
@@ -115,9 +137,83 @@ cpu_prepare (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result, 
         }
       cpu->buf[b] = m;
     }
-  result->device = g_strdup_printf ("CPU, %u thread%s", p->n_streams,
-                                    p->n_streams == 1 ? "" : "s");
+  /* cores the streams leave idle help with large regions */
+  if (g_get_num_processors () > p->n_streams)
+    {
+      cpu->n_split = MIN (g_get_num_processors () - p->n_streams + 1, MAX_SPLIT);
+      cpu->helpers = g_thread_pool_new (run_chunk, cpu, cpu->n_split - 1, TRUE, NULL);
+    }
+  if (cpu->helpers)
+    result->device = g_strdup_printf ("CPU, %u stream thread%s + %u helper%s", p->n_streams,
+                                      p->n_streams == 1 ? "" : "s", cpu->n_split - 1,
+                                      cpu->n_split == 2 ? "" : "s");
+  else
+    result->device = g_strdup_printf ("CPU, %u stream thread%s", p->n_streams,
+                                      p->n_streams == 1 ? "" : "s");
   return TRUE;
+}
+
+static void
+run_chunk (gpointer data, gpointer user_data)
+{
+  Chunk *c = data;
+
+  if (c->verify)
+    mp_exec_verify (c->buf, &c->sub, &c->check);
+  else
+    mp_exec_fill (c->buf, &c->sub);
+  if (user_data == NULL)
+    return;
+  g_mutex_lock (c->lock);
+  if (--*c->pending == 0)
+    g_cond_signal (c->cond);
+  g_mutex_unlock (c->lock);
+}
+
+/* Writes or checks one region, split at word boundaries across the helper
+ * threads when it is large; the first bad chunk holds the first bad byte. */
+static void
+touch (Shared *sh, const MpExecRegion *r, gboolean verify, MpExecCheck *check)
+{
+  guint8 *buf = sh->buf[r->buffer];
+  guint   n = sh->helpers && r->hi - r->lo >= SPLIT_MIN ? sh->n_split : 1;
+  Chunk   chunks[MAX_SPLIT];
+  GMutex  lock;
+  GCond   cond;
+  guint   pending = n - 1;
+  guint64 step = (r->hi - r->lo) / n;
+
+  if (n == 1)
+    {
+      if (verify)
+        mp_exec_verify (buf, r, check);
+      else
+        mp_exec_fill (buf, r);
+      return;
+    }
+  g_mutex_init (&lock);
+  g_cond_init (&cond);
+  for (guint i = 0; i < n; i++)
+    {
+      chunks[i] = (Chunk) { *r, buf, { G_MAXUINT64, 0 }, verify, &lock, &cond, &pending };
+      chunks[i].sub.lo = i == 0 ? r->lo : mp_align_up (r->lo + i * step, 8);
+      chunks[i].sub.hi = i + 1 == n ? r->hi : mp_align_up (r->lo + (i + 1) * step, 8);
+    }
+  for (guint i = 1; i < n; i++)
+    g_thread_pool_push (sh->helpers, &chunks[i], NULL);
+  run_chunk (&chunks[0], NULL);
+  g_mutex_lock (&lock);
+  while (pending > 0)
+    g_cond_wait (&cond, &lock);
+  g_mutex_unlock (&lock);
+  g_mutex_clear (&lock);
+  g_cond_clear (&cond);
+  if (verify)
+    {
+      check->bad = G_MAXUINT64;
+      for (guint i = 0; i < n && check->bad == G_MAXUINT64; i++)
+        *check = chunks[i].check;
+    }
 }
 
 static void
@@ -127,11 +223,11 @@ run_step (Shared *sh, const MpExecStep *st)
   const MpExecRegion  *r = (const MpExecRegion *) p->regions->data;
 
   for (guint i = st->first_check; i < st->first_check + st->n_checks; i++)
-    mp_exec_verify (sh->buf[r[i].buffer], &r[i], &sh->checks[i]);
+    touch (sh, &r[i], TRUE, &sh->checks[i]);
   for (guint i = st->first_write; i < st->first_write + st->n_writes; i++)
-    mp_exec_fill (sh->buf[r[i].buffer], &r[i]);
+    touch (sh, &r[i], FALSE, NULL);
   for (guint i = st->first_post; i < st->first_post + st->n_post; i++)
-    mp_exec_verify (sh->buf[r[i].buffer], &r[i], &sh->checks[i]);
+    touch (sh, &r[i], TRUE, &sh->checks[i]);
 }
 
 static gpointer
@@ -188,11 +284,13 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint
   sh.done = done;
   sh.delay_us = delay_us;
   sh.slow = iteration % p->n_streams;
+  sh.helpers = cpu->helpers;
+  sh.n_split = cpu->n_split;
   g_mutex_init (&sh.lock);
   g_cond_init (&sh.progress);
 
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
-    mp_exec_fill (cpu->buf[r[i].buffer], &r[i]);
+    touch (&sh, &r[i], FALSE, NULL);
   for (guint s = 0; s < p->n_streams; s++)
     {
       workers[s].shared = &sh;
@@ -205,7 +303,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint
   for (guint s = 1; s < p->n_streams; s++)
     g_thread_join (threads[s]);
   for (guint i = p->first_final; i < p->first_final + p->n_final; i++)
-    mp_exec_verify (cpu->buf[r[i].buffer], &r[i], &checks[i]);
+    touch (&sh, &r[i], TRUE, &checks[i]);
 
   cpu->workers = MAX (cpu->workers, sh.workers);
   g_mutex_clear (&sh.lock);
@@ -308,6 +406,8 @@ cpu_free (MpExecBackend *self)
 {
   MpExecCpu *cpu = (MpExecCpu *) self;
 
+  if (cpu->helpers)
+    g_thread_pool_free (cpu->helpers, FALSE, TRUE);
   for (guint b = 0; b < MP_EXEC_N_BUFS; b++)
     if (cpu->mapped[b])
       munmap (cpu->buf[b], cpu->mapped[b]);

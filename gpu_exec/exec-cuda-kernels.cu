@@ -50,20 +50,22 @@ struct MpCuda
     }                                                                                    \
   while (0)
 
-/* Each thread owns 8-byte words; whole words inside [lo, hi) of an aligned
- * root are one coalesced store, the ragged ends go byte by byte. */
+/* Each thread owns 16-byte chunks: whole chunks inside [lo, hi) of a
+ * 16-byte aligned root are one coalesced 16-byte access, the ragged ends
+ * (and unaligned roots, possible with alignment-1 plans) go byte by byte. */
 __global__ void
 k_fill (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned)
 {
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
-  for (uint64_t w = (lo >> 3) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-       w < (hi + 7) >> 3; w += stride)
+  for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+       c < (hi + 15) >> 4; c += stride)
     {
-      uint64_t b0 = w << 3, b1 = b0 + 8;
+      uint64_t b0 = c << 4, b1 = b0 + 16;
 
       if (aligned && b0 >= lo && b1 <= hi)
-        ((uint64_t *) root)[w] = mp_pattern_word (tag, w);
+        ((ulonglong2 *) root)[c] = make_ulonglong2 (mp_pattern_word (tag, 2 * c),
+                                                    mp_pattern_word (tag, 2 * c + 1));
       else
         for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
           root[b] = mp_pattern_byte (tag, b);
@@ -76,15 +78,19 @@ k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligne
 {
   uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
 
-  for (uint64_t w = (lo >> 3) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-       w < (hi + 7) >> 3; w += stride)
+  for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+       c < (hi + 15) >> 4; c += stride)
     {
-      uint64_t b0 = w << 3, b1 = b0 + 8;
+      uint64_t b0 = c << 4, b1 = b0 + 16;
 
       if (aligned && b0 >= lo && b1 <= hi)
         {
-          if (((const uint64_t *) root)[w] != mp_pattern_word (tag, w))
+          ulonglong2 v = ((const ulonglong2 *) root)[c];
+
+          if (v.x != mp_pattern_word (tag, 2 * c))
             atomicMin ((unsigned long long *) &check->bad, (unsigned long long) b0);
+          else if (v.y != mp_pattern_word (tag, 2 * c + 1))
+            atomicMin ((unsigned long long *) &check->bad, (unsigned long long) (b0 + 8));
         }
       else
         for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
@@ -122,8 +128,8 @@ k_delay (uint32_t us)
 static unsigned
 blocks_for (const MpCuda *cu, uint64_t lo, uint64_t hi)
 {
-  uint64_t words = ((hi + 7) >> 3) - (lo >> 3);
-  uint64_t blocks = (words + THREADS - 1) / THREADS;
+  uint64_t chunks = ((hi + 15) >> 4) - (lo >> 4);
+  uint64_t blocks = (chunks + THREADS - 1) / THREADS;
   uint64_t cap = cu->n_sms > 0 ? (uint64_t) cu->n_sms * 16 : MAX_BLOCKS;
 
   if (blocks > cap)
@@ -173,8 +179,8 @@ mp_cuda_close (MpCuda *cu)
     cudaEventDestroy (cu->events[i]);
   for (uint32_t s = 0; s < cu->n_streams; s++)
     cudaStreamDestroy (cu->streams[s]);
-  for (int b = 0; b < 3; b++)
-    cudaFree (cu->buf[b]);
+  cudaFree (cu->buf[0]); /* buf[2], the workspace, lies inside it */
+  cudaFree (cu->buf[1]);
   cudaFree (cu->checks);
   free (cu->events);
   free (cu->streams);
@@ -194,7 +200,8 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
                uint64_t *all_taken, char *err, size_t len)
 {
   size_t   free0 = 0, free1 = 0, free2 = 0, total = 0;
-  uint64_t planned = sizes[0] + sizes[2];
+  uint64_t ws_at = (sizes[0] + 255) / 256 * 256;
+  uint64_t planned = ws_at + sizes[2];
 
   CK (cudaMemGetInfo (&free0, &total));
   if (planned + sizes[1] > free0)
@@ -208,7 +215,7 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
   /* the arena (and the workspace after it) is one allocation, as a runtime would make it */
   CK (cudaMalloc ((void **) &cu->buf[0], planned ? planned : 1));
   CK (cudaMemGetInfo (&free1, &total));
-  cu->buf[2] = cu->buf[0] + sizes[0];
+  cu->buf[2] = cu->buf[0] + ws_at;
   CK (cudaMalloc ((void **) &cu->buf[1], sizes[1] ? sizes[1] : 1));
   CK (cudaMalloc ((void **) &cu->checks, sizeof (MpCudaCheck) * (n_regions ? n_regions : 1)));
   CK (cudaMemGetInfo (&free2, &total));
@@ -236,6 +243,7 @@ extern "C" int
 mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len)
 {
   CK (cudaMemset (cu->checks, 0xff, sizeof (MpCudaCheck) * cu->n_regions));
+  CK (cudaDeviceSynchronize ());
   return 0;
 }
 
@@ -254,7 +262,7 @@ mp_cuda_fill (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t le
   if (r->hi <= r->lo)
     return 0;
   k_fill<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
-    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 7) == 0);
+    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0);
   CK_LAUNCH ("k_fill");
   return 0;
 }
@@ -268,7 +276,7 @@ mp_cuda_check (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t l
   if (r->hi <= r->lo)
     return 0;
   k_check<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
-    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 7) == 0, &cu->checks[region]);
+    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0, &cu->checks[region]);
   CK_LAUNCH ("k_check");
   k_capture<<<1, 1, 0, cu->streams[stream]>>> (root, r->lo, r->hi, &cu->checks[region]);
   CK_LAUNCH ("k_capture");
