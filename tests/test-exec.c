@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
 #include <sys/wait.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -124,6 +125,14 @@ test_samples_clean (void)
           g_assert_null (r->first_corruption);
           g_assert_false (r->concurrent);
           g_assert_cmpuint (r->bytes_moved, >, 0);
+
+          /* multistream's plans are made for the concurrent schedule */
+          if (g_str_equal (all[i].name, "multistream"))
+            {
+              g_autoptr (MpExecResult) rc = run_cpu (&l, plan, FALSE, 2, 100, FALSE);
+
+              g_assert_cmpuint (rc->n_corrupted, ==, 0);
+            }
         }
     }
 }
@@ -434,6 +443,12 @@ test_cli (void)
   const char      *cuda[] = { "exec", teach, "--backend", "cuda", NULL };
   const char      *bad[] = { "exec", teach, "--backend", "tpu", NULL };
   const char      *json[] = { "exec", teach, "--backend", "cpu", "--format", "json", NULL };
+  g_autofree char *dir = g_dir_make_tmp ("memplan-exec-XXXXXX", NULL);
+  g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
+  const char      *plan[] = { "plan", ms, "-p", "greedy-by-size", "--format", "csv", "-o", csv,
+                              NULL };
+  const char      *from_csv[] = { "exec", ms, "--plan", csv, "--backend", "cpu", "--sequential",
+                                  "--no-baselines", NULL };
   char            *out = NULL, *err = NULL;
 
   g_assert_cmpint (run_cli (all, &out, &err), ==, 1);
@@ -458,6 +473,15 @@ test_cli (void)
   g_assert_nonnull (strstr (out, "\"format\": \"memplan.exec/1\""));
   g_assert_nonnull (strstr (out, "\"clean\": true"));
   g_free (out), g_free (err);
+
+  /* a plan made elsewhere, as a MiniMalloc-style CSV with offsets */
+  g_assert_cmpint (run_cli (plan, &out, &err), ==, 0);
+  g_free (out), g_free (err);
+  g_assert_cmpint (run_cli (from_csv, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "\nplan               clean          0 "));
+  g_free (out), g_free (err);
+  g_unlink (csv);
+  g_rmdir (dir);
 
   if (!mp_exec_cuda_available (NULL))
     {
