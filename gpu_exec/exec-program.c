@@ -200,7 +200,6 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
           g_hash_table_insert (streams, GUINT_TO_POINTER (graph->ops[o].stream), v);
         }
       dense[o] = GPOINTER_TO_UINT (v);
-      p->workspace = MAX (p->workspace, mp_align_up (graph->ops[o].workspace, lt->alignment));
     }
   p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
   p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
