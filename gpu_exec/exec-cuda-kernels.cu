@@ -215,6 +215,8 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
   /* the arena (and the workspace after it) is one allocation, as a runtime would make it */
   CK (cudaMalloc ((void **) &cu->buf[0], planned ? planned : 1));
   CK (cudaMemGetInfo (&free1, &total));
+  /* zeros are no tensor's data: nothing left by an earlier run passes a check */
+  CK (cudaMemset (cu->buf[0], 0, planned ? planned : 1));
   cu->buf[2] = cu->buf[0] + ws_at;
   CK (cudaMalloc ((void **) &cu->buf[1], sizes[1] ? sizes[1] : 1));
   CK (cudaMalloc ((void **) &cu->checks, sizeof (MpCudaCheck) * (n_regions ? n_regions : 1)));
