@@ -86,8 +86,9 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
-  gint             iterations = 1, max_parallel = 0, delay_us = 0;
-  gboolean         sequential = FALSE, no_baselines = FALSE, any_corrupt = FALSE;
+  gint             iterations = 0, max_parallel = 0, delay_us = 0;
+  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE;
+  gboolean         any_corrupt = FALSE;
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = NULL;
   g_autoptr (MpLifetimes) lt = NULL;
@@ -106,14 +107,17 @@ mp_cli_exec (int argc, char **argv)
       "a CSV with an offset column) instead of planning", "PLAN" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "auto (default: CUDA when a device is "
       "usable, else the CPU), cpu or cuda", "NAME" },
-    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "Run the program N times (default 1)",
-      "N" },
+    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "Run the program N times (default: "
+      "once, or with concurrent streams once free-running and once staggered per stream)", "N" },
+    { "no-stagger", 0, 0, G_OPTION_ARG_NONE, &no_stagger, "Let every iteration run free; by "
+      "default each iteration after the first holds one stream (in turn) until the others have "
+      "run each parallel group, which exposes every race between two streams", NULL },
     { "sequential", 0, 0, G_OPTION_ARG_NONE, &sequential, "Run every op in program order on one "
       "stream, even for a multi-stream graph", NULL },
     { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "At most N ops per parallel "
       "group of the concurrent schedule (default: unlimited)", "N" },
-    { "delay-us", 0, 0, G_OPTION_ARG_INT, &delay_us, "Delay one stream (a different one each "
-      "iteration) by US microseconds before each op, to widen race windows", "US" },
+    { "delay-us", 0, 0, G_OPTION_ARG_INT, &delay_us, "Also delay the held stream (without "
+      "staggering: one stream, in turn) by US microseconds before each op", "US" },
     { "corrupt", 0, 0, G_OPTION_ARG_STRING, &corrupt, "Break each plan on purpose: move TENSOR "
       "(or, with 'auto', the first tensor that can be) onto a live tensor", "TENSOR|auto" },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
@@ -147,10 +151,9 @@ mp_cli_exec (int argc, char **argv)
       mp_cli_error ("unknown backend '%s' (known: auto, cpu, cuda)", backend);
       return MP_EXIT_BAD_INPUT;
     }
-  if (iterations < 1 || max_parallel < 0 || delay_us < 0)
+  if (iterations < 0 || max_parallel < 0 || delay_us < 0)
     {
-      mp_cli_error ("--iterations must be at least 1, --max-parallel-ops and --delay-us not "
-                    "negative");
+      mp_cli_error ("--iterations, --max-parallel-ops and --delay-us must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
   if (plan_file && planner_names)
@@ -160,6 +163,7 @@ mp_cli_exec (int argc, char **argv)
     }
   opts.iterations = iterations;
   opts.sequential = sequential;
+  opts.no_stagger = no_stagger;
   opts.max_parallel_ops = max_parallel;
   opts.delay_us = delay_us;
 

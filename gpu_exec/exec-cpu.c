@@ -36,7 +36,8 @@ typedef struct
   GMutex               lock;
   GCond                progress;
   guint               *done;      /* per stream: steps completed */
-  guint                slow;      /* the stream delayed this iteration */
+  guint                slow;      /* the stream held back this iteration, or G_MAXUINT */
+  gboolean             stagger;
   guint                workers;   /* threads that ran at least one op */
   guint                delay_us;
   GThreadPool         *helpers;
@@ -230,6 +231,23 @@ run_step (Shared *sh, const MpExecStep *st)
     touch (sh, &r[i], TRUE, &sh->checks[i]);
 }
 
+/* Blocks until the other streams completed what waits[first, first + n) ask. */
+static void
+wait_for (Shared *sh, guint first, guint n)
+{
+  if (n == 0)
+    return;
+  g_mutex_lock (&sh->lock);
+  for (guint i = first; i < first + n; i++)
+    {
+      const MpExecWait *wt = &g_array_index (sh->program->waits, MpExecWait, i);
+
+      while (sh->done[wt->stream] < wt->count)
+        g_cond_wait (&sh->progress, &sh->lock);
+    }
+  g_mutex_unlock (&sh->lock);
+}
+
 static gpointer
 run_stream (gpointer data)
 {
@@ -247,20 +265,13 @@ run_stream (gpointer data)
     {
       const MpExecStep *st = &p->steps[p->stream_steps[k]];
 
-      if (sh->delay_us && w->stream == sh->slow)
-        g_usleep (sh->delay_us);
-      if (st->n_waits)
-        {
-          g_mutex_lock (&sh->lock);
-          for (guint i = st->first_wait; i < st->first_wait + st->n_waits; i++)
-            {
-              const MpExecWait *wt = &g_array_index (p->waits, MpExecWait, i);
+      gboolean held = w->stream == sh->slow;
 
-              while (sh->done[wt->stream] < wt->count)
-                g_cond_wait (&sh->progress, &sh->lock);
-            }
-          g_mutex_unlock (&sh->lock);
-        }
+      wait_for (sh, st->first_wait, st->n_waits);
+      if (held && sh->stagger)
+        wait_for (sh, st->first_yield, st->n_yield);
+      if (held && sh->delay_us)
+        g_usleep (sh->delay_us);
       run_step (sh, st);
       g_mutex_lock (&sh->lock);
       sh->done[w->stream]++;
@@ -271,8 +282,8 @@ run_stream (gpointer data)
 }
 
 static gboolean
-cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint delay_us,
-             MpExecCheck *checks, GError **error)
+cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
+             gboolean stagger, guint delay_us, MpExecCheck *checks, GError **error)
 {
   MpExecCpu         *cpu = (MpExecCpu *) self;
   const MpExecRegion *r = (const MpExecRegion *) p->regions->data;
@@ -283,14 +294,16 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint
 
   sh.done = done;
   sh.delay_us = delay_us;
-  sh.slow = iteration % p->n_streams;
+  sh.slow = slow;
+  sh.stagger = stagger;
   sh.helpers = cpu->helpers;
   sh.n_split = cpu->n_split;
   g_mutex_init (&sh.lock);
   g_cond_init (&sh.progress);
 
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
-    touch (&sh, &r[i], FALSE, NULL);
+    if (first || r[i].buffer != MP_EXEC_BUF_HOST)
+      touch (&sh, &r[i], FALSE, NULL);
   for (guint s = 0; s < p->n_streams; s++)
     {
       workers[s].shared = &sh;

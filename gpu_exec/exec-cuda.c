@@ -49,47 +49,72 @@ cuda_prepare (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result,
   return TRUE;
 }
 
+/* One step on its stream: its waits, checks, writes, post-checks, then the
+ * event the later steps wait on. */
+static int
+enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, gboolean held, gboolean stagger,
+              guint delay_us, char *err, size_t len)
+{
+  const MpExecStep *st = &p->steps[k];
+  guint             end = held && stagger ? st->n_waits + st->n_yield : st->n_waits;
+  int               rc = 0;
+
+  for (guint n = 0; rc == 0 && n < end; n++)
+    {
+      guint             i = n < st->n_waits ? st->first_wait + n
+                                            : st->first_yield + n - st->n_waits;
+      const MpExecWait *w = &g_array_index (p->waits, MpExecWait, i);
+      guint             step = p->stream_steps[p->stream_first[w->stream] + w->count - 1];
+
+      rc = mp_cuda_wait (c->cu, st->stream, step, err, len);
+    }
+  if (rc == 0 && held && delay_us)
+    rc = mp_cuda_delay (c->cu, st->stream, delay_us, err, len);
+  for (guint i = st->first_check; rc == 0 && i < st->first_check + st->n_checks; i++)
+    rc = mp_cuda_check (c->cu, st->stream, i, err, len);
+  for (guint i = st->first_write; rc == 0 && i < st->first_write + st->n_writes; i++)
+    rc = mp_cuda_fill (c->cu, st->stream, i, err, len);
+  for (guint i = st->first_post; rc == 0 && i < st->first_post + st->n_post; i++)
+    rc = mp_cuda_check (c->cu, st->stream, i, err, len);
+  if (rc == 0)
+    rc = mp_cuda_record (c->cu, st->stream, k, err, len);
+  return rc;
+}
+
 static gboolean
-cuda_iterate (MpExecBackend *self, const MpExecProgram *p, guint iteration, guint delay_us,
-              MpExecCheck *checks, GError **error)
+cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
+              gboolean stagger, guint delay_us, MpExecCheck *checks, GError **error)
 {
   MpExecCuda *c = (MpExecCuda *) self;
   char        err[512] = "";
-  guint       slow = iteration % p->n_streams;
 
   G_STATIC_ASSERT (sizeof (MpExecCheck) == sizeof (MpCudaCheck));
   if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error))
     return FALSE;
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
-    if (failed (mp_cuda_fill (c->cu, 0, i, err, sizeof err), err, error))
+    if ((first || g_array_index (p->regions, MpExecRegion, i).buffer != MP_EXEC_BUF_HOST) &&
+        failed (mp_cuda_fill (c->cu, 0, i, err, sizeof err), err, error))
       return FALSE;
   if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error))
     return FALSE;
 
-  for (guint k = 0; k < p->n_steps; k++)
+  /* group by group; a held stream's step waits for the other steps of its
+   * group, so it is enqueued after them */
+  for (guint a = 0, b; a < p->n_steps; a = b)
     {
-      const MpExecStep *st = &p->steps[k];
-      int               rc = 0;
+      for (b = a; b < p->n_steps && p->steps[b].group == p->steps[a].group; b++)
+        ;
+      for (guint pass = 0; pass < 2; pass++)
+        for (guint k = a; k < b; k++)
+          {
+            gboolean held = p->steps[k].stream == slow;
 
-      if (delay_us && st->stream == slow)
-        rc = mp_cuda_delay (c->cu, st->stream, delay_us, err, sizeof err);
-      for (guint i = st->first_wait; rc == 0 && i < st->first_wait + st->n_waits; i++)
-        {
-          const MpExecWait *w = &g_array_index (p->waits, MpExecWait, i);
-          guint             step = p->stream_steps[p->stream_first[w->stream] + w->count - 1];
-
-          rc = mp_cuda_wait (c->cu, st->stream, step, err, sizeof err);
-        }
-      for (guint i = st->first_check; rc == 0 && i < st->first_check + st->n_checks; i++)
-        rc = mp_cuda_check (c->cu, st->stream, i, err, sizeof err);
-      for (guint i = st->first_write; rc == 0 && i < st->first_write + st->n_writes; i++)
-        rc = mp_cuda_fill (c->cu, st->stream, i, err, sizeof err);
-      for (guint i = st->first_post; rc == 0 && i < st->first_post + st->n_post; i++)
-        rc = mp_cuda_check (c->cu, st->stream, i, err, sizeof err);
-      if (rc == 0)
-        rc = mp_cuda_record (c->cu, st->stream, k, err, sizeof err);
-      if (failed (rc, err, error))
-        return FALSE;
+            if ((pass == 1) != (held && stagger))
+              continue;
+            if (failed (enqueue_step (c, p, k, held, stagger, delay_us, err, sizeof err), err,
+                        error))
+              return FALSE;
+          }
     }
   if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error))
     return FALSE;

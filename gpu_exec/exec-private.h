@@ -51,7 +51,9 @@ typedef struct
   guint first_check, n_checks;   /* inputs, checked before the op */
   guint first_write, n_writes;   /* outputs (and the workspace), written whole */
   guint first_post, n_post;      /* the workspace, checked after the op */
-  guint first_wait, n_waits;
+  guint first_wait, n_waits;     /* the other streams' earlier groups */
+  guint first_yield, n_yield;    /* the other streams' steps of this group: a staggered
+                                  * stream waits for them too */
 } MpExecStep;
 
 typedef struct
@@ -69,10 +71,12 @@ typedef struct
   guint         *stream_first;  /* n_streams + 1 */
   GArray        *regions;       /* MpExecRegion: checks, writes, posts, setup, final */
   GArray        *waits;         /* MpExecWait */
-  guint          first_setup, n_setup;  /* written before the first op */
+  guint          first_setup, n_setup;  /* written before the first op; those in the host
+                                         * buffer only before the first iteration */
   guint          first_final, n_final;  /* outputs, checked after the last op */
   guint          n_ids;         /* pattern ids in use: 1 .. n_ids */
-  guint64        bytes_per_iteration;
+  guint64        bytes_per_iteration;   /* after the first, which also writes bytes_host */
+  guint64        bytes_host;
 } MpExecProgram;
 
 MpExecProgram *mp_exec_program_new  (const MpGraph       *graph,
@@ -101,9 +105,16 @@ struct _MpExecBackend
   gboolean (*prepare)   (MpExecBackend *self, const MpExecProgram *program,
                          MpExecResult *result, GError **error);
   /* One iteration: setup writes, every step on its stream, final checks;
-   * checks[] has one slot per region (reset to clean by the caller). */
-  gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, guint iteration,
-                         guint delay_us, MpExecCheck *checks, GError **error);
+   * checks[] has one slot per region (reset to clean by the caller); inputs
+   * and params are written in the first iteration only, since no op may
+   * write them. Before
+   * each of its steps the stream slow (G_MAXUINT for none) waits for the
+   * other streams' steps of the same group when stagger is set, then
+   * delay_us more. */
+  gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, gboolean first,
+                         guint slow,
+                         gboolean stagger, guint delay_us, MpExecCheck *checks,
+                         GError **error);
   /* After the iterations: measured and process_peak. */
   void     (*measure)   (MpExecBackend *self, const MpExecProgram *program, MpExecResult *result);
   /* Dynamic allocators replaying the program; appends MpExecFigures. */

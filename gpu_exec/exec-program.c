@@ -293,6 +293,23 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   for (guint i = 0; i < p->n_steps; i++)
     p->stream_steps[p->stream_first[p->steps[i].stream] + counts[p->steps[i].stream]++] = i;
 
+  /* staggering: a step may also wait for the other steps of its group (at
+   * most one per stream, since same-stream ops are on different levels) */
+  for (guint a = 0, b; p->concurrent && a < p->n_steps; a = b)
+    {
+      for (b = a; b < p->n_steps && p->steps[b].group == p->steps[a].group; b++)
+        ;
+      for (guint i = a; i < b; i++)
+        {
+          p->steps[i].first_yield = p->waits->len;
+          for (guint j = a; j < b; j++)
+            if (j != i)
+              g_array_append_val (p->waits, ((MpExecWait) { p->steps[j].stream,
+                                                            p->steps[j].index_in_stream + 1 }));
+          p->steps[i].n_yield = p->waits->len - p->steps[i].first_yield;
+        }
+    }
+
   /* inputs and params are the host's to write; so are inputs planned in the arena */
   p->first_setup = regions->len;
   for (guint t = 0; t < graph->n_tensors; t++)
@@ -312,8 +329,13 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   p->n_final = regions->len - p->first_final;
 
   for (guint i = 0; i < regions->len; i++)
-    p->bytes_per_iteration += g_array_index (regions, MpExecRegion, i).hi -
-                              g_array_index (regions, MpExecRegion, i).lo;
+    {
+      const MpExecRegion *r = &g_array_index (regions, MpExecRegion, i);
+      gboolean            once = i >= p->first_setup && i < p->first_setup + p->n_setup &&
+                                 r->buffer == MP_EXEC_BUF_HOST;
+
+      *(once ? &p->bytes_host : &p->bytes_per_iteration) += r->hi - r->lo;
+    }
   p->regions = g_steal_pointer (&regions);
   return p;
 }

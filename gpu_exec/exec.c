@@ -115,6 +115,18 @@ describe (const MpExecProgram *p, MpExecResult *result, guint index, const MpExe
                                                 found);
 }
 
+/* Which stream is held back in an iteration: none in the first (free) run,
+ * then each in turn; without staggering, the delayed one rotates. */
+static guint
+slow_stream (const MpExecProgram *p, const MpExecOptions *options, guint iteration)
+{
+  if (!p->concurrent)
+    return G_MAXUINT;
+  if (!options->no_stagger)
+    return iteration == 0 ? G_MAXUINT : (iteration - 1) % p->n_streams;
+  return options->delay_us ? iteration % p->n_streams : G_MAXUINT;
+}
+
 MpExecResult *
 mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *plan,
              const MpExecOptions *options, GCancellable *cancellable, GError **error)
@@ -144,7 +156,8 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
   result->concurrent = program->concurrent;
   result->n_streams = program->n_streams;
   result->n_groups = program->n_groups;
-  result->iterations = MAX (options->iterations, 1);
+  result->iterations = options->iterations ? options->iterations
+                       : program->concurrent && !options->no_stagger ? 1 + program->n_streams : 1;
   result->first_tensor = result->first_op = result->first_overwriter = -1;
   result->baselines = g_array_new (FALSE, FALSE, sizeof (MpExecFigure));
   g_array_set_clear_func (result->baselines, clear_figure);
@@ -164,7 +177,9 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
         }
       for (guint i = 0; i < program->regions->len; i++)
         checks[i].bad = G_MAXUINT64;
-      if (!backend->iterate (backend, program, it, options->delay_us, checks, error))
+      if (!backend->iterate (backend, program, it == 0, slow_stream (program, options, it),
+                             program->concurrent && !options->no_stagger, options->delay_us,
+                             checks, error))
         {
           ok = FALSE;
           break;
@@ -179,7 +194,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
           if (result->first_corruption == NULL)
             describe (program, result, i, &checks[i]);
         }
-      result->bytes_moved += program->bytes_per_iteration;
+      result->bytes_moved += program->bytes_per_iteration + (it == 0 ? program->bytes_host : 0);
     }
   result->seconds = (g_get_monotonic_time () - start) / 1e6;
   result->n_corrupted = g_hash_table_size (corrupted);

@@ -28,9 +28,14 @@ typedef struct
 {
   MpExecBackendKind backend;
   gboolean sequential;       /* one stream in program order, even for a multi-stream graph */
-  guint    iterations;       /* 0 means 1 */
+  /* 0: one run, or with concurrent streams one free run plus one staggered
+   * run per stream (each stream in turn lets the others finish every
+   * parallel group first), which exposes every race between two streams */
+  guint    iterations;
+  gboolean no_stagger;       /* every iteration free-running */
   guint    max_parallel_ops; /* ops per parallel group of the concurrent schedule, 0 = unlimited */
-  guint    delay_us;         /* per-op delay of one stream, rotating per iteration, to widen races */
+  guint    delay_us;         /* extra delay before each op of the staggered (or, without
+                              * staggering, a rotating) stream, to widen races */
   gboolean baselines;        /* also replay the program with dynamic allocators */
 } MpExecOptions;
 
