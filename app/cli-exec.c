@@ -16,7 +16,7 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
   if (r0->concurrent)
     g_string_append_printf (out, "streams concurrent in %u parallel groups", r0->n_groups);
   else
-    g_string_append (out, "ops in program order");
+    g_string_append (out, "one op at a time");
   g_string_append_printf (out, ", %u iteration%s\n", r0->iterations,
                           r0->iterations == 1 ? "" : "s");
   if (r0->note)
@@ -40,6 +40,9 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
     {
       const MpExecResult *r = results->pdata[i];
 
+      if (r->group_order && !r->concurrent)
+        g_string_append_printf (out, "%s: planned for the parallel schedule, so its ops ran group "
+                                     "by group\n", r->planner);
       if (r->first_corruption)
         g_string_append_printf (out, "%s: first corruption: %s\n", r->planner,
                                 r->first_corruption);

@@ -65,6 +65,8 @@ typedef struct
   guint          n_streams;
   guint          n_groups;
   gboolean       concurrent;
+  gboolean       group_order;   /* the plan's lifetimes are parallel groups: one at a time,
+                                 * ops run group by group */
   MpExecStep    *steps;         /* in execution order: group, then program order */
   guint          n_steps;
   guint         *stream_steps;  /* per stream, its steps in order (offsets in stream_first) */

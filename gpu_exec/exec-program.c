@@ -130,6 +130,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   g_autofree guint   *counts = NULL;
   g_autoptr (GHashTable) streams = g_hash_table_new (NULL, NULL);
   guint64             arena = 0, host = 0;
+  guint               n_parallel;
 
   if (!graph->has_ops)
     {
@@ -201,18 +202,30 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         }
       dense[o] = GPOINTER_TO_UINT (v);
     }
+  /* A plan is valid for the order it was made for: lifetimes in ops (the
+   * program order) or in the groups of the parallel schedule (multistream).
+   * When the two counts agree, every level holds one op and the orders are
+   * the same. */
+  n_parallel = compute_groups (graph, dense, g_hash_table_size (streams),
+                               options->max_parallel_ops, group);
+  if (plan->n_steps != graph->n_ops && plan->n_steps != n_parallel)
+    {
+      g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                   "plan '%s' measures lifetimes over %u steps, but graph '%s' has %u ops and "
+                   "%u parallel groups (give the --max-parallel-ops the plan was made with)",
+                   plan->planner, plan->n_steps, graph->name, graph->n_ops, n_parallel);
+      mp_exec_program_free (p);
+      return NULL;
+    }
+  p->group_order = plan->n_steps != graph->n_ops;
   p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
   p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
+  p->n_groups = p->concurrent ? n_parallel : 0;
   if (!p->concurrent)
     memset (dense, 0, sizeof (guint) * graph->n_ops);
-  if (p->concurrent)
-    p->n_groups = compute_groups (graph, dense, p->n_streams, options->max_parallel_ops, group);
-  else
-    {
-      for (guint o = 0; o < graph->n_ops; o++)
-        group[o] = o;
-      p->n_groups = graph->n_ops;
-    }
+  if (!p->concurrent && !p->group_order)
+    for (guint o = 0; o < graph->n_ops; o++)
+      group[o] = o;
   p->n_ws_slots = p->workspace ? p->n_streams : 0;
   p->size[MP_EXEC_BUF_ARENA] = arena;
   p->size[MP_EXEC_BUF_HOST] = host;
@@ -348,8 +361,8 @@ mp_exec_program_free (MpExecProgram *p)
   g_free (p->steps);
   g_free (p->stream_steps);
   g_free (p->stream_first);
-  g_array_unref (p->regions);
-  g_array_unref (p->waits);
+  g_clear_pointer (&p->regions, g_array_unref);
+  g_clear_pointer (&p->waits, g_array_unref);
   g_free (p);
 }
 

@@ -19,6 +19,7 @@ result_to_json (const MpGraph *graph, const MpExecResult *r)
   if (r->note)
     json_object_object_add (obj, "note", json_object_new_string (r->note));
   json_object_object_add (obj, "concurrent", json_object_new_boolean (r->concurrent));
+  json_object_object_add (obj, "group_order", json_object_new_boolean (r->group_order));
   json_object_object_add (obj, "streams", json_object_new_int (r->n_streams));
   json_object_object_add (obj, "groups", json_object_new_int (r->n_groups));
   json_object_object_add (obj, "iterations", json_object_new_int (r->iterations));

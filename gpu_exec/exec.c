@@ -154,6 +154,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
   result->backend = g_strdup (backend->name);
   result->planner = g_strdup (plan->planner);
   result->concurrent = program->concurrent;
+  result->group_order = program->group_order;
   result->n_streams = program->n_streams;
   result->n_groups = program->n_groups;
   result->iterations = options->iterations ? options->iterations

@@ -53,6 +53,8 @@ typedef struct
   char    *note;          /* why auto fell back to the CPU, or NULL */
   char    *planner;
   gboolean concurrent;    /* streams ran concurrently */
+  gboolean group_order;   /* the plan is for the parallel schedule: run one op at a time,
+                           * ops went group by group */
   guint    n_streams;
   guint    n_workers;     /* CPU threads (or CUDA streams) that ran ops */
   guint    n_groups;      /* parallel groups of the concurrent schedule */
