@@ -323,6 +323,70 @@ test_multistream_concurrent (void)
     }
 }
 
+/* A plan over the parallel schedule (what multistream makes), built by hand
+ * for two-towers: groups embed | left.fc1 right.fc1 | left.fc2 right.fc2 |
+ * right.view | join, and left.out over emb, which is dead after group 1 but
+ * still read by right.fc1 after left.fc2 in program order. */
+static void
+test_parallel_plan (void)
+{
+  static const struct { const char *name; guint first, last; guint64 offset; } groups[] = {
+    { "emb", 0, 1, 0 }, { "left.h", 1, 2, 1 << 20 }, { "right.h", 1, 2, 5 << 20 },
+    { "left.out", 2, 4, 0 }, { "right.out", 2, 4, 9 << 20 }, { "y", 4, 4, 1 << 20 },
+  };
+  g_auto (Loaded) l = { 0 };
+  g_autofree MpUsage *recs = NULL;
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpExecResult) one = NULL;
+  g_autoptr (MpExecResult) conc = NULL;
+  g_autoptr (MpExecResult) wrong = NULL;
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU };
+  GError       *error = NULL;
+
+  load_sample (&l, "two-towers.json");
+  g_assert_cmpuint (l.lt->n_records, ==, G_N_ELEMENTS (groups));
+  recs = g_memdup2 (l.lt->records, sizeof (MpUsage) * l.lt->n_records);
+  for (guint i = 0; i < l.lt->n_records; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
+      if (g_str_equal (l.graph->tensors[recs[i].tensor].name, groups[k].name))
+        {
+          recs[i].first = groups[k].first;
+          recs[i].last = groups[k].last;
+        }
+  plan = mp_plan_new_records ("parallel", recs, l.lt->n_records, 5, l.lt->alignment);
+  for (guint i = 0; i < plan->n_records; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
+      if (g_str_equal (l.graph->tensors[plan->records[i].tensor].name, groups[k].name))
+        plan->offsets[i] = groups[k].offset;
+  mp_plan_finish (plan);
+  mp_validate_plan (l.graph, plan, &error);
+  g_assert_no_error (error);
+
+  one = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
+  g_assert_true (one->group_order);
+  g_assert_false (one->concurrent);
+  g_assert_cmpuint (one->n_corrupted, ==, 0);
+  conc = run_cpu (&l, plan, FALSE, 0, 0, FALSE);
+  g_assert_true (conc->concurrent);
+  g_assert_cmpuint (conc->n_corrupted, ==, 0);
+
+  /* the same offsets claimed for program order are caught */
+  plan->n_steps = 7;
+  wrong = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
+  g_assert_false (wrong->group_order);
+  g_assert_cmpstr (wrong->first_corruption, ==, "op 'right.fc1' found tensor 'emb' corrupted at "
+                                                "byte 0: overwritten by tensor 'left.out'");
+
+  /* a plan over some other schedule does not fit */
+  plan->n_steps = 6;
+  g_assert_null (mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "plan 'parallel' measures lifetimes over 6 steps, but "
+                                       "graph 'two-towers' has 7 ops and 5 parallel groups (give "
+                                       "the --max-parallel-ops the plan was made with)");
+  g_clear_error (&error);
+}
+
 /* The planners' multi-stream sample (data/multistream.json, from the
  * planners branch): its sequential plans put b.mid over stem.a, which
  * a.conv1 reads while b.conv1 writes beside it in the same parallel group.
@@ -544,6 +608,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/caching-sim", test_caching_sim);
   g_test_add_func ("/exec/cpu/corrupt-exact", test_corrupt_exact);
   g_test_add_func ("/exec/cpu/multistream-concurrent", test_multistream_concurrent);
+  g_test_add_func ("/exec/cpu/parallel-plan", test_parallel_plan);
   g_test_add_func ("/exec/cpu/multistream-sample", test_multistream_sample);
   g_test_add_func ("/exec/cpu/too-big", test_too_big);
   g_test_add_func ("/exec/cpu/zero-size", test_zero_size);
