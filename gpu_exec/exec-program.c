@@ -400,11 +400,20 @@ mp_exec_fill (guint8 *buffer, const MpExecRegion *r)
 
   for (; b < r->hi && (b & 7); b++)
     root[b] = mp_pattern_byte (r->tag, b);
-  for (; b + 8 <= r->hi; b += 8)
+  if (b + 8 <= r->hi)
     {
-      guint64 w = mp_pattern_word (r->tag, b >> 3);
+      /* written so that the compiler vectorises it */
+      guint64  first = b >> 3, n = (r->hi >> 3) - first;
+      guint64  high = (guint64) r->tag << 32;
+      guint8  *p = root + b;
 
-      memcpy (root + b, &w, 8);
+      for (guint64 k = 0; k < n; k++)
+        {
+          guint64 w = high | (guint32) (first + k);
+
+          memcpy (p + 8 * k, &w, 8);
+        }
+      b += 8 * n;
     }
   for (; b < r->hi; b++)
     root[b] = mp_pattern_byte (r->tag, b);
@@ -421,6 +430,22 @@ mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
   for (; b < r->hi && (b & 7); b++)
     if (root[b] != mp_pattern_byte (r->tag, b) && check->bad == G_MAXUINT64)
       check->bad = b;
+  /* whole blocks first, branch-free so that it vectorises; the word loop
+   * below finds the exact place once a block differs */
+  for (; b + 512 <= r->hi; b += 512)
+    {
+      guint64 diff = 0;
+
+      for (guint k = 0; k < 64; k++)
+        {
+          guint64 w;
+
+          memcpy (&w, root + b + 8 * k, 8);
+          diff |= w ^ mp_pattern_word (r->tag, (b >> 3) + k);
+        }
+      if (G_UNLIKELY (diff))
+        break;
+    }
   for (; b + 8 <= r->hi; b += 8)
     {
       guint64 w;

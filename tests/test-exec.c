@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "exec-pattern.h"
+#include "exec-private.h"
 #include "test-util.h"
 
 /* A view read at its offset, a workspace, an input, a param and an output. */
@@ -101,6 +103,48 @@ baseline (const MpExecResult *r, const char *label_prefix)
     }
   g_assert_not_reached ();
   return 0;
+}
+
+/* The first bad byte is found exactly, in a ragged head, inside a block, in
+ * the tail; a neighbour's words name it; a copy shifted by one word fails. */
+static void
+test_pattern (void)
+{
+  static const guint64 flips[] = { 3, 7, 8, 13, 600, 1029, 2990, 2992, 2997 };
+  MpExecRegion  r = { .tag = mp_pattern_tag (7), .id = 7, .lo = 3, .hi = 2998 };
+  MpExecRegion  other = { .tag = mp_pattern_tag (9), .id = 9, .lo = 1600, .hi = 1700 };
+  g_autofree guint8 *buf = g_malloc0 (4096);
+  MpExecProgram prog = { .n_ids = 20 };
+  MpExecCheck   c;
+
+  mp_exec_fill (buf, &r);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, G_MAXUINT64);
+  g_assert_cmpuint (buf[2], ==, 0);
+  g_assert_cmpuint (buf[2998], ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (flips); i++)
+    {
+      guint64 f = flips[i];
+      /* whole words are compared whole; the ragged ends byte by byte */
+      guint64 expect = f >= 8 && f < 2992 ? f & ~G_GUINT64_CONSTANT (7) : f;
+
+      buf[f] ^= 0x40;
+      mp_exec_verify (buf, &r, &c);
+      g_assert_cmpuint (c.bad, ==, expect);
+      buf[f] ^= 0x40;
+    }
+
+  mp_exec_fill (buf, &other);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, 1600);
+  g_assert_cmpuint (mp_exec_decode (&prog, c.value), ==, 9);
+  mp_exec_fill (buf, &r);
+
+  /* its own data, one word to the right */
+  memmove (buf + 8, buf, 2990);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, 8);
+  g_assert_cmpuint (mp_exec_decode (&prog, c.value), ==, 7);
 }
 
 /* Every planner's plan of every sample graph runs clean in program order. */
@@ -603,6 +647,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/exec/pattern", test_pattern);
   g_test_add_func ("/exec/cpu/samples-clean", test_samples_clean);
   g_test_add_func ("/exec/cpu/tiny-figures", test_tiny_figures);
   g_test_add_func ("/exec/caching-sim", test_caching_sim);
