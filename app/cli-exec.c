@@ -115,8 +115,9 @@ mp_cli_exec (int argc, char **argv)
     { "no-stagger", 0, 0, G_OPTION_ARG_NONE, &no_stagger, "Let every iteration run free; by "
       "default each iteration after the first holds one stream (in turn) until the others have "
       "run each parallel group, which exposes every race between two streams", NULL },
-    { "sequential", 0, 0, G_OPTION_ARG_NONE, &sequential, "Run every op in program order on one "
-      "stream, even for a multi-stream graph", NULL },
+    { "sequential", 0, 0, G_OPTION_ARG_NONE, &sequential, "Run one op at a time, in the order "
+      "the plan was made for (program order, or group by group for a plan over the parallel "
+      "schedule)", NULL },
     { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "At most N ops per parallel "
       "group of the concurrent schedule (default: unlimited)", "N" },
     { "delay-us", 0, 0, G_OPTION_ARG_INT, &delay_us, "Also delay the held stream (without "
@@ -174,6 +175,11 @@ mp_cli_exec (int argc, char **argv)
       !(lt = mp_lifetimes_compute (graph, NULL, &error)))
     {
       mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!graph->has_ops)
+    {
+      mp_cli_error ("%s: usage records have no ops to execute; give a graph (JSON)", argv[1]);
       return MP_EXIT_BAD_INPUT;
     }
   if (plan_file)
