@@ -50,9 +50,7 @@ struct MpCuda
     }                                                                                    \
   while (0)
 
-/* Each thread owns 16-byte chunks: whole chunks inside [lo, hi) of a
- * 16-byte aligned root are one coalesced 16-byte access, the ragged ends
- * (and unaligned roots, possible with alignment-1 plans) go byte by byte. */
+/* Each thread owns 16-byte chunks (mp_pattern_*_chunk), grid-stride. */
 __global__ void
 k_fill (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned)
 {
@@ -60,16 +58,7 @@ k_fill (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned)
 
   for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
        c < (hi + 15) >> 4; c += stride)
-    {
-      uint64_t b0 = c << 4, b1 = b0 + 16;
-
-      if (aligned && b0 >= lo && b1 <= hi)
-        ((ulonglong2 *) root)[c] = make_ulonglong2 (mp_pattern_word (tag, 2 * c),
-                                                    mp_pattern_word (tag, 2 * c + 1));
-      else
-        for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
-          root[b] = mp_pattern_byte (tag, b);
-    }
+    mp_pattern_fill_chunk (root, tag, lo, hi, aligned, c);
 }
 
 __global__ void
@@ -81,24 +70,10 @@ k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligne
   for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
        c < (hi + 15) >> 4; c += stride)
     {
-      uint64_t b0 = c << 4, b1 = b0 + 16;
+      uint64_t bad = mp_pattern_check_chunk (root, tag, lo, hi, aligned, c);
 
-      if (aligned && b0 >= lo && b1 <= hi)
-        {
-          ulonglong2 v = ((const ulonglong2 *) root)[c];
-
-          if (v.x != mp_pattern_word (tag, 2 * c))
-            atomicMin ((unsigned long long *) &check->bad, (unsigned long long) b0);
-          else if (v.y != mp_pattern_word (tag, 2 * c + 1))
-            atomicMin ((unsigned long long *) &check->bad, (unsigned long long) (b0 + 8));
-        }
-      else
-        for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
-          if (root[b] != mp_pattern_byte (tag, b))
-            {
-              atomicMin ((unsigned long long *) &check->bad, (unsigned long long) b);
-              break;
-            }
+      if (bad != UINT64_MAX)
+        atomicMin ((unsigned long long *) &check->bad, (unsigned long long) bad);
     }
 }
 
@@ -107,15 +82,8 @@ k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligne
 __global__ void
 k_capture (const uint8_t *root, uint64_t lo, uint64_t hi, MpCudaCheck *check)
 {
-  uint64_t v = 0, w;
-
-  if (check->bad == ~(uint64_t) 0)
-    return;
-  w = check->bad >> 3;
-  for (uint64_t b = w << 3; b < (w << 3) + 8; b++)
-    if (b >= lo && b < hi)
-      v |= (uint64_t) root[b] << (8 * (b & 7));
-  check->value = v;
+  if (check->bad != UINT64_MAX)
+    check->value = mp_pattern_capture (root, lo, hi, check->bad);
 }
 
 __global__ void

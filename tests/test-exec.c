@@ -147,6 +147,55 @@ test_pattern (void)
   g_assert_cmpuint (mp_exec_decode (&prog, c.value), ==, 7);
 }
 
+/* The CUDA kernels' chunk code, run chunk by chunk on the host: it writes
+ * the CPU backend's pattern and finds a bad byte in the same word as the
+ * CPU check, through 16-byte accesses or byte by byte. */
+static void
+test_device_chunks (void)
+{
+  static const struct { guint64 lo, hi; } ranges[] = { { 3, 2998 }, { 0, 4096 }, { 16, 48 },
+                                                        { 5, 9 }, { 1000, 1001 } };
+  g_autofree guint8 *dev = g_malloc (4096 + 16);
+  g_autofree guint8 *cpu = g_malloc0 (4096);
+
+  for (guint aligned = 0; aligned < 2; aligned++)
+    for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+      {
+        /* an aligned root, or one a byte off a 16-byte boundary */
+        guint8      *root = (guint8 *) (((guintptr) dev + 15) & ~(guintptr) 15) + !aligned;
+        MpExecRegion r = { .tag = mp_pattern_tag (11), .id = 11, .lo = ranges[i].lo,
+                           .hi = ranges[i].hi };
+        guint64      first = r.lo >> 4, end = (r.hi + 15) >> 4;
+        MpExecCheck  c;
+
+        memset (dev, 0, 4096 + 16);
+        memset (cpu, 0, 4096);
+        for (guint64 k = first; k < end; k++)
+          mp_pattern_fill_chunk (root, r.tag, r.lo, r.hi, aligned, k);
+        mp_exec_fill (cpu, &r);
+        g_assert_cmpmem (root, 4096 - 1, cpu, 4096 - 1);
+
+        for (guint64 f = r.lo; f < r.hi; f += 7)
+          {
+            guint64 bad = G_MAXUINT64;
+
+            root[f] ^= 0x81;
+            cpu[f] ^= 0x81;
+            for (guint64 k = first; k < end; k++)
+              bad = MIN (bad, mp_pattern_check_chunk (root, r.tag, r.lo, r.hi, aligned, k));
+            mp_exec_verify (cpu, &r, &c);
+            g_assert_cmpuint (bad >> 3, ==, c.bad >> 3);
+            g_assert_cmpuint (bad, <=, f);
+            if (!aligned)
+              g_assert_cmpuint (bad, ==, f);
+            if (c.value)
+              g_assert_cmpuint (mp_pattern_capture (root, r.lo, r.hi, bad), ==, c.value);
+            root[f] ^= 0x81;
+            cpu[f] ^= 0x81;
+          }
+      }
+}
+
 /* Every planner's plan of every sample graph runs clean in program order. */
 static void
 test_samples_clean (void)
@@ -642,6 +691,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/exec/pattern", test_pattern);
+  g_test_add_func ("/exec/device-chunks", test_device_chunks);
   g_test_add_func ("/exec/cpu/samples-clean", test_samples_clean);
   g_test_add_func ("/exec/cpu/tiny-figures", test_tiny_figures);
   g_test_add_func ("/exec/caching-sim", test_caching_sim);
