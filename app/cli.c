@@ -14,6 +14,7 @@ static const MpCliCommand commands[] = {
     mp_cli_import },
   { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
   { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
+  { "exec", "execute plans on the GPU or CPU and check them for corruption", mp_cli_exec },
 };
 
 void
