@@ -114,8 +114,14 @@ mp_cli_render (int argc, char **argv)
                                      "step at its offset, with the arena and lower-bound lines, "
                                      "the live bytes per step and the free space.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!mp_cli_parse (ctx, &argc, &argv, bench ? 0 : 1, bench ? 0 : 1))
+  if (!mp_cli_parse (ctx, &argc, &argv, 0, 1))
     return MP_EXIT_BAD_INPUT;
+  if (argc != (bench ? 1 : 2))
+    {
+      mp_cli_error (bench ? "--bench draws a generated graph: give no FILE"
+                          : "which graph? give one FILE (see --help)");
+      return MP_EXIT_BAD_INPUT;
+    }
 
   if (color_by && !mp_color_by_from_string (color_by, &options.color_by))
     {
@@ -139,7 +145,8 @@ mp_cli_render (int argc, char **argv)
           mp_cli_error ("--tensors must be positive");
           return MP_EXIT_BAD_INPUT;
         }
-      return mp_cli_render_bench (bench_tensors, width, height > 0 ? height : 1000, &options);
+      return mp_cli_render_bench (bench_tensors, width, height > 0 ? height : 1000, &options,
+                                  output);
     }
 
   if (output == NULL)
