@@ -15,6 +15,7 @@ static const MpCliCommand commands[] = {
   { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
   { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
   { "exec", "execute plans on the GPU or CPU and check them for corruption", mp_cli_exec },
+  { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
 };
 
 void
