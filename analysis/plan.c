@@ -125,8 +125,10 @@ mp_plan_check_schedules (const MpGraph *graph, MpPlan *plan, const MpSchedule *p
 
   plan->concurrent_checked = parallel != NULL && graph->has_ops;
   if (plan->concurrent_checked)
-    check_into (mp_validate_schedule (graph, plan, parallel, &par_error), par_error,
-                &plan->concurrent_valid, &plan->concurrent_problem);
+    {
+      ok = mp_validate_schedule (graph, plan, parallel, &par_error);
+      check_into (ok, par_error, &plan->concurrent_valid, &plan->concurrent_problem);
+    }
 
   plan->checked = TRUE;
   if (plan->parallel && plan->concurrent_checked &&
