@@ -39,7 +39,7 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
 typedef struct
 {
   guint64 size;
-  guint   span;
+  guint64 span;
   guint   index;
 } SortKey;
 
@@ -66,8 +66,12 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
 
   for (guint i = 0; i < n; i++)
     {
+      gint64 first, last;
+
+      /* in the user's time units: usage-record steps are ranks of start times */
+      mp_usage_times (graph, &plan->records[i], &first, &last);
       keys[i].size = plan->records[i].size;
-      keys[i].span = plan->records[i].last - plan->records[i].first;
+      keys[i].span = last - first;
       keys[i].index = i;
     }
   qsort (keys, n, sizeof (SortKey), cmp_size_span);

@@ -108,6 +108,8 @@ mp_cli_bench (int argc, char **argv)
             lt->n_records, lt->n_steps, live_max_count, lb);
   }
 
+  printf ("\n%-18s %9s %9s %12s %10s %9s  %s\n", "planner", "tensors", "time", "arena",
+          "arena / LB", "validate", "verdict");
   for (guint i = 0; i < infos->len; i++)
     {
       g_autoptr (MpPlan) plan = mp_planner_run (infos->pdata[i], graph, lt, NULL, NULL, &error);
@@ -116,7 +118,8 @@ mp_cli_bench (int argc, char **argv)
 
       if (!plan)
         {
-          printf ("%-18s %s\n", ((MpPlannerInfo *) infos->pdata[i])->name, error->message);
+          printf ("%-18s skipped: %s\n", ((MpPlannerInfo *) infos->pdata[i])->name,
+                  error->message);
           g_clear_error (&error);
           continue;
         }
@@ -124,7 +127,7 @@ mp_cli_bench (int argc, char **argv)
       mp_plan_check (graph, plan);
       t_valid = now () - t0;
       arena = mp_format_bytes (plan->arena);
-      printf ("%-18s %.3f s  arena %s (%.4f× lower bound)  validate %.3f s: %s\n", plan->planner,
+      printf ("%-18s %9u %7.3f s %12s %10.4f %7.3f s  %s\n", plan->planner, plan->n_records,
               plan->seconds, arena, mp_plan_ratio (plan), t_valid,
               plan->valid ? "valid" : plan->problem);
     }
