@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
+#include <glib/gstdio.h>
 #include <json-c/json.h>
 
 #include "test-util.h"
@@ -550,6 +551,33 @@ test_cli_sample (void)
   json_object_put (root);
 }
 
+/* validate reads the schedule back from the plan file and checks both */
+static void
+test_cli_validate_sample (void)
+{
+  g_autofree char *path = test_data_path ("multistream.json");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-XXXXXX", NULL);
+  g_autofree char *plans = g_build_filename (dir, "plans.json", NULL);
+  const char *plan_args[] = { "plan", path, "-p", "greedy-by-size,multistream", "-f", "json",
+                              "-o", plans, NULL };
+  const char *args[] = { "validate", path, plans, NULL };
+  int status;
+  g_autofree char *ignored = run_cli (plan_args, &status);
+  g_autofree char *out = run_cli (args, &status);
+  g_autofree char *expected = g_strdup_printf (
+    "%s: greedy-by-size: INVALID when streams run concurrently: " SAMPLE_CONFLICT "\n"
+    "%s: greedy-by-size: valid in op order: 8 tensors, arena 1572864 bytes (1.50 MiB), 1.2000× "
+    "the lower bound\n"
+    "%s: multistream: valid under its parallel schedule: 8 tensors, arena 1572864 bytes "
+    "(1.50 MiB), 1.0000× the lower bound\n",
+    plans, plans, plans);
+
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, expected);
+  g_unlink (plans);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -567,5 +595,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/planner/generated-streams", test_generated_streams);
   g_test_add_func ("/cli/plan/csv-skips-ops-planners", test_cli_csv_skips);
   g_test_add_func ("/cli/plan/concurrent-sample", test_cli_sample);
+  g_test_add_func ("/cli/validate/concurrent-sample", test_cli_validate_sample);
   return g_test_run ();
 }
