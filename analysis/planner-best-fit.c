@@ -14,26 +14,27 @@
  * index answers "what is taken during [first, last]" as a sorted span union,
  * whose gaps are exactly those free intervals. */
 
-guint64
+gboolean
 mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                   guint64 *offsets)
+                   guint64 *offsets, GCancellable *cancellable, GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
   g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
-  guint64 arena = 0;
 
   for (guint k = 0; k < n; k++)
     {
       const MpUsage *r = &records[order[k]];
       guint64        offset;
 
+      if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+
       mp_time_index_busy (index, r->first, r->last, busy);
       offset = mp_spans_best_fit (busy, r->size);
       offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
-      arena = MAX (arena, offset + r->size);
     }
-  return arena;
+  return TRUE;
 }
 
 typedef struct
@@ -59,7 +60,7 @@ MpPlan *
 mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
                      const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
 {
-  MpPlan             *plan = mp_plan_new ("best-fit", lifetimes);
+  g_autoptr (MpPlan)  plan = mp_plan_new ("best-fit", lifetimes);
   guint               n = plan->n_records;
   g_autofree SortKey *keys = g_new (SortKey, MAX (n, 1));
   g_autofree guint   *order = g_new (guint, MAX (n, 1));
@@ -77,6 +78,8 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
   qsort (keys, n, sizeof (SortKey), cmp_size_span);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
-  mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets);
-  return plan;
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
+                          error))
+    return NULL;
+  return g_steal_pointer (&plan);
 }

@@ -39,7 +39,7 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
                               const MpPlannerOptions *options, GCancellable *cancellable,
                               GError **error)
 {
-  MpPlan             *plan = mp_plan_new ("greedy-by-breadth", lifetimes);
+  g_autoptr (MpPlan)  plan = mp_plan_new ("greedy-by-breadth", lifetimes);
   guint               n = plan->n_records, n_ops = graph->n_ops, n_order = 0;
   g_autofree SortKey *ops = g_new (SortKey, MAX (n_ops, 1));
   g_autofree guint   *seen = g_new (guint, MAX (n, 1)); /* op + 1 that last counted it */
@@ -94,6 +94,8 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
       order[n_order++] = r;
   g_assert (n_order == n);
 
-  mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets);
-  return plan;
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
+                          error))
+    return NULL;
+  return g_steal_pointer (&plan);
 }

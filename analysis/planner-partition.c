@@ -88,7 +88,7 @@ MpPlan *
 mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
                       const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
 {
-  MpPlan             *plan = mp_plan_new ("partition", lifetimes);
+  g_autoptr (MpPlan)  plan = mp_plan_new ("partition", lifetimes);
   guint               n = plan->n_records, n_parts = 0;
   g_autofree SortKey *keys = g_new (SortKey, MAX (n, 1));
   g_autofree guint   *part_of = g_new (guint, MAX (n, 1));
@@ -96,13 +96,15 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (plan->n_steps, 1));
   g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   MaxTree          tree = { 1 };
+  g_autofree guint   *tree_best = NULL;
+  g_autofree guint64 *tree_weight = NULL;
   g_autofree char *peak = NULL, *total = NULL;
   guint64          memory = 0;
 
   while (tree.n_leaves < n)
     tree.n_leaves *= 2;
-  tree.best = g_new (guint, 2 * (gsize) tree.n_leaves);
-  tree.weight = g_new0 (guint64, tree.n_leaves);
+  tree.best = tree_best = g_new (guint, 2 * (gsize) tree.n_leaves);
+  tree.weight = tree_weight = g_new0 (guint64, tree.n_leaves);
   for (gsize v = 0; v < 2 * (gsize) tree.n_leaves; v++)
     tree.best[v] = G_MAXUINT;
 
@@ -119,6 +121,10 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
       const MpSpan  *s;
       guint          best = G_MAXUINT, prev = 0;
 
+      if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          return NULL;
+        }
       mp_time_index_busy (index, r->first, r->last, busy);
       s = (const MpSpan *) busy->data;
       for (guint j = 0; j <= busy->len; j++)
@@ -151,9 +157,6 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
   for (guint i = 0; i < n; i++)
     plan->offsets[i] = part_size[part_of[i]];
 
-  g_free (tree.best);
-  g_free (tree.weight);
-
   /* tract's usage: the peak of live bytes over the memory of the schema */
   plan->n_partitions = n_parts;
   peak = mp_format_bytes (plan->lower_bound);
@@ -161,5 +164,5 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->note = g_strdup_printf ("%u partitions; tract usage %.4f (peak %s / partitions %s)",
                                 n_parts, memory ? (gdouble) plan->lower_bound / memory : 1.0,
                                 peak, total);
-  return plan;
+  return g_steal_pointer (&plan);
 }

@@ -11,9 +11,12 @@ guint  *mp_order_by_size (const MpUsage *records, guint n);
 
 /* Places records in the given order, each into the smallest gap among the
  * placed records whose lifetimes overlap it (the lowest on a tie), else on
- * top of them. Returns the arena of slots. */
-guint64 mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                           guint64 *offsets);
+ * top of them. FALSE, and error set, when cancellable was cancelled. */
+gboolean mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
+                            guint64 *offsets, GCancellable *cancellable, GError **error);
+
+/* How many placements run between two looks at the cancellable. */
+#define MP_CANCEL_STRIDE 4096
 
 /* One entry point per planner, listed in planner.c's table. */
 MpPlan *mp_planner_naive          (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,

@@ -459,6 +459,26 @@ test_generated_streams (void)
     }
 }
 
+static void
+test_cancelled (void)
+{
+  static const char *names[] = { "greedy-by-breadth", "partition", "best-fit" };
+  g_autoptr (MpGraph) graph = load_sample ();
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+
+  g_cancellable_cancel (cancellable);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup (names[i]), graph, lt, NULL,
+                                                cancellable, &error);
+
+      g_assert_null (plan);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    }
+}
+
 /* ---- the command line ---- */
 
 static char *
@@ -590,6 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/schedule/max-parallel-ops", test_max_parallel_ops);
   g_test_add_func ("/analysis/planner/sample", test_sample_planners);
   g_test_add_func ("/analysis/validate/concurrent", test_concurrent_validation);
+  g_test_add_func ("/analysis/planner/cancelled", test_cancelled);
   g_test_add_func ("/analysis/planner/random-ops-graphs", test_random_ops_graphs);
   g_test_add_func ("/analysis/planner/random-records", test_random_records);
   g_test_add_func ("/analysis/planner/generated-streams", test_generated_streams);
