@@ -6,6 +6,7 @@
 #include "graph.h"
 #include "lifetimes.h"
 #include "plan.h"
+#include "schedule.h"
 #include "plan-io.h"
 #include "planner.h"
 #include "validate.h"
