@@ -74,8 +74,8 @@ mp_cli_validate (int argc, char **argv)
       if (!mp_plan_check_schedules (graph, plan, schedule))
         status = MP_EXIT_FAILED;
       if (!plan->sequential_valid)
-        printf ("%s: %s: INVALID in op order: %s\n", argv[2], plan->planner,
-                plan->sequential_problem);
+        printf ("%s: %s: INVALID%s: %s\n", argv[2], plan->planner,
+                schedule ? " in op order" : "", plan->sequential_problem);
       if (plan->concurrent_checked && !plan->concurrent_valid)
         printf ("%s: %s: INVALID when streams run concurrently: %s\n", argv[2], plan->planner,
                 plan->concurrent_problem);
