@@ -2,8 +2,12 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include <stdio.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "color-scheme.h"
+#include "frame-bench.h"
 #include "memplan-application.h"
 #include "memplan-window.h"
 #include "plan-view.h"
@@ -22,7 +26,10 @@ struct _MpApplication
   gint           width;
   gint           height;
   gboolean       shared_scale;
-  gboolean       show_live;
+  gboolean       benchmark;
+  gint           bench_tensors;
+  char          *bench_file;  /* the generated graph, removed at exit */
+  gint64         started;     /* µs, when the command line was read */
   gint           status;
 };
 
@@ -31,6 +38,9 @@ G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
 /* Frames to let pass after planning before a screenshot, so layout and the
  * plan panes have settled. */
 #define SCREENSHOT_FRAMES 3
+/* --benchmark: frames of pan and zoom to time, and the default graph size. */
+#define BENCH_FRAMES  240
+#define BENCH_TENSORS 100000
 
 char *
 mp_application_default_graph (void)
@@ -71,6 +81,29 @@ screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 }
 
 static void
+bench_done (gpointer data)
+{
+  g_application_quit (G_APPLICATION (data));
+}
+
+static gboolean
+bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpApplication *self = data;
+
+  /* the second tick after planning: the panes' first frame is painted */
+  if (!g_object_get_data (G_OBJECT (widget), "painted"))
+    {
+      g_object_set_data (G_OBJECT (widget), "painted", GINT_TO_POINTER (1));
+      return G_SOURCE_CONTINUE;
+    }
+  mp_frame_bench_run (MP_WINDOW (widget), BENCH_FRAMES,
+                      (g_get_monotonic_time () - self->started) / 1e6, G_CALLBACK (bench_done),
+                      self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
 apply_view_options (MpApplication *self, MpWindow *window)
 {
   MpViewState *state = mp_window_get_state (window);
@@ -90,6 +123,37 @@ window_busy_changed (MpWindow *window, GParamSpec *pspec, MpApplication *self)
   apply_view_options (self, window);
   if (self->screenshot)
     gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
+  else if (self->benchmark)
+    {
+      if (mp_window_get_error (window))
+        {
+          g_printerr ("memplan: %s\n", mp_window_get_error (window));
+          self->status = 2;
+          g_application_quit (G_APPLICATION (self));
+          return;
+        }
+      gtk_widget_add_tick_callback (GTK_WIDGET (window), bench_tick, self, NULL);
+    }
+}
+
+/* --benchmark without a file: a generated graph of bench_tensors tensors. */
+static char *
+bench_graph (MpApplication *self, GError **error)
+{
+  MpGenRandomOptions opts = { .n_tensors = self->bench_tensors, .n_streams = 1, .seed = 1 };
+  g_autofree char   *json = NULL;
+  gsize              length;
+  int                fd;
+  g_autofree char   *path = NULL;
+
+  json = mp_gen_random (&opts, FALSE, &length);
+  if ((fd = g_file_open_tmp ("memplan-bench-XXXXXX.json", &path, error)) < 0)
+    return NULL;
+  close (fd);
+  if (!g_file_set_contents (path, json, length, error))
+    return NULL;
+  self->bench_file = g_strdup (path);
+  return g_steal_pointer (&path);
 }
 
 static MpWindow *
@@ -117,10 +181,21 @@ new_window (MpApplication *self)
 static void
 mp_application_activate (GApplication *app)
 {
-  g_autofree char *path = mp_application_default_graph ();
-  g_autoptr (GFile) file = g_file_new_for_path (path);
+  MpApplication   *self = MP_APPLICATION (app);
+  g_autofree char *path = NULL;
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
 
-  mp_window_open (new_window (MP_APPLICATION (app)), file);
+  if (self->benchmark && !(path = bench_graph (self, &error)))
+    {
+      g_printerr ("memplan: %s\n", error->message);
+      self->status = 2;
+      return;
+    }
+  if (path == NULL)
+    path = mp_application_default_graph ();
+  file = g_file_new_for_path (path);
+  mp_window_open (new_window (self), file);
 }
 
 static void
@@ -276,6 +351,13 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "color-by", "s", &self->color_by);
   g_variant_dict_lookup (options, "theme", "s", &self->theme);
   self->shared_scale = g_variant_dict_contains (options, "shared-scale");
+  self->benchmark = g_variant_dict_contains (options, "benchmark");
+  g_variant_dict_lookup (options, "bench-tensors", "i", &self->bench_tensors);
+  if (self->bench_tensors < 1 || self->bench_tensors > 10000000)
+    {
+      g_printerr ("memplan: --bench-tensors must be between 1 and 10000000\n");
+      return 2;
+    }
   if (self->color_by)
     {
       MpColorBy by;
@@ -311,6 +393,9 @@ mp_application_finalize (GObject *object)
   g_free (self->select);
   g_free (self->color_by);
   g_free (self->theme);
+  if (self->bench_file)
+    g_unlink (self->bench_file);
+  g_free (self->bench_file);
   G_OBJECT_CLASS (mp_application_parent_class)->finalize (object);
 }
 
@@ -342,11 +427,18 @@ mp_application_init (MpApplication *self)
     { "size", 0, 0, G_OPTION_ARG_STRING, NULL, "Window size", "WIDTHxHEIGHT" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Once planned, save the window to a PNG file and quit", "FILE" },
+    { "benchmark", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Time opening FILE (default: a generated graph) and 240 frames of pan and zoom, print "
+      "the figures and quit", NULL },
+    { "bench-tensors", 0, 0, G_OPTION_ARG_INT, NULL,
+      "Tensors in the generated benchmark graph (default 100000)", "N" },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
     { NULL }
   };
 
   self->cursor = -1;
+  self->bench_tensors = BENCH_TENSORS;
+  self->started = g_get_monotonic_time ();
   g_application_add_main_option_entries (G_APPLICATION (self), options);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE…]");
   g_application_set_option_context_summary (G_APPLICATION (self),

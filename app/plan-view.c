@@ -20,6 +20,11 @@ struct _MpPlanView
   GskRenderNode  *cache;
   int             cache_width;
   int             cache_height;
+  /* While the step range moves, the cached picture is shifted and stretched
+   * to it (cheap, every frame) and drawn again once the motion pauses. */
+  gdouble         cache_min;
+  gdouble         cache_max;
+  guint           settle_source;
 
   gdouble         pointer_x;
   gdouble         pointer_y;
@@ -35,12 +40,32 @@ G_DEFINE_FINAL_TYPE (MpPlanView, mp_plan_view, GTK_TYPE_WIDGET)
 /* A press that moves less than this (pixels) is a click, not a pan. */
 #define CLICK_SLOP 4.0
 #define ZOOM_STEP  1.25
+/* Redraw for real when the step range has stood still this long. */
+#define SETTLE_MS  120
 
 static void
 invalidate (MpPlanView *self)
 {
   g_clear_pointer (&self->cache, gsk_render_node_unref);
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static gboolean
+settle (gpointer data)
+{
+  MpPlanView *self = data;
+
+  self->settle_source = 0;
+  invalidate (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+mp_plan_view_redraw (MpPlanView *self)
+{
+  g_return_if_fail (MP_IS_PLAN_VIEW (self));
+  g_clear_handle_id (&self->settle_source, g_source_remove);
+  invalidate (self);
 }
 
 static void
@@ -51,8 +76,14 @@ state_changed (MpPlanView *self, GParamSpec *pspec)
   /* Hover and the cursor are an overlay: no need to draw the plan again. */
   if (g_str_equal (name, "hovered") || g_str_equal (name, "cursor"))
     gtk_widget_queue_draw (GTK_WIDGET (self));
+  else if (g_str_equal (name, "viewport") && self->cache != NULL)
+    {
+      g_clear_handle_id (&self->settle_source, g_source_remove);
+      self->settle_source = g_timeout_add (SETTLE_MS, settle, self);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
   else
-    invalidate (self);
+    mp_plan_view_redraw (self);
 }
 
 void
@@ -174,12 +205,17 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (width <= 0 || height <= 0)
     return;
 
+  get_layout (self, &layout);
+  palette = mp_palette_get (mp_view_state_get_dark (self->state) ? MP_THEME_DARK
+                                                                  : MP_THEME_LIGHT);
+
   if (self->cache == NULL || self->cache_width != width || self->cache_height != height)
     {
       g_autoptr (GtkSnapshot) sub = gtk_snapshot_new ();
       MpRenderOptions options;
       cairo_t        *cr;
 
+      g_clear_handle_id (&self->settle_source, g_source_remove);
       g_clear_pointer (&self->cache, gsk_render_node_unref);
       mp_plan_view_get_options (self, &options);
       cr = gtk_snapshot_append_cairo (sub, &GRAPHENE_RECT_INIT (0, 0, width, height));
@@ -188,13 +224,37 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->cache = gtk_snapshot_free_to_node (g_steal_pointer (&sub));
       self->cache_width = width;
       self->cache_height = height;
+      self->cache_min = layout.viewport.step_min;
+      self->cache_max = layout.viewport.step_max;
     }
   if (self->cache)
     gtk_snapshot_append_node (snapshot, self->cache);
+  if (self->cache && (self->cache_min != layout.viewport.step_min ||
+                      self->cache_max != layout.viewport.step_max))
+    {
+      /* The step range moved since the picture was drawn: map the old range
+       * onto the new one over the plot, the curve strip and the step axis. */
+      gdouble         span = layout.viewport.step_max - layout.viewport.step_min;
+      gdouble         scale = (self->cache_max - self->cache_min) / span;
+      gdouble         shift = (self->cache_min - layout.viewport.step_min) * layout.plot.width / span;
+      gdouble         top = layout.plot.y;
+      gdouble         bottom = MAX (layout.x_axis.y + layout.x_axis.height,
+                                    layout.curve.y + layout.curve.height);
+      graphene_rect_t band = GRAPHENE_RECT_INIT (layout.plot.x, top, layout.plot.width,
+                                                 bottom - top);
+      GdkRGBA         bg = { palette->background.r, palette->background.g,
+                             palette->background.b, 1 };
 
-  get_layout (self, &layout);
-  palette = mp_palette_get (mp_view_state_get_dark (self->state) ? MP_THEME_DARK
-                                                                  : MP_THEME_LIGHT);
+      gtk_snapshot_push_clip (snapshot, &band);
+      gtk_snapshot_append_color (snapshot, &bg, &band);
+      gtk_snapshot_save (snapshot);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (layout.plot.x + shift, 0));
+      gtk_snapshot_scale (snapshot, scale, 1);
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (-layout.plot.x, 0));
+      gtk_snapshot_append_node (snapshot, self->cache);
+      gtk_snapshot_restore (snapshot);
+      gtk_snapshot_pop (snapshot);
+    }
 
   /* The step cursor: a line across the plot at the step's middle. */
   cursor = mp_view_state_get_cursor (self->state);
@@ -440,6 +500,7 @@ mp_plan_view_dispose (GObject *object)
   if (self->state)
     g_signal_handlers_disconnect_by_data (self->state, self);
   g_clear_object (&self->state);
+  g_clear_handle_id (&self->settle_source, g_source_remove);
   g_clear_pointer (&self->cache, gsk_render_node_unref);
   g_clear_pointer (&self->index, mp_render_index_free);
   g_clear_pointer (&self->set, mp_plan_set_unref);

@@ -26,6 +26,9 @@ gboolean       mp_plan_view_tensor_bounds  (MpPlanView *self, guint tensor, grap
 /* What a click at (x, y) does: select the tensor there (or clear the
  * selection), or on the step axis move the step cursor. */
 void           mp_plan_view_click          (MpPlanView *self, gdouble x, gdouble y);
+/* Draws the plan again now (a pan or zoom otherwise stretches the last
+ * picture until the motion pauses). */
+void           mp_plan_view_redraw         (MpPlanView *self);
 /* The tooltip markup for a tensor ("name, kind, dtype, shape, size, …"). */
 char          *mp_plan_view_describe       (MpPlanView *self, guint tensor);
 
