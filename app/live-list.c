@@ -77,11 +77,12 @@ refresh (MpLiveList *self)
   g_ptr_array_sort (rows, compare_offset_ptr);
   bytes = mp_format_bytes (live);
   if (graph->has_ops && (guint) step < graph->n_ops)
-    text = g_strdup_printf ("Step %d (op %s) in %s: %u buffers live, %s", step,
-                            graph->ops[step].name, self->plan->planner, rows->len, bytes);
-  else
-    text = g_strdup_printf ("Step %d in %s: %u buffers live, %s", step, self->plan->planner,
+    text = g_strdup_printf ("Step %d (op %s) in %s: %u buffers live, %s (choose the plan in "
+                            "Summary)", step, graph->ops[step].name, self->plan->planner,
                             rows->len, bytes);
+  else
+    text = g_strdup_printf ("Step %d in %s: %u buffers live, %s (choose the plan in Summary)",
+                            step, self->plan->planner, rows->len, bytes);
   gtk_label_set_text (self->heading, text);
   self->updating = TRUE;
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),

@@ -20,12 +20,14 @@ struct _MpApplication
   GStrv          planners;
   char          *screenshot;
   char          *select;
+  char          *hover;
   char          *color_by;
   char          *theme;
   gint           cursor;
   gint           width;
   gint           height;
   gboolean       shared_scale;
+  gboolean       show_live;
   gboolean       benchmark;
   gint           bench_tensors;
   char          *bench_file;  /* the generated graph, removed at exit */
@@ -55,6 +57,37 @@ mp_application_default_graph (void)
   return g_build_filename (MEMPLAN_SOURCE_DATADIR, "default.json", NULL);
 }
 
+/* --hover: where a tensor is, in the window's surface coordinates, so a
+ * script can move the X pointer there and photograph the real tooltip. */
+static void
+print_hover_point (MpWindow *window, const char *name)
+{
+  GPtrArray       *views = mp_window_get_plan_views (window);
+  MpPlanSet       *set = mp_window_get_plan_set (window);
+  const MpGraph   *graph = set ? mp_plan_set_get_graph (set) : NULL;
+  gint             tensor = graph ? mp_graph_find_tensor (graph, name) : -1;
+  gdouble          sx, sy;
+  graphene_rect_t  r;
+
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  /* the last pane: its tooltip opens downwards inside the window */
+  for (guint i = views->len; tensor >= 0 && i-- > 0;)
+    if (mp_plan_view_tensor_bounds (views->pdata[i], tensor, &r))
+      {
+        graphene_point_t p;
+
+        if (!gtk_widget_compute_point (views->pdata[i], GTK_WIDGET (window),
+                                       &GRAPHENE_POINT_INIT (r.origin.x + r.size.width / 2,
+                                                             r.origin.y + r.size.height / 2),
+                                       &p))
+          break;
+        printf ("hover %d %d\n", (int) (p.x + sx), (int) (p.y + sy));
+        fflush (stdout);
+        return;
+      }
+  g_printerr ("memplan: --hover: no tensor '%s' drawn in a pane\n", name);
+}
+
 static gboolean
 screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
@@ -65,6 +98,12 @@ screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   g_object_set_data (G_OBJECT (widget), "frames", GUINT_TO_POINTER (frames + 1));
   if (frames < SCREENSHOT_FRAMES)
     return G_SOURCE_CONTINUE;
+  if (self->hover)
+    {
+      /* the script photographs the tooltip; the app stays up until killed */
+      print_hover_point (MP_WINDOW (widget), self->hover);
+      return G_SOURCE_REMOVE;
+    }
   if (!mp_window_screenshot (MP_WINDOW (widget), self->screenshot, &error))
     {
       g_printerr ("memplan: %s\n", error->message);
@@ -112,6 +151,8 @@ apply_view_options (MpApplication *self, MpWindow *window)
     g_printerr ("memplan: no tensor or op named '%s'\n", self->select);
   if (self->cursor >= 0)
     mp_view_state_set_cursor (state, self->cursor);
+  if (self->show_live)
+    mp_window_show_live_list (window);
 }
 
 static void
@@ -121,7 +162,7 @@ window_busy_changed (MpWindow *window, GParamSpec *pspec, MpApplication *self)
     return;
   g_signal_handlers_disconnect_by_func (window, window_busy_changed, self);
   apply_view_options (self, window);
-  if (self->screenshot)
+  if (self->screenshot || self->hover)
     gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
   else if (self->benchmark)
     {
@@ -347,6 +388,8 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->screenshot);
   g_variant_dict_lookup (options, "select", "s", &self->select);
+  g_variant_dict_lookup (options, "hover", "s", &self->hover);
+  self->show_live = g_variant_dict_contains (options, "show-live");
   g_variant_dict_lookup (options, "cursor", "i", &self->cursor);
   g_variant_dict_lookup (options, "color-by", "s", &self->color_by);
   g_variant_dict_lookup (options, "theme", "s", &self->theme);
@@ -391,6 +434,7 @@ mp_application_finalize (GObject *object)
   g_strfreev (self->planners);
   g_free (self->screenshot);
   g_free (self->select);
+  g_free (self->hover);
   g_free (self->color_by);
   g_free (self->theme);
   if (self->bench_file)
@@ -421,6 +465,10 @@ mp_application_init (MpApplication *self)
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, NULL, "One address scale for every plan", NULL },
     { "select", 0, 0, G_OPTION_ARG_STRING, NULL, "Select a tensor (or an op) by name",
       "NAME" },
+    { "show-live", 0, 0, G_OPTION_ARG_NONE, NULL, "Show the buffers live at the cursor step",
+      NULL },
+    { "hover", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Print where tensor NAME is drawn (window coordinates), for screenshot scripts", "NAME" },
     { "cursor", 0, 0, G_OPTION_ARG_INT, NULL, "Put the step cursor on STEP", "STEP" },
     { "theme", 0, 0, G_OPTION_ARG_STRING, NULL,
       "light or dark (default: follow the desktop)", "THEME" },

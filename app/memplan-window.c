@@ -255,7 +255,6 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
                            g_object_get_data (G_OBJECT (self), "new-graph") != NULL;
 
       g_clear_object (&self->cancellable);
-      set_busy (self, FALSE);
       if (set != NULL)
         {
           gtk_info_bar_set_revealed (self->error_bar, FALSE);
@@ -275,6 +274,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         show_error (self, error->message);
       self->reloading = FALSE;
+      /* last: whoever waits for "busy" finds the results in place */
+      set_busy (self, FALSE);
     }
   g_object_unref (call->self);
   g_free (call);
@@ -342,6 +343,14 @@ mp_window_get_error (MpWindow *self)
   g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
   return gtk_info_bar_get_revealed (self->error_bar) ? gtk_label_get_text (self->error_label)
                                                      : NULL;
+}
+
+void
+mp_window_show_live_list (MpWindow *self)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  gtk_notebook_set_current_page (self->notebook,
+                                 gtk_notebook_page_num (self->notebook, self->live_list));
 }
 
 const char *
@@ -918,6 +927,15 @@ state_notify (MpWindow *self, GParamSpec *pspec)
 }
 
 static void
+planner_selected (MpWindow *self, const char *planner)
+{
+  MpPlan *plan = self->set ? mp_plan_set_find_plan (self->set, planner) : NULL;
+
+  if (plan)
+    mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+}
+
+static void
 mp_window_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
 {
   MpWindow *self = MP_WINDOW (widget);
@@ -1116,6 +1134,8 @@ mp_window_init (MpWindow *self)
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
+  g_signal_connect_swapped (self->summary_table, "planner-selected",
+                            G_CALLBACK (planner_selected), self);
   g_signal_connect_swapped (self->cursor_adjustment, "value-changed",
                             G_CALLBACK (cursor_adjustment_changed), self);
   g_signal_connect (self->error_bar, "response", G_CALLBACK (info_bar_response), NULL);

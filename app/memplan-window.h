@@ -27,6 +27,8 @@ GtkWidget   *mp_window_get_live_list       (MpWindow *self);
 /* The message of the error bar, or NULL when none is shown. */
 const char  *mp_window_get_error           (MpWindow *self);
 const char  *mp_window_get_notice          (MpWindow *self);
+/* Brings the "Live at step" tab to the front. */
+void         mp_window_show_live_list      (MpWindow *self);
 /* Finds a tensor (selects it) or an op (moves the step cursor) by name, as
  * the search entry does; returns FALSE when nothing matches. */
 gboolean     mp_window_search              (MpWindow *self, const char *text);

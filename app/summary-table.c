@@ -12,6 +12,7 @@ struct _MpSummaryTable
   GtkColumnView     *view;
   GListStore        *store;
   GtkSortListModel  *sorted;
+  GtkSingleSelection *selection;
 };
 
 G_DEFINE_FINAL_TYPE (MpSummaryTable, mp_summary_table, GTK_TYPE_WIDGET)
@@ -33,6 +34,23 @@ static const struct
   { "valid", "Validity", "valid", TRUE },
 };
 
+enum
+{
+  PLANNER_SELECTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void
+selection_changed (MpSummaryTable *self)
+{
+  MpSummaryRow *row = gtk_single_selection_get_selected_item (self->selection);
+
+  if (row)
+    g_signal_emit (self, signals[PLANNER_SELECTED], 0, mp_summary_row_get_planner (row));
+}
+
 static void
 mp_summary_table_dispose (GObject *object)
 {
@@ -52,6 +70,11 @@ mp_summary_table_class_init (MpSummaryTableClass *klass)
   object_class->dispose = mp_summary_table_dispose;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "summarytable");
+
+  /* A row was chosen: the window shows that plan's memory map. */
+  signals[PLANNER_SELECTED] = g_signal_new ("planner-selected", G_TYPE_FROM_CLASS (klass),
+                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                            1, G_TYPE_STRING);
 }
 
 static void
@@ -84,9 +107,12 @@ mp_summary_table_init (MpSummaryTable *self)
   sorter = gtk_column_view_get_sorter (self->view);
   self->sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
                                           g_object_ref (sorter));
-  gtk_column_view_set_model (self->view,
-                             GTK_SELECTION_MODEL (gtk_single_selection_new (
-                               G_LIST_MODEL (self->sorted))));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (self->sorted));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  g_signal_connect_swapped (self->selection, "notify::selected-item",
+                            G_CALLBACK (selection_changed), self);
+  gtk_column_view_set_model (self->view, GTK_SELECTION_MODEL (self->selection));
 
   self->scroller = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER,
