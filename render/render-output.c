@@ -57,6 +57,7 @@ mp_render_write_file (const char *path, MpRenderFormat format, MpRenderIndex * c
 {
   g_autoptr (GByteArray) bytes = g_byte_array_new ();
   g_autoptr (GError) local = NULL;
+  g_autofree char *dir = NULL;
   cairo_surface_t *surface = NULL;
   cairo_status_t   status;
   cairo_t         *cr;
@@ -103,6 +104,14 @@ mp_render_write_file (const char *path, MpRenderFormat format, MpRenderIndex * c
       return FALSE;
     }
 
+  /* the common mistake, said plainly rather than through a temporary name */
+  dir = g_path_get_dirname (path);
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, MP_RENDER_ERROR, MP_RENDER_ERROR_IO,
+                   "%s: cannot write the picture: folder '%s' does not exist", path, dir);
+      return FALSE;
+    }
   if (!mp_write_file_atomic (path, (const char *) bytes->data, bytes->len, &local))
     {
       g_set_error_literal (error, MP_RENDER_ERROR, MP_RENDER_ERROR_IO, local->message);
