@@ -469,6 +469,71 @@ test_command_line (void)
   g_rmdir (dir);
 }
 
+static gboolean
+app_window_ready (gpointer data)
+{
+  GtkApplication *app = data;
+  GtkWindow      *win = gtk_application_get_active_window (app);
+
+  return win && MP_IS_WINDOW (win) && window_ready (win);
+}
+
+static void
+app_started (GApplication *app, gpointer data)
+{
+  MpWindow    *win;
+  GtkWidget   *overlay;
+  gboolean     about = FALSE;
+  g_autoptr (GListModel) toplevels = NULL;
+
+  run_until (app_window_ready, app);
+  win = MP_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  /* no file: the bundled default graph, every planner */
+  g_assert_cmpstr (mp_plan_set_get_graph (mp_window_get_plan_set (win))->name, ==,
+                   "encoder-4x512");
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, n_planners ());
+
+  /* Ctrl+? opens the shortcuts window loaded from the resources */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.show-help-overlay", NULL));
+  overlay = GTK_WIDGET (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (win)));
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+  g_assert_true (gtk_widget_get_visible (overlay));
+  {
+    g_autofree char **accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                       "win.export-view");
+
+    g_assert_cmpstr (accels[0], ==, "<Control>e");
+  }
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (toplevels, i);
+
+      about |= GTK_IS_ABOUT_DIALOG (w);
+    }
+  g_assert_true (about);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+}
+
+static void
+test_application (void)
+{
+  /* A GtkApplication run ends GTK for its process: give it its own. */
+  if (g_test_subprocess ())
+    {
+      g_autoptr (MpApplication) app = mp_application_new ();
+      char *argv[] = { (char *) "memplan", NULL };
+
+      g_signal_connect_after (app, "activate", G_CALLBACK (app_started), NULL);
+      g_assert_cmpint (g_application_run (G_APPLICATION (app), 1, argv), ==, 0);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -489,5 +554,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/command-line", test_command_line);
+  g_test_add_func ("/app/application", test_application);
   return g_test_run ();
 }
