@@ -20,6 +20,7 @@ struct _MpWindow
   GtkBox          *planners_box;
   GtkWidget       *busy_box;
   GtkSpinner      *spinner;
+  GtkLabel        *busy_label;
   GtkLabel        *title_label;
   GtkLabel        *subtitle_label;
   GtkSearchBar    *search_bar;
@@ -198,6 +199,20 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   const MpLifetimes *lt = mp_plan_set_get_lifetimes (set);
   const char * const *skipped = mp_plan_set_get_skipped (set);
 
+  g_autofree char *selected = NULL;
+  gdouble          min = 0, max = 0;
+  gboolean         keep_view = FALSE;
+
+  /* A reload of a changed file keeps the view where it can. */
+  if (new_graph && self->reloading && self->set)
+    {
+      gint old = mp_view_state_get_selected (self->state);
+
+      if (old >= 0)
+        selected = g_strdup (mp_plan_set_get_graph (self->set)->tensors[old].name);
+      keep_view = mp_plan_set_get_lifetimes (self->set)->n_steps == lt->n_steps;
+      mp_view_state_get_steps (self->state, &min, &max);
+    }
   mp_plan_set_ref (set);
   g_clear_pointer (&self->set, mp_plan_set_unref);
   self->set = set;
@@ -207,7 +222,13 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   g_ptr_array_set_size (self->views, 0);
 
   if (new_graph)
-    mp_view_state_reset (self->state, lt->n_steps);
+    {
+      mp_view_state_reset (self->state, lt->n_steps);
+      if (keep_view)
+        mp_view_state_set_steps (self->state, min, max);
+      if (selected)
+        mp_view_state_set_selected (self->state, mp_graph_find_tensor (graph, selected));
+    }
   for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
     {
       GtkWidget *view = mp_plan_view_new (set, i, self->state);
@@ -239,6 +260,15 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
     }
   update_status (self);
   update_cursor_label (self);
+}
+
+static void
+build_call_free (gpointer data)
+{
+  BuildCall *call = data;
+
+  g_object_unref (call->self);
+  g_free (call);
 }
 
 static void
@@ -277,8 +307,22 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
     }
-  g_object_unref (call->self);
-  g_free (call);
+  build_call_free (call);
+}
+
+static void
+build_progress (const char *planner, guint index, guint total, gpointer data)
+{
+  BuildCall       *call = data;
+  g_autofree char *text = NULL;
+
+  if (call->generation != call->self->generation)
+    return;
+  if (planner == NULL)
+    text = g_strdup ("Loading…");
+  else
+    text = g_strdup_printf ("Planning %s (%u of %u)…", planner, index + 1, total);
+  gtk_label_set_text (call->self->busy_label, text);
 }
 
 static void
@@ -287,6 +331,7 @@ start_build (MpWindow *self, gboolean load)
   g_auto (GStrv) planners = enabled_planners (self);
   g_autofree char *path = NULL;
   BuildCall       *call;
+  BuildCall       *progress;
 
   if (load && self->file == NULL)
     return;
@@ -312,9 +357,14 @@ start_build (MpWindow *self, gboolean load)
   call = g_new0 (BuildCall, 1);
   call->self = g_object_ref (self);
   call->generation = self->generation;
+  progress = g_new0 (BuildCall, 1);
+  progress->self = g_object_ref (self);
+  progress->generation = self->generation;
+  gtk_label_set_text (self->busy_label, "Planning…");
   set_busy (self, TRUE);
   mp_plan_set_build_async (load ? path : NULL, load ? NULL : self->set,
-                           (const char * const *) planners, self->cancellable, build_done, call);
+                           (const char * const *) planners, self->cancellable, build_progress,
+                           progress, build_call_free, build_done, call);
 }
 
 static void
@@ -1080,6 +1130,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, planners_box);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_box);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, title_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, search_bar);

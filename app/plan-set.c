@@ -135,8 +135,18 @@ MpPlanSet *
 mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planners,
                    GCancellable *cancellable, GError **error)
 {
+  return mp_plan_set_build_full (path, base, planners, cancellable, NULL, NULL, error);
+}
+
+MpPlanSet *
+mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
+                        GCancellable *cancellable,
+                        void (*report) (const char *, guint, guint, gpointer),
+                        gpointer report_data, GError **error)
+{
   g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
   g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
+  guint            total = 0, index = 0;
   MpPlannerOptions popts = { .time_budget = GUI_TIME_BUDGET };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
@@ -156,11 +166,16 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
 
       set->loaded = loaded;
       set->path = g_strdup (path);
+      if (report)
+        report (NULL, 0, 0, report_data);
       if (!(loaded->graph = mp_graph_load (path, error)))
         return NULL;
       if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
         return NULL;
     }
+
+  for (guint i = 0; i < n_infos; i++)
+    total += g_strv_contains (planners, infos[i].name) && !find_box (base, infos[i].name);
 
   /* Table order, so panes and rows keep a stable order whatever the toggles. */
   for (guint i = 0; i < n_infos; i++)
@@ -178,6 +193,8 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
         }
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
+      if (report)
+        report (infos[i].name, index++, total, report_data);
       plan = mp_planner_run (&infos[i], set->loaded->graph, set->loaded->lifetimes, &popts,
                              cancellable, &local_error);
       if (plan == NULL)
@@ -205,10 +222,42 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
 
 typedef struct
 {
-  char       *path;
-  MpPlanSet  *base;
-  GStrv       planners;
+  char              *path;
+  MpPlanSet         *base;
+  GStrv              planners;
+  GMainContext      *context;
+  MpPlanSetProgress  progress;
+  gpointer           progress_data;
+  GDestroyNotify     progress_destroy;
 } BuildData;
+
+typedef struct
+{
+  BuildData *bd;   /* kept alive by the task, which outlives its queued reports */
+  GTask     *task;
+  char      *planner;
+  guint      index;
+  guint      total;
+} Report;
+
+static gboolean
+report_dispatch (gpointer data)
+{
+  Report *r = data;
+
+  r->bd->progress (r->planner, r->index, r->total, r->bd->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+report_free (gpointer data)
+{
+  Report *r = data;
+
+  g_object_unref (r->task);
+  g_free (r->planner);
+  g_free (r);
+}
 
 static void
 build_data_free (gpointer data)
@@ -218,7 +267,25 @@ build_data_free (gpointer data)
   g_free (bd->path);
   g_clear_pointer (&bd->base, mp_plan_set_unref);
   g_strfreev (bd->planners);
+  if (bd->progress_destroy)
+    bd->progress_destroy (bd->progress_data);
+  g_main_context_unref (bd->context);
   g_free (bd);
+}
+
+static void
+report_in_thread (const char *planner, guint index, guint total, gpointer data)
+{
+  GTask  *task = data;
+  Report *r = g_new0 (Report, 1);
+
+  r->bd = g_task_get_task_data (task);
+  r->task = g_object_ref (task);
+  r->planner = g_strdup (planner);
+  r->index = index;
+  r->total = total;
+  g_main_context_invoke_full (r->bd->context, G_PRIORITY_DEFAULT, report_dispatch, r,
+                              report_free);
 }
 
 static void
@@ -228,8 +295,9 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   GError    *error = NULL;
   MpPlanSet *set;
 
-  set = mp_plan_set_build (bd->path, bd->base, (const char * const *) bd->planners, cancellable,
-                           &error);
+  set = mp_plan_set_build_full (bd->path, bd->base, (const char * const *) bd->planners,
+                                cancellable, bd->progress ? report_in_thread : NULL, task,
+                                &error);
   if (set == NULL)
     g_task_return_error (task, error);
   else
@@ -238,8 +306,9 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 
 void
 mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *planners,
-                         GCancellable *cancellable, GAsyncReadyCallback callback,
-                         gpointer user_data)
+                         GCancellable *cancellable, MpPlanSetProgress progress,
+                         gpointer progress_data, GDestroyNotify progress_destroy,
+                         GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
   BuildData *bd = g_new0 (BuildData, 1);
@@ -247,6 +316,10 @@ mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *
   bd->path = g_strdup (path);
   bd->base = base ? mp_plan_set_ref (base) : NULL;
   bd->planners = g_strdupv ((char **) planners);
+  bd->context = g_main_context_ref_thread_default ();
+  bd->progress = progress;
+  bd->progress_data = progress_data;
+  bd->progress_destroy = progress_destroy;
   g_task_set_source_tag (task, mp_plan_set_build_async);
   g_task_set_task_data (task, bd, build_data_free);
   /* A result that arrives after cancel must not replace newer work. */

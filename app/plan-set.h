@@ -27,6 +27,11 @@ MpPlan            *mp_plan_set_find_plan     (MpPlanSet *set, const char *planne
 const char * const *mp_plan_set_get_skipped  (MpPlanSet *set);
 gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */
 
+/* Called on the caller's main context before each planner runs (index of
+ * total) and, with planner NULL, while the file loads. */
+typedef void (*MpPlanSetProgress) (const char *planner, guint index, guint total,
+                                   gpointer user_data);
+
 /* Loads path (when base is NULL) or reuses base's graph and the plans it
  * already has, then runs the planners named in planners that are missing.
  * Runs in a worker thread; cancellable stops it between and inside planners. */
@@ -34,6 +39,9 @@ void               mp_plan_set_build_async  (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
                                              GCancellable        *cancellable,
+                                             MpPlanSetProgress    progress,
+                                             gpointer             progress_data,
+                                             GDestroyNotify       progress_destroy,
                                              GAsyncReadyCallback  callback,
                                              gpointer             user_data);
 MpPlanSet         *mp_plan_set_build_finish (GAsyncResult  *result,
@@ -42,6 +50,17 @@ MpPlanSet         *mp_plan_set_build        (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
                                              GCancellable        *cancellable,
+                                             GError             **error);
+/* The same, reporting progress through report (any thread) when not NULL. */
+MpPlanSet         *mp_plan_set_build_full   (const char          *path,
+                                             MpPlanSet           *base,
+                                             const char * const  *planners,
+                                             GCancellable        *cancellable,
+                                             void               (*report) (const char *planner,
+                                                                           guint       index,
+                                                                           guint       total,
+                                                                           gpointer    data),
+                                             gpointer             report_data,
                                              GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanSet, mp_plan_set_unref)

@@ -415,10 +415,16 @@ test_reload (void)
                                       NULL));
   win = open_window (path);
   g_assert_cmpuint (mp_plan_set_get_graph (mp_window_get_plan_set (win))->n_tensors, ==, 2);
+  g_assert_true (mp_window_search (win, "1"));
   g_assert_true (g_file_set_contents (path, "id,lower,upper,size\n0,0,2,64\n1,1,3,64\n"
                                             "2,3,5,128\n", -1, NULL));
   run_until (notice_says_reloaded, win);
   g_assert_cmpuint (mp_plan_set_get_graph (mp_window_get_plan_set (win))->n_tensors, ==, 3);
+  /* the followed tensor is still followed, by name */
+  g_assert_cmpint (mp_view_state_get_selected (mp_window_get_state (win)), ==,
+                   mp_graph_find_tensor (mp_plan_set_get_graph (mp_window_get_plan_set (win)),
+                                         "1"));
+  g_assert_cmpint (mp_view_state_get_selected (mp_window_get_state (win)), >=, 0);
   gtk_window_destroy (GTK_WINDOW (win));
   g_unlink (path);
   g_rmdir (dir);
