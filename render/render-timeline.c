@@ -3,9 +3,10 @@
 
 /* The rectangles, with the level of detail of fast timeline tools: only the
  * records of the visible step range (a stabbing query plus a binary search),
- * rectangles snapped to whole pixels and filled in one path per colour, and
- * what is thinner than a pixel merged into a coverage grid that is painted
- * as one image, leaving out pixels covered less than a quarter. */
+ * rectangles snapped to whole pixels (at least one) and filled in one path
+ * per colour, and items of less than a pixel's area merged into a coverage
+ * grid that is painted as one image, leaving out pixels covered less than a
+ * quarter. */
 
 #include <math.h>
 #include <string.h>
@@ -129,7 +130,9 @@ visit (guint r, gpointer user_data)
   if (xb <= xa || yb <= ya)
     return;
 
-  if ((xb - xa >= 1 && yb - ya >= 1) || hl)
+  /* a box when it covers at least a pixel, even as a one-pixel line (a
+   * small tensor that lives long must not vanish); smaller items merge */
+  if ((xb - xa) * (yb - ya) >= 1 || hl)
     {
       Box b;
 
