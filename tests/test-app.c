@@ -241,6 +241,25 @@ test_zoom_shared (void)
   mp_view_state_get_steps (state, &min, &max);
   g_assert_cmpfloat (min, ==, 0);
   g_assert_cmpfloat (max, ==, n_steps);
+
+  /* the menu's colour key and address scale reach every pane */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.color-by", "s", "op"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.shared-scale", NULL));
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpRenderOptions o;
+      MpPlan         *plan = mp_plan_view_get_plan (views->pdata[i]);
+      MpViewport      full;
+
+      mp_plan_view_get_options (views->pdata[i], &o);
+      g_assert_cmpint (o.color_by, ==, MP_COLOR_BY_OP);
+      /* one scale: the widest arena (naive's) with this pane's headroom */
+      mp_render_full_viewport (mp_plan_view_get_index (views->pdata[i]), &full);
+      g_assert_cmpfloat_with_epsilon (o.viewport.addr_max / full.addr_max,
+                                      (gdouble) mp_plan_set_find_plan (
+                                        mp_window_get_plan_set (win), "naive")->arena / plan->arena,
+                                      1e-9);
+    }
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
