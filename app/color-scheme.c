@@ -75,7 +75,8 @@ proxy_ready (GObject *source, GAsyncResult *result, gpointer data)
   g_object_set_data_full (G_OBJECT (settings), "memplan-portal", proxy, g_object_unref);
   g_signal_connect (proxy, "g-signal", G_CALLBACK (setting_changed), settings);
   g_dbus_proxy_call (proxy, "Read", g_variant_new ("(ss)", APPEARANCE, "color-scheme"),
-                     G_DBUS_CALL_FLAGS_NO_AUTO_START, 2000, NULL, read_done, g_object_ref (settings));
+                     G_DBUS_CALL_FLAGS_NO_AUTO_START, 2000, NULL, read_done,
+                     g_object_ref (settings));
 }
 
 void

@@ -236,7 +236,8 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
        * onto the new one over the plot, the curve strip and the step axis. */
       gdouble         span = layout.viewport.step_max - layout.viewport.step_min;
       gdouble         scale = (self->cache_max - self->cache_min) / span;
-      gdouble         shift = (self->cache_min - layout.viewport.step_min) * layout.plot.width / span;
+      gdouble         shift = (self->cache_min - layout.viewport.step_min) * layout.plot.width /
+                              span;
       gdouble         top = layout.plot.y;
       gdouble         bottom = MAX (layout.x_axis.y + layout.x_axis.height,
                                     layout.curve.y + layout.curve.height);

@@ -22,7 +22,9 @@ void           mp_plan_view_get_options    (MpPlanView *self, MpRenderOptions *o
 /* The graph tensor drawn at (x, y) in widget coordinates, or -1. */
 gint           mp_plan_view_tensor_at      (MpPlanView *self, gdouble x, gdouble y);
 /* Where a tensor's rectangle is drawn, in widget coordinates. */
-gboolean       mp_plan_view_tensor_bounds  (MpPlanView *self, guint tensor, graphene_rect_t *bounds);
+gboolean       mp_plan_view_tensor_bounds  (MpPlanView      *self,
+                                            guint            tensor,
+                                            graphene_rect_t *bounds);
 /* What a click at (x, y) does: select the tensor there (or clear the
  * selection), or on the step axis move the step cursor. */
 void           mp_plan_view_click          (MpPlanView *self, gdouble x, gdouble y);

@@ -185,7 +185,7 @@ mp_view_state_set_steps (MpViewState *self, gdouble min, gdouble max)
 void
 mp_view_state_zoom (MpViewState *self, gdouble factor, gdouble around)
 {
-  gdouble span;
+  gdouble span, share, min;
 
   g_return_if_fail (MP_IS_VIEW_STATE (self));
   g_return_if_fail (factor > 0);
@@ -193,13 +193,10 @@ mp_view_state_zoom (MpViewState *self, gdouble factor, gdouble around)
   span = (self->step_max - self->step_min) / factor;
   if (!isfinite (around))
     around = (self->step_min + self->step_max) / 2;
-  /* around keeps its share of the width */
-  {
-    gdouble share = (around - self->step_min) / (self->step_max - self->step_min);
-    gdouble min = around - share * span;
-
-    mp_view_state_set_steps (self, min, min + span);
-  }
+  /* around keeps its place on screen: the same share of the width */
+  share = (around - self->step_min) / (self->step_max - self->step_min);
+  min = around - share * span;
+  mp_view_state_set_steps (self, min, min + span);
 }
 
 void
@@ -228,7 +225,11 @@ mp_view_state_reveal (MpViewState *self, guint first, guint last)
   if (last + 1 - first > span)
     mp_view_state_set_steps (self, first, last + 1);
   else
-    mp_view_state_set_steps (self, (first + last + 1) / 2.0 - span / 2, (first + last + 1) / 2.0 + span / 2);
+    {
+      gdouble middle = (first + last + 1) / 2.0;
+
+      mp_view_state_set_steps (self, middle - span / 2, middle + span / 2);
+    }
 }
 
 #define DEFINE_INT_PROP(name, field, prop, lo)                       \

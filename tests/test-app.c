@@ -394,7 +394,8 @@ test_search_and_cursor (void)
   guint            expect = 0;
 
   g_assert_true (mp_window_search (win, "l2.probs"));
-  g_assert_cmpint (mp_view_state_get_selected (state), ==, mp_graph_find_tensor (graph, "l2.probs"));
+  g_assert_cmpint (mp_view_state_get_selected (state), ==,
+                   mp_graph_find_tensor (graph, "l2.probs"));
   /* an op name moves the step cursor to its step */
   g_assert_true (mp_window_search (win, graph->ops[7].name));
   g_assert_cmpint (mp_view_state_get_cursor (state), ==, 7);
