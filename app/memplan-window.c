@@ -1079,6 +1079,21 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
 }
 
 static void
+mp_window_unrealize (GtkWidget *widget)
+{
+  MpWindow *self = MP_WINDOW (widget);
+
+  /* A closed window stops its planning; a result already on its way is
+   * dropped (the thread's reference keeps the window alive until then). */
+  self->generation++;
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  GTK_WIDGET_CLASS (mp_window_parent_class)->unrealize (widget);
+}
+
+static void
 mp_window_dispose (GObject *object)
 {
   MpWindow *self = MP_WINDOW (object);
@@ -1112,6 +1127,7 @@ mp_window_class_init (MpWindowClass *klass)
   object_class->get_property = mp_window_get_property;
   object_class->set_property = mp_window_set_property;
   widget_class->css_changed = mp_window_css_changed;
+  widget_class->unrealize = mp_window_unrealize;
 
   properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);

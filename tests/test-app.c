@@ -323,6 +323,29 @@ test_bad_file (void)
 }
 
 static void
+test_close_while_planning (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  MpWindow        *win = mp_window_new (NULL);
+  gboolean         late = FALSE;
+
+  /* closing a window whose planning thread still runs must drop the result */
+  g_object_ref (win);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_open (win, file);
+  g_assert_true (mp_window_get_busy (win));
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_assert_false (mp_window_get_busy (win));
+  g_timeout_add (500, timed_out, &late);
+  while (!late)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (mp_window_get_plan_set (win));
+  g_assert_false (mp_window_get_busy (win));
+  g_object_unref (win);
+}
+
+static void
 assert_file_starts (const char *path, const char *magic, gsize length)
 {
   g_autofree char *contents = NULL;
@@ -576,6 +599,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/zoom-shared", test_zoom_shared);
   g_test_add_func ("/app/window/toggle-planner", test_toggle_planner);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
+  g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
