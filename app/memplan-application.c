@@ -319,6 +319,7 @@ mp_application_startup (GApplication *app)
 
   G_APPLICATION_CLASS (mp_application_parent_class)->startup (app);
 
+  gtk_window_set_default_icon_name (MP_APPLICATION_ID);
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
