@@ -200,6 +200,7 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   const char * const *skipped = mp_plan_set_get_skipped (set);
 
   g_autofree char *selected = NULL;
+  g_autoptr (GPtrArray) old_views = NULL;
   gdouble          min = 0, max = 0;
   gboolean         keep_view = FALSE;
 
@@ -217,6 +218,11 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   g_clear_pointer (&self->set, mp_plan_set_unref);
   self->set = set;
 
+  /* Panes whose plan is kept (a toggle, or more planners finishing) stay,
+   * with their drawing index; the others go. */
+  old_views = g_ptr_array_new_full (self->views->len, g_object_unref);
+  for (guint i = 0; i < self->views->len; i++)
+    g_ptr_array_add (old_views, g_object_ref (self->views->pdata[i]));
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->panes_box))))
     gtk_box_remove (self->panes_box, child);
   g_ptr_array_set_size (self->views, 0);
@@ -231,8 +237,16 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
     }
   for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
     {
-      GtkWidget *view = mp_plan_view_new (set, i, self->state);
+      GtkWidget *view = NULL;
 
+      for (guint j = 0; j < old_views->len && view == NULL; j++)
+        if (mp_plan_view_get_plan (old_views->pdata[j]) == mp_plan_set_get_plan (set, i))
+          {
+            view = old_views->pdata[j];
+            mp_plan_view_rebind (MP_PLAN_VIEW (view), set, i);
+          }
+      if (view == NULL)
+        view = mp_plan_view_new (set, i, self->state);
       g_ptr_array_add (self->views, view);
       gtk_box_append (self->panes_box, view);
     }
@@ -311,18 +325,26 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-build_progress (const char *planner, guint index, guint total, gpointer data)
+build_progress (const char *planner, guint index, guint total, MpPlanSet *partial,
+                gpointer data)
 {
   BuildCall       *call = data;
+  MpWindow        *self = call->self;
   g_autofree char *text = NULL;
 
-  if (call->generation != call->self->generation)
+  if (call->generation != self->generation)
     return;
+  /* show the plans already made while the slower planners run */
+  if (partial)
+    {
+      show_plan_set (self, partial, g_object_get_data (G_OBJECT (self), "new-graph") != NULL);
+      g_object_set_data (G_OBJECT (self), "new-graph", NULL);
+    }
   if (planner == NULL)
     text = g_strdup ("Loading…");
   else
     text = g_strdup_printf ("Planning %s (%u of %u)…", planner, index + 1, total);
-  gtk_label_set_text (call->self->busy_label, text);
+  gtk_label_set_text (self->busy_label, text);
 }
 
 static void

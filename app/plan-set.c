@@ -131,6 +131,22 @@ find_box (MpPlanSet *base, const char *planner)
   return NULL;
 }
 
+/* The plans so far, sharing the graph and the plans themselves. */
+static MpPlanSet *
+snapshot (MpPlanSet *set, gint64 start)
+{
+  MpPlanSet *copy = g_atomic_rc_box_new0 (MpPlanSet);
+
+  copy->loaded = g_atomic_rc_box_acquire (set->loaded);
+  copy->plans = g_ptr_array_new_with_free_func (plan_box_release);
+  for (guint i = 0; i < set->plans->len; i++)
+    g_ptr_array_add (copy->plans, g_atomic_rc_box_acquire (set->plans->pdata[i]));
+  copy->skipped = g_new0 (char *, 1);
+  copy->path = g_strdup (set->path);
+  copy->seconds = (g_get_monotonic_time () - start) / 1e6;
+  return copy;
+}
+
 MpPlanSet *
 mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planners,
                    GCancellable *cancellable, GError **error)
@@ -141,8 +157,7 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
                         GCancellable *cancellable,
-                        void (*report) (const char *, guint, guint, gpointer),
-                        gpointer report_data, GError **error)
+                        MpPlanSetProgress report, gpointer report_data, GError **error)
 {
   g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
   g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
@@ -167,7 +182,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->loaded = loaded;
       set->path = g_strdup (path);
       if (report)
-        report (NULL, 0, 0, report_data);
+        report (NULL, 0, 0, NULL, report_data);
       if (!(loaded->graph = mp_graph_load (path, error)))
         return NULL;
       if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
@@ -194,7 +209,11 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (report)
-        report (infos[i].name, index++, total, report_data);
+        {
+          g_autoptr (MpPlanSet) partial = set->plans->len ? snapshot (set, start) : NULL;
+
+          report (infos[i].name, index++, total, partial, report_data);
+        }
       plan = mp_planner_run (&infos[i], set->loaded->graph, set->loaded->lifetimes, &popts,
                              cancellable, &local_error);
       if (plan == NULL)
@@ -238,6 +257,7 @@ typedef struct
   char      *planner;
   guint      index;
   guint      total;
+  MpPlanSet *partial;
 } Report;
 
 static gboolean
@@ -245,7 +265,7 @@ report_dispatch (gpointer data)
 {
   Report *r = data;
 
-  r->bd->progress (r->planner, r->index, r->total, r->bd->progress_data);
+  r->bd->progress (r->planner, r->index, r->total, r->partial, r->bd->progress_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -255,6 +275,7 @@ report_free (gpointer data)
   Report *r = data;
 
   g_object_unref (r->task);
+  g_clear_pointer (&r->partial, mp_plan_set_unref);
   g_free (r->planner);
   g_free (r);
 }
@@ -274,18 +295,26 @@ build_data_free (gpointer data)
 }
 
 static void
-report_in_thread (const char *planner, guint index, guint total, gpointer data)
+report_in_thread (const char *planner, guint index, guint total, MpPlanSet *partial,
+                  gpointer data)
 {
-  GTask  *task = data;
-  Report *r = g_new0 (Report, 1);
+  GTask   *task = data;
+  Report  *r = g_new0 (Report, 1);
+  GSource *source;
 
   r->bd = g_task_get_task_data (task);
   r->task = g_object_ref (task);
   r->planner = g_strdup (planner);
   r->index = index;
   r->total = total;
-  g_main_context_invoke_full (r->bd->context, G_PRIORITY_DEFAULT, report_dispatch, r,
-                              report_free);
+  r->partial = partial ? mp_plan_set_ref (partial) : NULL;
+  /* always an idle on the caller's context: g_main_context_invoke could run
+   * it right here, in the worker thread, when the context is free */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, report_dispatch, r, report_free);
+  g_source_attach (source, r->bd->context);
+  g_source_unref (source);
 }
 
 static void

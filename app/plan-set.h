@@ -27,10 +27,11 @@ MpPlan            *mp_plan_set_find_plan     (MpPlanSet *set, const char *planne
 const char * const *mp_plan_set_get_skipped  (MpPlanSet *set);
 gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */
 
-/* Called on the caller's main context before each planner runs (index of
- * total) and, with planner NULL, while the file loads. */
+/* Called on the caller's main context while the file loads (planner NULL)
+ * and before each planner runs (index of total), with the plans finished so
+ * far (partial, NULL when none), so they can be shown at once. */
 typedef void (*MpPlanSetProgress) (const char *planner, guint index, guint total,
-                                   gpointer user_data);
+                                   MpPlanSet *partial, gpointer user_data);
 
 /* Loads path (when base is NULL) or reuses base's graph and the plans it
  * already has, then runs the planners named in planners that are missing.
@@ -51,15 +52,12 @@ MpPlanSet         *mp_plan_set_build        (const char          *path,
                                              const char * const  *planners,
                                              GCancellable        *cancellable,
                                              GError             **error);
-/* The same, reporting progress through report (any thread) when not NULL. */
+/* The same, calling report (on this thread) when not NULL. */
 MpPlanSet         *mp_plan_set_build_full   (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
                                              GCancellable        *cancellable,
-                                             void               (*report) (const char *planner,
-                                                                           guint       index,
-                                                                           guint       total,
-                                                                           gpointer    data),
+                                             MpPlanSetProgress    report,
                                              gpointer             report_data,
                                              GError             **error);
 

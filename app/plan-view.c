@@ -584,6 +584,29 @@ mp_plan_view_get_plan (MpPlanView *self)
   return mp_plan_set_get_plan (self->set, self->plan_index);
 }
 
+void
+mp_plan_view_rebind (MpPlanView *self, MpPlanSet *set, guint plan)
+{
+  MpRenderFlags flags = plan == 0 ? 0 : MP_RENDER_HIDE_LEGEND;
+
+  g_return_if_fail (MP_IS_PLAN_VIEW (self));
+  g_return_if_fail (plan < mp_plan_set_get_n_plans (set));
+  g_return_if_fail (mp_plan_set_get_plan (set, plan) == mp_plan_view_get_plan (self));
+
+  mp_plan_set_ref (set);
+  mp_plan_set_unref (self->set);
+  self->set = set;
+  self->plan_index = plan;
+  if (flags != self->flags)
+    {
+      self->flags = flags;
+      mp_plan_view_redraw (self);
+    }
+  else if (mp_view_state_get_shared_scale (self->state))
+    /* the widest arena may have changed */
+    mp_plan_view_redraw (self);
+}
+
 MpRenderIndex *
 mp_plan_view_get_index (MpPlanView *self)
 {

@@ -16,6 +16,9 @@ G_DECLARE_FINAL_TYPE (MpPlanView, mp_plan_view, MP, PLAN_VIEW, GtkWidget)
 
 GtkWidget     *mp_plan_view_new            (MpPlanSet *set, guint plan, MpViewState *state);
 MpPlan        *mp_plan_view_get_plan       (MpPlanView *self);
+/* Moves the pane to a newer plan set holding the same plan at plan, keeping
+ * its drawing index (a replan that kept this plan). */
+void           mp_plan_view_rebind         (MpPlanView *self, MpPlanSet *set, guint plan);
 MpRenderIndex *mp_plan_view_get_index      (MpPlanView *self);
 /* The options the pane draws with now (viewport, colour key, theme, highlight). */
 void           mp_plan_view_get_options    (MpPlanView *self, MpRenderOptions *options);

@@ -281,10 +281,14 @@ test_toggle_planner (void)
   guint            n = n_planners ();
   GPtrArray       *views = mp_window_get_plan_views (win);
 
+  MpRenderIndex   *kept = mp_plan_view_get_index (views->pdata[1]);
+
   g_assert_true (mp_window_get_planner_enabled (win, "naive"));
   mp_window_set_planner_enabled (win, "naive", FALSE);
   g_object_set_data (G_OBJECT (win), "want", GUINT_TO_POINTER (n - 1));
   run_until (n_views_is, win);
+  /* the other panes keep their plans and drawing indices: nothing replanned */
+  g_assert_true (mp_plan_view_get_index (views->pdata[0]) == kept);
   for (guint i = 0; i < views->len; i++)
     g_assert_cmpstr (mp_plan_view_get_plan (views->pdata[i])->planner, !=, "naive");
   g_assert_null (mp_plan_set_find_plan (mp_window_get_plan_set (win), "naive"));
