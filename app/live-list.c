@@ -55,6 +55,7 @@ refresh (MpLiveList *self)
   const MpGraph   *graph;
   g_autofree char *bytes = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *op = NULL;
 
   if (self->set == NULL || self->plan == NULL || step < 0)
     {
@@ -77,12 +78,10 @@ refresh (MpLiveList *self)
   g_ptr_array_sort (rows, compare_offset_ptr);
   bytes = mp_format_bytes (live);
   if (graph->has_ops && (guint) step < graph->n_ops)
-    text = g_strdup_printf ("Step %d (op %s) in %s: %u buffers live, %s (choose the plan in "
-                            "Summary)", step, graph->ops[step].name, self->plan->planner,
-                            rows->len, bytes);
-  else
-    text = g_strdup_printf ("Step %d in %s: %u buffers live, %s (choose the plan in Summary)",
-                            step, self->plan->planner, rows->len, bytes);
+    op = g_strdup_printf (" (op %s)", graph->ops[step].name);
+  text = g_strdup_printf ("Step %d%s in %s: %u buffers live, %s. Click a pane or a Summary row "
+                          "to list another plan.", step, op ? op : "", self->plan->planner,
+                          rows->len, bytes);
   gtk_label_set_text (self->heading, text);
   self->updating = TRUE;
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
@@ -193,6 +192,13 @@ mp_live_list_set_plan (MpLiveList *self, MpPlanSet *set, const MpPlan *plan)
   self->set = set;
   self->plan = plan;
   refresh (self);
+}
+
+const MpPlan *
+mp_live_list_get_plan (MpLiveList *self)
+{
+  g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
+  return self->plan;
 }
 
 GListModel *

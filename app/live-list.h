@@ -16,5 +16,6 @@ GtkWidget  *mp_live_list_new      (MpViewState *state);
 /* Shows the buffers of plan live at the state's cursor step. */
 void        mp_live_list_set_plan (MpLiveList *self, MpPlanSet *set, const MpPlan *plan);
 GListModel *mp_live_list_get_model (MpLiveList *self);
+const MpPlan *mp_live_list_get_plan (MpLiveList *self);
 
 G_END_DECLS

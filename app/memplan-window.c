@@ -192,6 +192,12 @@ cursor_adjustment_changed (MpWindow *self)
 }
 
 static void
+pane_clicked (MpWindow *self, MpPlanView *view)
+{
+  mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
+}
+
+static void
 show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
 {
   GtkWidget         *child;
@@ -246,7 +252,10 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
             mp_plan_view_rebind (MP_PLAN_VIEW (view), set, i);
           }
       if (view == NULL)
-        view = mp_plan_view_new (set, i, self->state);
+        {
+          view = mp_plan_view_new (set, i, self->state);
+          g_signal_connect_swapped (view, "clicked", G_CALLBACK (pane_clicked), self);
+        }
       g_ptr_array_add (self->views, view);
       gtk_box_append (self->panes_box, view);
     }

@@ -37,6 +37,14 @@ struct _MpPlanView
 
 G_DEFINE_FINAL_TYPE (MpPlanView, mp_plan_view, GTK_TYPE_WIDGET)
 
+enum
+{
+  CLICKED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 /* A press that moves less than this (pixels) is a click, not a pan. */
 #define CLICK_SLOP 4.0
 #define ZOOM_STEP  1.25
@@ -307,6 +315,7 @@ mp_plan_view_click (MpPlanView *self, gdouble x, gdouble y)
 
   g_return_if_fail (MP_IS_PLAN_VIEW (self));
 
+  g_signal_emit (self, signals[CLICKED], 0);
   get_layout (self, &layout);
   if (x >= layout.x_axis.x && x <= layout.x_axis.x + layout.x_axis.width &&
       y >= layout.x_axis.y && y <= layout.x_axis.y + layout.x_axis.height)
@@ -519,6 +528,10 @@ mp_plan_view_class_init (MpPlanViewClass *klass)
   widget_class->measure = mp_plan_view_measure;
   widget_class->css_changed = mp_plan_view_css_changed;
   gtk_widget_class_set_css_name (widget_class, "planview");
+
+  /* A click in the pane: its plan becomes the one whose memory map is listed. */
+  signals[CLICKED] = g_signal_new ("clicked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 

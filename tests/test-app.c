@@ -176,6 +176,8 @@ test_click_selects (void)
       mp_view_state_set_selected (state, -1);
       mp_plan_view_click (view, (x0 + x1) / 2, (y0 + y1) / 2);
       g_assert_cmpint (mp_view_state_get_selected (state), ==, tensor);
+      /* and the pane's plan becomes the one whose memory map is listed */
+      g_assert_true (mp_live_list_get_plan (MP_LIVE_LIST (mp_window_get_live_list (win))) == plan);
       g_assert_cmpint (mp_plan_view_tensor_at (view, (x0 + x1) / 2, (y0 + y1) / 2), ==, tensor);
       for (guint j = 0; j < views->len; j++)
         {
