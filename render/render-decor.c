@@ -154,23 +154,8 @@ mp_render_draw_lines (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   cairo_save (cr);
   cairo_rectangle (cr, p->x, p->y, p->width, p->height);
   cairo_clip (cr);
-  if (yl >= p->y && yl <= p->y + p->height)
-    {
-      g_autofree char *b = mp_format_bytes (plan->lower_bound);
-      g_autofree char *s = g_strdup_printf ("lower bound %s", b);
+  gdouble ax = 0, ay = 0, aw = 0, ah = 0; /* the arena label's box, when drawn */
 
-      cairo_set_line_width (cr, 1.5);
-      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
-      mp_cairo_set_rgb (cr, palette->lower_bound);
-      cairo_move_to (cr, p->x, yl);
-      cairo_line_to (cr, p->x + p->width, yl);
-      cairo_stroke (cr);
-      cairo_set_dash (cr, NULL, 0, 0);
-      mp_text_set (text, s, TRUE);
-      mp_text_size (text, &w, &h);
-      /* below its line, so it never meets the arena label above the arena line */
-      plate_text (cr, text, palette, palette->lower_bound, right - w, yl + 2);
-    }
   if (ya >= p->y && ya <= p->y + p->height)
     {
       g_autofree char *b = mp_format_bytes (plan->arena);
@@ -182,8 +167,34 @@ mp_render_draw_lines (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       cairo_line_to (cr, p->x + p->width, ya);
       cairo_stroke (cr);
       mp_text_set (text, s, TRUE);
+      mp_text_size (text, &aw, &ah);
+      ax = right - aw;
+      /* above its line; below it when the line is the top of the plot */
+      ay = ya - ah - 2 >= p->y ? ya - ah - 2 : ya + 2;
+      plate_text (cr, text, palette, palette->arena, ax, ay);
+    }
+  if (yl >= p->y && yl <= p->y + p->height)
+    {
+      g_autofree char *b = mp_format_bytes (plan->lower_bound);
+      g_autofree char *s = g_strdup_printf ("lower bound %s", b);
+      gdouble          lx, ly;
+
+      cairo_set_line_width (cr, 1.5);
+      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+      mp_cairo_set_rgb (cr, palette->lower_bound);
+      cairo_move_to (cr, p->x, yl);
+      cairo_line_to (cr, p->x + p->width, yl);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      mp_text_set (text, s, TRUE);
       mp_text_size (text, &w, &h);
-      plate_text (cr, text, palette, palette->arena, right - w, ya - h - 2);
+      /* below its line; left of the arena label when the two would meet
+       * (an arena at or near the lower bound) */
+      lx = right - w;
+      ly = yl + 2;
+      if (aw > 0 && ly < ay + ah && ly + h > ay)
+        lx = ax - w - 8;
+      plate_text (cr, text, palette, palette->lower_bound, lx, ly);
     }
   cairo_restore (cr);
 }
