@@ -120,7 +120,6 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
-  g_set_prgname ("memplan-cli");
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
@@ -135,7 +134,13 @@ main (int argc, char **argv)
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* "Usage: memplan-cli plan [OPTION…]" in each command's --help */
+        g_autofree char *name = g_strdup_printf ("memplan-cli %s", commands[i].name);
+
+        g_set_prgname (name);
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   mp_cli_error ("unknown command '%s'", argv[1]);
   usage (stderr);
