@@ -40,73 +40,6 @@ add_workspace (GArray *regions, const MpExecProgram *p, guint op, guint slot)
   g_array_append_val (regions, r);
 }
 
-/* Parallel groups of the concurrent schedule: an op's level is the longest
- * chain of producer -> consumer and same-stream edges before it (AITemplate's
- * simple multi-stream); a level splits into groups of at most max_parallel
- * ops. Returns the number of groups. */
-static guint
-compute_groups (const MpGraph *graph, const guint *dense_stream, guint n_streams,
-                guint max_parallel, guint *group)
-{
-  g_autofree guint *level = g_new0 (guint, MAX (graph->n_ops, 1));
-  g_autofree gint  *last_on_stream = g_new (gint, n_streams);
-  g_autofree guint *count = NULL;
-  g_autofree guint *first = NULL;
-  g_autofree guint *order = g_new (guint, MAX (graph->n_ops, 1));
-  guint             n_levels = 0, n_groups = 0;
-
-  for (guint s = 0; s < n_streams; s++)
-    last_on_stream[s] = -1;
-  for (guint o = 0; o < graph->n_ops; o++)
-    {
-      const MpOp *op = &graph->ops[o];
-      guint       lv = 0;
-      gint        prev = last_on_stream[dense_stream[o]];
-
-      if (prev >= 0)
-        lv = level[prev] + 1;
-      for (guint k = 0; k < op->n_inputs; k++)
-        {
-          const MpTensor *t = &graph->tensors[op->inputs[k]];
-          gint            root = mp_graph_view_root (graph, op->inputs[k], NULL);
-          gint            pr = graph->tensors[root].producer;
-
-          if (t->producer >= 0 && t->producer < (gint) o)
-            lv = MAX (lv, level[t->producer] + 1);
-          if (pr >= 0 && pr < (gint) o)
-            lv = MAX (lv, level[pr] + 1);
-        }
-      level[o] = lv;
-      last_on_stream[dense_stream[o]] = o;
-      n_levels = MAX (n_levels, lv + 1);
-    }
-
-  /* counting sort by level keeps program order inside a level */
-  count = g_new0 (guint, n_levels + 1);
-  first = g_new0 (guint, n_levels + 1);
-  for (guint o = 0; o < graph->n_ops; o++)
-    count[level[o]]++;
-  for (guint l = 0; l < n_levels; l++)
-    first[l + 1] = first[l] + count[l];
-  for (guint o = 0; o < graph->n_ops; o++)
-    order[first[level[o]]++] = o;
-
-  for (guint i = 0, in_group = 0, cur = G_MAXUINT; i < graph->n_ops; i++)
-    {
-      guint o = order[i];
-
-      if (level[o] != cur || (max_parallel > 0 && in_group == max_parallel))
-        {
-          n_groups++;
-          in_group = 0;
-          cur = level[o];
-        }
-      group[o] = n_groups - 1;
-      in_group++;
-    }
-  return n_groups;
-}
-
 static int
 cmp_step (const void *a, const void *b)
 {
@@ -206,8 +139,12 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
    * program order) or in the groups of the parallel schedule (multistream).
    * When the two counts agree, every level holds one op and the orders are
    * the same. */
-  n_parallel = compute_groups (graph, dense, g_hash_table_size (streams),
-                               options->max_parallel_ops, group);
+  {
+    g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
+
+    memcpy (group, schedule->group, sizeof (guint) * graph->n_ops);
+    n_parallel = schedule->n_groups;
+  }
   if (plan->n_steps != graph->n_ops && plan->n_steps != n_parallel)
     {
       g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
