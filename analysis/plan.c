@@ -61,8 +61,17 @@ mp_plan_finish (MpPlan *plan)
 {
   plan->arena = 0;
   for (guint i = 0; i < plan->n_records; i++)
-    if (plan->offsets[i] != G_MAXUINT64)
-      plan->arena = MAX (plan->arena, plan->offsets[i] + plan->records[i].bytes);
+    {
+      guint64 end;
+
+      /* an offset from a file may be anything: saturate, and the validator
+       * reports the tensor that ends past any arena */
+      if (plan->offsets[i] == G_MAXUINT64)
+        continue;
+      if (!g_uint64_checked_add (&end, plan->offsets[i], plan->records[i].bytes))
+        end = G_MAXUINT64;
+      plan->arena = MAX (plan->arena, end);
+    }
 }
 
 gdouble

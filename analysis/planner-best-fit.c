@@ -6,7 +6,12 @@
 #include "planner-private.h"
 #include "time-index.h"
 
-/* XLA's heap simulator, global decreasing-size best fit: buffers by size,
+/* The placement rule every greedy planner shares: in the given order, each
+ * buffer takes the lowest of the smallest gaps among the buffers live with it
+ * that holds it, else the space above them. Greedy-by-size, greedy-by-breadth
+ * and best-fit differ only in the order.
+ *
+ * XLA's heap simulator, global decreasing-size best fit: buffers by size,
  * largest first (ties: the longer lifetime first, then first appearance);
  * each takes the free interval of the address space, free over its whole
  * lifetime, that wastes least: the smallest gap among the buffers live with
@@ -19,7 +24,6 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
                    guint64 *offsets, GCancellable *cancellable, GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
-  g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
 
   for (guint k = 0; k < n; k++)
     {
@@ -29,8 +33,7 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
       if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      mp_time_index_busy (index, r->first, r->last, busy);
-      offset = mp_spans_best_fit (busy, r->size);
+      offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
       offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
     }

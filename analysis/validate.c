@@ -35,22 +35,23 @@ cmp_offset (gconstpointer pa, gconstpointer pb, gpointer data)
   return (a > b) - (a < b);
 }
 
-static const MpUsage *sort_records;
-
-static int
-cmp_first (const void *pa, const void *pb)
+/* The records come as user data: validation runs in worker threads. */
+static gint
+cmp_first (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  guint fa = sort_records[a].first, fb = sort_records[b].first;
+  const MpUsage *records = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+  guint          fa = records[a].first, fb = records[b].first;
 
   return fa != fb ? (fa > fb) - (fa < fb) : (a > b) - (a < b);
 }
 
-static int
-cmp_last (const void *pa, const void *pb)
+static gint
+cmp_last (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  guint la = sort_records[a].last, lb = sort_records[b].last;
+  const MpUsage *records = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+  guint          la = records[a].last, lb = records[b].last;
 
   return la != lb ? (la > lb) - (la < lb) : (a > b) - (a < b);
 }
@@ -142,7 +143,15 @@ validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsag
                        record_name (graph, r), offsets[i], alignment);
           return FALSE;
         }
-      if (!g_uint64_checked_add (&end, offsets[i], r->bytes) || end > arena)
+      if (!g_uint64_checked_add (&end, offsets[i], r->bytes))
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s': offset %" G_GUINT64_FORMAT " plus its %" G_GUINT64_FORMAT
+                       " bytes overflows 64 bits",
+                       record_name (graph, r), offsets[i], r->bytes);
+          return FALSE;
+        }
+      if (end > arena)
         {
           g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
                        "tensor '%s' (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
@@ -153,10 +162,8 @@ validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsag
       by_first[i] = by_last[i] = i;
     }
 
-  sort_records = records;
-  qsort (by_first, n, sizeof (guint), cmp_first);
-  qsort (by_last, n, sizeof (guint), cmp_last);
-  sort_records = NULL;
+  g_qsort_with_data (by_first, n, sizeof (guint), cmp_first, (gpointer) records);
+  g_qsort_with_data (by_last, n, sizeof (guint), cmp_last, (gpointer) records);
 
   for (guint k = 0; k < n; k++)
     {
