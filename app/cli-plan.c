@@ -220,12 +220,22 @@ mp_cli_plan (int argc, char **argv)
     text = mp_plan_to_json_skipping (graph, (MpPlan **) plans->pdata, plans->len,
                                      (const char *const *) skipped_names->pdata,
                                      (const char *const *) skipped->pdata, skipped->len);
-  else if (plans->len == 1)
-    text = mp_plan_to_csv (graph, plans->pdata[0]);
   else
     {
-      mp_cli_error ("%s", ((char *) skipped->pdata[0]));
-      return MP_EXIT_BAD_INPUT;
+      /* the one planner asked for; a trace's "observed" plan is not written */
+      const MpPlannerInfo *wanted = infos->pdata[0];
+      MpPlan              *chosen = NULL;
+
+      for (guint i = 0; i < plans->len; i++)
+        if (g_str_equal (((MpPlan *) plans->pdata[i])->planner, wanted->name))
+          chosen = plans->pdata[i];
+      if (chosen == NULL)
+        {
+          mp_cli_error ("%s", skipped->len ? (const char *) skipped->pdata[0]
+                                           : "the planner made no plan");
+          return MP_EXIT_BAD_INPUT;
+        }
+      text = mp_plan_to_csv (graph, chosen);
     }
 
   if (!mp_cli_output (output, text, &error))

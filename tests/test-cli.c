@@ -113,17 +113,34 @@ test_bad_input_exit_2 (void)
   g_rmdir (dir);
 }
 
+/* A trace adds the allocator's "observed" plan; --format csv still writes
+ * the one planner asked for. */
+static void
+test_csv_of_trace (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                           "trace-two-devices.json", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", dir, "--format", "csv", "-p", "naive", NULL),
+                   ==, 0);
+  g_assert_true (g_str_has_prefix (out, "id,lower,upper,size,offset\n0x1000@1,1,3,1024,0\n"));
+  g_assert_cmpstr (err, ==, "");
+}
+
 static void
 test_help_everywhere (void)
 {
-  static const char *commands[] = { "plan", "validate", "bench" };
+  static const char *commands[] = { "plan", "validate", "bench", "gen", "import",
+                                     "suite", "compare", "exec", "render" };
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       g_autofree char *out = NULL, *err = NULL;
+      g_autofree char *usage = g_strdup_printf ("Usage:\n  memplan-cli %s [OPTION", commands[i]);
 
       g_assert_cmpint (test_run_cli (&out, &err, commands[i], "--help", NULL), ==, 0);
-      g_assert_true (g_str_has_prefix (out, "Usage:"));
+      g_assert_true (g_str_has_prefix (out, usage));
     }
 }
 
@@ -136,5 +153,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/validate/invalid-plan", test_invalid_plan_exit_1);
   g_test_add_func ("/cli/plan/bad-input", test_bad_input_exit_2);
   g_test_add_func ("/cli/help", test_help_everywhere);
+  g_test_add_func ("/cli/plan/csv-of-trace", test_csv_of_trace);
   return g_test_run ();
 }
