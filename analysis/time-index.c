@@ -14,7 +14,7 @@
  *   exactly this: a short lifetime sees cover[B] plus the few partial
  *   buffers of its block whose steps really meet its own.
  * - part[B]: the buffers that touch block B partly, with their steps.
- * - sub: a segment tree over blocks for long queries (few): sub[v] is the union of
+ * - sub: a segment tree over blocks for long queries: sub[v] is the union of
  *   every buffer that touches a step of v's blocks and is stored at or below
  *   v (at the canonical nodes of its covered blocks, or as a partial end).
  *   A long query takes sub[] of the canonical nodes of the blocks it covers
@@ -60,8 +60,6 @@ struct _MpTimeIndex
   guint     n_blocks;
   guint     n_leaves; /* power of two >= n_blocks */
   SpanSet  *sub;
-  SpanSet  *pending; /* spans bound for sub[v], merged in when v is read or pending grows */
-  GArray   *merged;  /* scratch for that merge */
   SpanSet  *cover;
   PartList *part;
   GArray   *hits;    /* MpSpan: partial buffers that meet the query */
@@ -145,8 +143,6 @@ mp_time_index_new_with_block (guint n_steps, guint block)
   while (index->n_leaves < index->n_blocks)
     index->n_leaves *= 2;
   index->sub = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
-  index->pending = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
-  index->merged = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->cover = g_new0 (SpanSet, index->n_blocks);
   for (guint b = 0; b < index->n_blocks; b++)
     index->cover[b].gap = g_new (guint64, 1); /* non-NULL: this set keeps gaps */
@@ -176,7 +172,6 @@ mp_time_index_free (MpTimeIndex *index)
   for (gsize i = 0; i < 2 * (gsize) index->n_leaves; i++)
     {
       g_free (index->sub[i].spans);
-      g_free (index->pending[i].spans);
     }
   for (guint b = 0; b < index->n_blocks; b++)
     {
@@ -185,8 +180,6 @@ mp_time_index_free (MpTimeIndex *index)
       g_free (index->part[b].items);
     }
   g_free (index->sub);
-  g_free (index->pending);
-  g_array_unref (index->merged);
   g_free (index->cover);
   g_free (index->part);
   g_array_unref (index->hits);
@@ -218,60 +211,6 @@ block_range (const MpTimeIndex *index, guint first, guint last, guint *bf, guint
   *q1 = last == block_last (index, *bl) ? *bl + 1 : *bl;
 }
 
-static int cmp_span (const void *pa, const void *pb);
-
-/* Merges node v's pending spans into sub[v]: one sort and one linear merge
- * instead of a search and a memmove per span. */
-static void
-sub_flush (MpTimeIndex *index, guint v)
-{
-  SpanSet *pend = &index->pending[v], *sub = &index->sub[v];
-  GArray  *out = index->merged;
-  guint    i = 0, j = 0;
-
-  if (pend->len == 0)
-    return;
-  qsort (pend->spans, pend->len, sizeof (MpSpan), cmp_span);
-  g_array_set_size (out, 0);
-  while (i < sub->len || j < pend->len)
-    {
-      const MpSpan *next = j == pend->len || (i < sub->len && sub->spans[i].start <= pend->spans[j].start)
-                             ? &sub->spans[i++] : &pend->spans[j++];
-
-      if (out->len && next->start <= g_array_index (out, MpSpan, out->len - 1).end)
-        {
-          MpSpan *tail = &g_array_index (out, MpSpan, out->len - 1);
-          tail->end = MAX (tail->end, next->end);
-        }
-      else
-        g_array_append_val (out, *next);
-    }
-  if (out->len > sub->cap)
-    {
-      sub->cap = out->len;
-      sub->spans = g_renew (MpSpan, sub->spans, sub->cap);
-    }
-  memcpy (sub->spans, out->data, out->len * sizeof (MpSpan));
-  sub->len = out->len;
-  pend->len = 0;
-}
-
-static inline void
-sub_add (MpTimeIndex *index, guint v, guint64 start, guint64 end)
-{
-  SpanSet *pend = &index->pending[v];
-
-  if (pend->len == pend->cap)
-    {
-      pend->cap = pend->cap ? 2 * pend->cap : 8;
-      pend->spans = g_renew (MpSpan, pend->spans, pend->cap);
-    }
-  pend->spans[pend->len++] = (MpSpan) { start, end };
-  /* bounded memory, and merging stays linear in what is added */
-  if (pend->len >= 256 && pend->len >= index->sub[v].len)
-    sub_flush (index, v);
-}
-
 void
 mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offset, guint64 size)
 {
@@ -289,13 +228,13 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
         {
           if (l & 1)
             {
-              sub_add (index, l, offset, end);
+              span_set_add (&index->sub[l], offset, end);
               l++;
             }
           if (r & 1)
             {
               r--;
-              sub_add (index, r, offset, end);
+              span_set_add (&index->sub[r], offset, end);
             }
         }
       for (guint k = p; k < q1; k++)
@@ -310,9 +249,9 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
    * end, lies on the path from the leaf of bf or of bl to the root. */
   for (a = bf + index->n_leaves, b = bl + index->n_leaves; a >= 1; a >>= 1, b >>= 1)
     {
-      sub_add (index, a, offset, end);
+      span_set_add (&index->sub[a], offset, end);
       if (b != a)
-        sub_add (index, b, offset, end);
+        span_set_add (&index->sub[b], offset, end);
     }
 }
 
@@ -536,15 +475,9 @@ gather (MpTimeIndex *index, guint first, guint last)
       for (l = p + index->n_leaves, r = q1 + index->n_leaves; l < r; l >>= 1, r >>= 1)
         {
           if (l & 1)
-            {
-              sub_flush (index, l);
-              add_set (cursors, &index->sub[l++]);
-            }
+            add_set (cursors, &index->sub[l++]);
           if (r & 1)
-            {
-              sub_flush (index, --r);
-              add_set (cursors, &index->sub[r]);
-            }
+            add_set (cursors, &index->sub[--r]);
         }
       /* The ancestors of those nodes lie on the paths of bf and bl; what
        * they hold covers bf or bl whole, and cover[] has it merged. */
