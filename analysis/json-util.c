@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan-analysis"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "graph-private.h"
@@ -128,4 +129,27 @@ mp_read_file (const char *path, char **contents, gsize *length, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+json_object *
+mp_json_new_short_double (gdouble value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value) || value >= G_MAXDOUBLE)
+    return NULL;
+  g_ascii_formatd (buf, sizeof buf, "%.9g", value);
+  return json_object_new_double_s (value, buf);
+}
+
+char *
+mp_json_to_text_free (json_object *root)
+{
+  char *out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
+                                                                   JSON_C_TO_STRING_SPACED |
+                                                                   JSON_C_TO_STRING_NOSLASHESCAPE),
+                           "\n", NULL);
+
+  json_object_put (root);
+  return out;
 }

@@ -11,5 +11,11 @@ G_BEGIN_DECLS
 json_object *mp_json_parse   (const char *data, gsize length, const char *path, GError **error);
 /* A JSON integer >= 0 that fits in 64 bits; FALSE for anything else. */
 gboolean     mp_json_get_u64 (json_object *obj, guint64 *value);
+/* A double written with nine significant digits ("1e-06", not
+ * "9.9999999999999995e-07"), with a '.' whatever the locale; JSON null
+ * (NULL) for what JSON cannot hold: NaN, infinities, G_MAXDOUBLE. */
+json_object *mp_json_new_short_double (gdouble value);
+/* The document as indented text with a final newline; releases root. */
+char        *mp_json_to_text_free     (json_object *root);
 
 G_END_DECLS

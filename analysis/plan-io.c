@@ -30,6 +30,27 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
       if (plan->problem)
         json_object_object_add (obj, "problem", json_object_new_string (plan->problem));
     }
+  json_object_object_add (obj, "schedule",
+                          json_object_new_string (plan->parallel ? "parallel" : "sequential"));
+  if (plan->parallel)
+    json_object_object_add (obj, "max_parallel_ops",
+                            json_object_new_int64 (plan->max_parallel_ops));
+  if (plan->checked && (plan->sequential_valid || plan->sequential_problem))
+    {
+      json_object_object_add (obj, "sequential_valid",
+                              json_object_new_boolean (plan->sequential_valid));
+      if (plan->sequential_problem)
+        json_object_object_add (obj, "sequential_problem",
+                                json_object_new_string (plan->sequential_problem));
+    }
+  if (plan->concurrent_checked)
+    {
+      json_object_object_add (obj, "concurrent_valid",
+                              json_object_new_boolean (plan->concurrent_valid));
+      if (plan->concurrent_problem)
+        json_object_object_add (obj, "concurrent_problem",
+                                json_object_new_string (plan->concurrent_problem));
+    }
   if (plan->n_partitions)
     json_object_object_add (obj, "partitions", json_object_new_int (plan->n_partitions));
   if (plan->note)
@@ -55,6 +76,13 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
 char *
 mp_plan_to_json (const MpGraph *graph, MpPlan **plans, guint n_plans)
 {
+  return mp_plan_to_json_skipping (graph, plans, n_plans, NULL, NULL, 0);
+}
+
+char *
+mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
+                          const char *const *skipped, const char *const *reasons, guint n_skipped)
+{
   json_object *root = json_object_new_object ();
   json_object *list = json_object_new_array ();
   char        *out;
@@ -67,6 +95,20 @@ mp_plan_to_json (const MpGraph *graph, MpPlan **plans, guint n_plans)
   for (guint i = 0; i < n_plans; i++)
     json_object_array_add (list, plan_to_json (graph, plans[i]));
   json_object_object_add (root, "plans", list);
+  if (n_skipped)
+    {
+      json_object *skips = json_object_new_array_ext (n_skipped);
+
+      for (guint i = 0; i < n_skipped; i++)
+        {
+          json_object *item = json_object_new_object ();
+
+          json_object_object_add (item, "planner", json_object_new_string (skipped[i]));
+          json_object_object_add (item, "reason", json_object_new_string (reasons[i]));
+          json_object_array_add (skips, item);
+        }
+      json_object_object_add (root, "skipped", skips);
+    }
   out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
                                                              JSON_C_TO_STRING_SPACED |
                                                              JSON_C_TO_STRING_NOSLASHESCAPE),
@@ -150,6 +192,28 @@ load_csv_plan (const char *path, const char *data, gsize length, const MpGraph *
   return g_steal_pointer (&plans);
 }
 
+/* A multistream plan was made for, and is checked under, its parallel schedule. */
+static void
+load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
+{
+  g_autoptr (MpSchedule) schedule = NULL;
+  guint64 max_parallel = 0;
+
+  mp_json_get_u64 (json_object_object_get (item, "max_parallel_ops"), &max_parallel);
+  plan->parallel = TRUE;
+  plan->max_parallel_ops = (guint) MIN (max_parallel, G_MAXUINT);
+  schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
+  {
+    MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
+
+    g_free (plan->records);
+    plan->records = records;
+  }
+  plan->n_steps = MAX (schedule->n_groups, 1);
+  plan->lower_bound = mp_usage_lower_bound (plan->records, plan->n_records, plan->n_steps, NULL,
+                                            NULL);
+}
+
 static GPtrArray *
 load_json_plan (const char *path, const char *data, gsize length, const MpGraph *graph,
                 const MpLifetimes *lt, GError **error)
@@ -194,6 +258,10 @@ load_json_plan (const char *path, const char *data, gsize length, const MpGraph 
       plan = mp_plan_new (name && json_object_is_type (name, json_type_string)
                             ? json_object_get_string (name) : "plan", lt);
       g_ptr_array_add (plans, plan);
+      if (graph->has_ops &&
+          g_strcmp0 (json_object_get_string (json_object_object_get (item, "schedule")),
+                     "parallel") == 0)
+        load_parallel (item, graph, plan);
       for (gsize i = 0; ok && i < json_object_array_length (tensors); i++)
         {
           json_object *t = json_object_array_get_idx (tensors, i);

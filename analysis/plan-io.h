@@ -6,6 +6,10 @@
 G_BEGIN_DECLS
 
 char    *mp_plan_to_json     (const MpGraph *graph, MpPlan **plans, guint n_plans);
+/* The same, listing the planners that did not apply and why. */
+char    *mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
+                                   const char *const *skipped, const char *const *reasons,
+                                   guint n_skipped);
 char    *mp_plan_to_csv      (const MpGraph *graph, const MpPlan *plan);
 
 /* Reads offsets for a graph's records from a plan file (our JSON, or a

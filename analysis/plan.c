@@ -51,6 +51,8 @@ mp_plan_free (MpPlan *plan)
   g_free (plan->offsets);
   g_free (plan->note);
   g_free (plan->problem);
+  g_free (plan->sequential_problem);
+  g_free (plan->concurrent_problem);
   g_free (plan);
 }
 
@@ -59,8 +61,17 @@ mp_plan_finish (MpPlan *plan)
 {
   plan->arena = 0;
   for (guint i = 0; i < plan->n_records; i++)
-    if (plan->offsets[i] != G_MAXUINT64)
-      plan->arena = MAX (plan->arena, plan->offsets[i] + plan->records[i].bytes);
+    {
+      guint64 end;
+
+      /* an offset from a file may be anything: saturate, and the validator
+       * reports the tensor that ends past any arena */
+      if (plan->offsets[i] == G_MAXUINT64)
+        continue;
+      if (!g_uint64_checked_add (&end, plan->offsets[i], plan->records[i].bytes))
+        end = G_MAXUINT64;
+      plan->arena = MAX (plan->arena, end);
+    }
 }
 
 gdouble
@@ -89,5 +100,52 @@ mp_plan_check (const MpGraph *graph, MpPlan *plan)
   g_clear_pointer (&plan->problem, g_free);
   if (!plan->valid)
     plan->problem = g_strdup (error->message);
+  return plan->valid;
+}
+
+static gboolean
+check_into (gboolean ok, GError *error, gboolean *valid, char **problem)
+{
+  *valid = ok;
+  g_clear_pointer (problem, g_free);
+  if (!ok)
+    *problem = g_strdup (error->message);
+  return ok;
+}
+
+gboolean
+mp_plan_check_schedules (const MpGraph *graph, MpPlan *plan, const MpSchedule *parallel)
+{
+  g_autoptr (GError) seq_error = NULL;
+  g_autoptr (GError) par_error = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (graph != NULL && plan != NULL, FALSE);
+
+  if (plan->parallel && graph->has_ops)
+    {
+      g_autoptr (MpSchedule) sequential = mp_schedule_sequential (graph);
+
+      ok = mp_validate_schedule (graph, plan, sequential, &seq_error);
+    }
+  else
+    ok = mp_validate_plan (graph, plan, &seq_error);
+  check_into (ok, seq_error, &plan->sequential_valid, &plan->sequential_problem);
+
+  plan->concurrent_checked = parallel != NULL && graph->has_ops;
+  if (plan->concurrent_checked)
+    {
+      ok = mp_validate_schedule (graph, plan, parallel, &par_error);
+      check_into (ok, par_error, &plan->concurrent_valid, &plan->concurrent_problem);
+    }
+
+  plan->checked = TRUE;
+  if (plan->parallel && plan->concurrent_checked &&
+      parallel->max_parallel_ops == plan->max_parallel_ops)
+    check_into (plan->concurrent_valid, par_error, &plan->valid, &plan->problem);
+  else if (plan->parallel)
+    return mp_plan_check (graph, plan);
+  else
+    check_into (plan->sequential_valid, seq_error, &plan->valid, &plan->problem);
   return plan->valid;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "lifetimes.h"
+#include "schedule.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,16 @@ typedef struct
   gboolean checked;
   gboolean valid;
   char    *problem;      /* why it is invalid, or NULL */
+  /* multistream: the lifetimes (and n_steps) are parallel groups, not ops */
+  gboolean parallel;
+  guint    max_parallel_ops;
+  /* set by mp_plan_check_schedules: the verdict in op order and when the
+   * streams run concurrently (graphs with ops only) */
+  gboolean sequential_valid;
+  char    *sequential_problem;
+  gboolean concurrent_checked;
+  gboolean concurrent_valid;
+  char    *concurrent_problem;
 } MpPlan;
 
 MpPlan  *mp_plan_new            (const char *planner, const MpLifetimes *lifetimes);
@@ -37,6 +48,10 @@ void     mp_plan_free           (MpPlan *plan);
 void     mp_plan_finish         (MpPlan *plan); /* arena = max(offset + bytes) */
 /* Validates the plan and records the verdict in valid / problem. */
 gboolean mp_plan_check          (const MpGraph *graph, MpPlan *plan);
+/* Validates the plan in op order and, when parallel is given, under that
+ * schedule; valid / problem keep the verdict for the schedule the plan was
+ * made for (parallel for multistream, op order for the others). */
+gboolean mp_plan_check_schedules (const MpGraph *graph, MpPlan *plan, const MpSchedule *parallel);
 gdouble  mp_plan_ratio          (const MpPlan *plan);
 gdouble  mp_plan_fragmentation  (const MpPlan *plan);
 

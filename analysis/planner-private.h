@@ -9,10 +9,27 @@ G_BEGIN_DECLS
 /* Record indices sorted by size, largest first, ties in record order. */
 guint  *mp_order_by_size (const MpUsage *records, guint n);
 
+/* Places records in the given order, each into the smallest gap among the
+ * placed records whose lifetimes overlap it (the lowest on a tie), else on
+ * top of them. FALSE, and error set, when cancellable was cancelled. */
+gboolean mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
+                            guint64 *offsets, GCancellable *cancellable, GError **error);
+
+/* How many placements run between two looks at the cancellable. */
+#define MP_CANCEL_STRIDE 4096
+
 /* One entry point per planner, listed in planner.c's table. */
 MpPlan *mp_planner_naive          (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 MpPlan *mp_planner_greedy_by_size (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
+MpPlan *mp_planner_greedy_by_breadth (const MpGraph *, const MpLifetimes *,
+                                      const MpPlannerOptions *, GCancellable *, GError **);
+MpPlan *mp_planner_partition      (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
+MpPlan *mp_planner_multistream    (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
+MpPlan *mp_planner_best_fit       (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 
 G_END_DECLS

@@ -10,6 +10,22 @@ static const MpPlannerInfo planners[] = {
     "largest first, each into the smallest gap among lifetime-overlapping tensors "
     "(Pisarchyk & Lee; AITemplate, TFLite)",
     FALSE, mp_planner_greedy_by_size },
+  { "greedy-by-breadth", "Greedy by breadth",
+    "ops by decreasing breadth (bytes they read and write), each placing its tensors largest "
+    "first into the smallest fitting gap (Pisarchyk & Lee)",
+    TRUE, mp_planner_greedy_by_breadth },
+  { "partition", "Partition",
+    "largest first into the heaviest partition whose members' lifetimes are all disjoint; "
+    "partitions stacked (tract's GPU memory schema)",
+    FALSE, mp_planner_partition },
+  { "multistream", "Multi-stream",
+    "lifetimes in parallel groups of ops that may run together, then greedy by size "
+    "(AITemplate's simple multi-stream)",
+    TRUE, mp_planner_multistream },
+  { "best-fit", "Best fit",
+    "largest first (longer lifetime on a tie), each into the lowest-waste free interval over "
+    "its lifetime (XLA heap simulator)",
+    FALSE, mp_planner_best_fit },
 };
 
 const MpPlannerInfo *
@@ -59,6 +75,8 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
                    graph->name);
       return NULL;
     }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   start = g_get_monotonic_time ();
   plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
   if (plan == NULL)

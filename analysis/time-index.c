@@ -26,9 +26,10 @@
 
 typedef struct
 {
-  MpSpan *spans;
-  guint   len;
-  guint   cap;
+  MpSpan  *spans;
+  guint64 *gap;   /* cover sets only: gap[i] = spans[i].start - end of spans[i - 1] (or 0) */
+  guint    len;
+  guint    cap;
 } SpanSet;
 
 typedef struct
@@ -65,7 +66,8 @@ struct _MpTimeIndex
   GArray   *cursors; /* Cursor */
 };
 
-/* Inserts [start, end) into a sorted, disjoint, non-touching set. */
+/* Inserts [start, end) into a sorted, disjoint, non-touching set, keeping
+ * the gap array (when the set has one) in step. */
 static void
 span_set_add (SpanSet *set, guint64 start, guint64 end)
 {
@@ -93,17 +95,29 @@ span_set_add (SpanSet *set, guint64 start, guint64 end)
         {
           set->cap = set->cap ? 2 * set->cap : 4;
           set->spans = g_renew (MpSpan, set->spans, set->cap);
+          if (set->gap)
+            set->gap = g_renew (guint64, set->gap, set->cap);
         }
       memmove (&set->spans[lo + 1], &set->spans[lo], (set->len - lo) * sizeof (MpSpan));
+      if (set->gap)
+        memmove (&set->gap[lo + 1], &set->gap[lo], (set->len - lo) * sizeof (guint64));
       set->len++;
     }
   else if (j > lo + 1)
     {
       memmove (&set->spans[lo + 1], &set->spans[j], (set->len - j) * sizeof (MpSpan));
+      if (set->gap)
+        memmove (&set->gap[lo + 1], &set->gap[j], (set->len - j) * sizeof (guint64));
       set->len -= j - lo - 1;
     }
   set->spans[lo].start = start;
   set->spans[lo].end = end;
+  if (set->gap)
+    {
+      set->gap[lo] = start - (lo ? set->spans[lo - 1].end : 0);
+      if (lo + 1 < set->len)
+        set->gap[lo + 1] = set->spans[lo + 1].start - end;
+    }
 }
 
 static void
@@ -130,6 +144,8 @@ mp_time_index_new_with_block (guint n_steps, guint block)
     index->n_leaves *= 2;
   index->sub = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
   index->cover = g_new0 (SpanSet, index->n_blocks);
+  for (guint b = 0; b < index->n_blocks; b++)
+    index->cover[b].gap = g_new (guint64, 1); /* non-NULL: this set keeps gaps */
   index->part = g_new0 (PartList, index->n_blocks);
   index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->cursors = g_array_new (FALSE, FALSE, sizeof (Cursor));
@@ -160,6 +176,7 @@ mp_time_index_free (MpTimeIndex *index)
   for (guint b = 0; b < index->n_blocks; b++)
     {
       g_free (index->cover[b].spans);
+      g_free (index->cover[b].gap);
       g_free (index->part[b].items);
     }
   g_free (index->sub);
@@ -422,6 +439,17 @@ merger_next (Merger *m, MpSpan *out)
   return TRUE;
 }
 
+/* Sorts the hits by start and merges them into a disjoint union. */
+static void
+sort_hits (GArray *hits)
+{
+  if (hits->len < 32)
+    sort_spans ((MpSpan *) hits->data, hits->len);
+  else
+    qsort (hits->data, hits->len, sizeof (MpSpan), cmp_span);
+  normalize (hits);
+}
+
 /* Fills index->cursors with sorted lists of disjoint spans whose union is
  * what is busy at some step of [first, last]; TRUE for a long query. */
 static gboolean
@@ -464,11 +492,7 @@ gather (MpTimeIndex *index, guint first, guint last)
     collect_hits (index, bf, first, last, hits);
   if (bl != bf && !(p <= bl && bl < q1))
     collect_hits (index, bl, first, last, hits);
-  if (hits->len < 32)
-    sort_spans ((MpSpan *) hits->data, hits->len);
-  else
-    qsort (hits->data, hits->len, sizeof (MpSpan), cmp_span);
-  normalize (hits);
+  sort_hits (hits);
   add_cursor (cursors, (MpSpan *) hits->data, hits->len);
   return p < q1;
 }
@@ -485,69 +509,145 @@ mp_time_index_busy (MpTimeIndex *index, guint first, guint last, GArray *busy)
     g_array_append_val (busy, s);
 }
 
+typedef struct
+{
+  guint64 size;
+  guint64 offset;
+} Fit;
+
+static inline void
+consider (Fit *best, guint64 size, guint64 offset, guint64 need)
+{
+  if (size >= need && (size < best->size || (size == best->size && offset < best->offset)))
+    {
+      best->size = size;
+      best->offset = offset;
+    }
+}
+
+/* Best fit over one block's cover plus a few partial buffers (hits, sorted
+ * and disjoint), without walking the cover span by span: the cover's gaps
+ * are kept in an array, so the untouched ones are scanned in a tight loop;
+ * the few gaps that hits fall into, and the space above the cover, are
+ * worked out exactly from the hits. */
+static guint64
+best_fit_cover (SpanSet *cover, const GArray *hits_array, guint64 need)
+{
+  const MpSpan *s = cover->spans, *h = (const MpSpan *) hits_array->data;
+  guint64      *g = cover->gap;
+  guint         n = cover->len, n_hits = hits_array->len;
+  guint64       top = n ? s[n - 1].end : 0;
+  guint         touched[64], n_touched = 0;
+  guint64       saved[64];
+  Fit           best = { G_MAXUINT64, G_MAXUINT64 };
+  gboolean      overflow = FALSE;
+
+  /* gaps that some hit falls into */
+  for (guint k = 0; k < n_hits && !overflow; k++)
+    {
+      guint lo = 0, hi = n;
+
+      /* first span starting after the hit starts: its gap is the first
+       * one the hit can reach */
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (s[mid].start <= h[k].start)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint i = lo; i < n && (i ? s[i - 1].end : 0) < h[k].end; i++)
+        {
+          if (g[i] == 0 || (n_touched && touched[n_touched - 1] == i))
+            continue;
+          if (n_touched == G_N_ELEMENTS (touched))
+            {
+              overflow = TRUE;
+              break;
+            }
+          touched[n_touched++] = i;
+        }
+    }
+  if (overflow)
+    return G_MAXUINT64; /* the caller takes the general path */
+
+  /* untouched gaps: the tight loop, with touched ones hidden */
+  for (guint t = 0; t < n_touched; t++)
+    {
+      saved[t] = g[touched[t]];
+      g[touched[t]] = 0;
+    }
+  {
+    guint64 smallest = G_MAXUINT64;
+    guint   at = G_MAXUINT;
+
+    for (guint i = 0; i < n; i++)
+      if (g[i] >= need && g[i] < smallest)
+        {
+          smallest = g[i];
+          at = i;
+        }
+    if (at != G_MAXUINT)
+      consider (&best, smallest, at ? s[at - 1].end : 0, need);
+  }
+  for (guint t = 0; t < n_touched; t++)
+    g[touched[t]] = saved[t];
+
+  /* touched gaps: free pieces between the hits inside each */
+  for (guint t = 0, k = 0; t < n_touched; t++)
+    {
+      guint64 lo = touched[t] ? s[touched[t] - 1].end : 0, hi = s[touched[t]].start;
+      guint64 pos = lo;
+
+      while (k < n_hits && h[k].end <= lo)
+        k++;
+      for (guint q = k; q < n_hits && h[q].start < hi; q++)
+        {
+          if (h[q].start > pos)
+            consider (&best, h[q].start - pos, pos, need);
+          pos = MAX (pos, h[q].end);
+        }
+      if (hi > pos)
+        consider (&best, hi - pos, pos, need);
+    }
+
+  /* above the cover: hits there leave gaps below the new top */
+  for (guint k = 0; k < n_hits; k++)
+    {
+      if (h[k].end <= top)
+        continue;
+      if (h[k].start > top)
+        consider (&best, h[k].start - top, top, need);
+      top = h[k].end;
+    }
+  return best.size != G_MAXUINT64 ? best.offset : top;
+}
+
 guint64
 mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
 {
-  guint64 prev = 0, best = G_MAXUINT64, smallest = G_MAXUINT64;
-  Merger  m;
-  MpSpan  s;
+  guint64  prev = 0, best = G_MAXUINT64, smallest = G_MAXUINT64;
+  guint    bf, bl, p, q1;
+  gboolean long_query;
+  Merger   m;
+  MpSpan   s;
 
-  gboolean long_query = gather (index, first, last);
-
-  if (index->cursors->len == 0)
-    return 0;
-  if (!long_query && index->cursors->len <= 2)
+  block_range (index, first, last, &bf, &bl, &p, &q1);
+  if (bf == bl && p >= q1)
     {
-      /* The common case: one block's cover (long, disjoint) and maybe a few
-       * partial buffers. A two-way walk, kept tight. */
-      Cursor       *c = (Cursor *) index->cursors->data;
-      const MpSpan *a = c[0].at, *a_end = c[0].end;
-      const MpSpan *h = index->cursors->len > 1 ? c[1].at : NULL;
-      const MpSpan *h_end = index->cursors->len > 1 ? c[1].end : NULL;
-      guint64       comp_start, comp_end;
-      gboolean      have = FALSE;
+      guint64 offset;
 
-      for (;;)
-        {
-          const MpSpan *next;
-
-          if (a < a_end && (h == h_end || a->start <= h->start))
-            next = a++;
-          else if (h != h_end)
-            next = h++;
-          else
-            break;
-          if (have && next->start <= comp_end)
-            {
-              comp_end = MAX (comp_end, next->end);
-              continue;
-            }
-          if (have)
-            {
-              guint64 gap = comp_start - prev;
-
-              if (gap >= size && gap < smallest)
-                {
-                  smallest = gap;
-                  best = prev;
-                }
-              prev = comp_end;
-            }
-          comp_start = next->start;
-          comp_end = next->end;
-          have = TRUE;
-        }
-      if (have)
-        {
-          guint64 gap = comp_start - prev;
-
-          if (gap >= size && gap < smallest)
-            best = prev;
-          prev = comp_end;
-        }
-      return best != G_MAXUINT64 ? best : prev;
+      /* the common case: a short lifetime inside one block */
+      g_array_set_size (index->hits, 0);
+      collect_hits (index, bf, first, last, index->hits);
+      sort_hits (index->hits);
+      offset = best_fit_cover (&index->cover[bf], index->hits, size);
+      if (offset != G_MAXUINT64)
+        return offset;
     }
 
+  long_query = gather (index, first, last);
   merger_init (&m, index->cursors, long_query);
   while (merger_next (&m, &s))
     {

@@ -35,24 +35,46 @@ cmp_offset (gconstpointer pa, gconstpointer pb, gpointer data)
   return (a > b) - (a < b);
 }
 
-static const MpUsage *sort_records;
-
-static int
-cmp_first (const void *pa, const void *pb)
+/* The records come as user data: validation runs in worker threads. */
+static gint
+cmp_first (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  guint fa = sort_records[a].first, fb = sort_records[b].first;
+  const MpUsage *records = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+  guint          fa = records[a].first, fb = records[b].first;
 
   return fa != fb ? (fa > fb) - (fa < fb) : (a > b) - (a < b);
 }
 
-static int
-cmp_last (const void *pa, const void *pb)
+static gint
+cmp_last (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  guint la = sort_records[a].last, lb = sort_records[b].last;
+  const MpUsage *records = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+  guint          la = records[a].last, lb = records[b].last;
 
   return la != lb ? (la > lb) - (la < lb) : (a > b) - (a < b);
+}
+
+/* Under a parallel schedule, steps are groups of ops that run together. */
+static void
+group_overlap_error (GError **error, const MpGraph *graph, const MpSchedule *schedule,
+                     const MpUsage *records, const guint64 *offsets, guint a, guint b)
+{
+  const MpUsage   *ra = &records[a], *rb = &records[b];
+  guint64          lo = MAX (offsets[a], offsets[b]);
+  guint64          hi = MIN (offsets[a] + ra->bytes, offsets[b] + rb->bytes);
+  guint            group = MAX (ra->first, rb->first);
+  g_autofree char *ops = mp_schedule_describe_group (schedule, graph, group);
+
+  g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+               "tensors '%s' (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+               " bytes, parallel groups %u-%u) and '%s' (offset %" G_GUINT64_FORMAT ", %"
+               G_GUINT64_FORMAT " bytes, parallel groups %u-%u) are live together in parallel "
+               "group %u (%s) and overlap in bytes [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ")",
+               record_name (graph, ra), offsets[a], ra->bytes, ra->first, ra->last,
+               record_name (graph, rb), offsets[b], rb->bytes, rb->first, rb->last, group, ops,
+               lo, hi);
 }
 
 static void
@@ -80,9 +102,20 @@ overlap_error (GError **error, const MpGraph *graph, const MpUsage *records,
                offsets[b], rb->bytes, fb, lb, MAX (fa, fb), op ? op : "", lo, hi);
 }
 
-gboolean
-mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
-                     const guint64 *offsets, guint64 alignment, guint64 arena, GError **error)
+static void
+report_overlap (GError **error, const MpGraph *graph, const MpSchedule *schedule,
+                const MpUsage *records, const guint64 *offsets, guint a, guint b)
+{
+  if (schedule && schedule->parallel)
+    group_overlap_error (error, graph, schedule, records, offsets, a, b);
+  else
+    overlap_error (error, graph, records, offsets, a, b);
+}
+
+static gboolean
+validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsage *records,
+                  guint n, const guint64 *offsets, guint64 alignment, guint64 arena,
+                  GError **error)
 {
   g_autofree guint *by_first = g_new (guint, MAX (n, 1));
   g_autofree guint *by_last = g_new (guint, MAX (n, 1));
@@ -110,7 +143,15 @@ mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
                        record_name (graph, r), offsets[i], alignment);
           return FALSE;
         }
-      if (!g_uint64_checked_add (&end, offsets[i], r->bytes) || end > arena)
+      if (!g_uint64_checked_add (&end, offsets[i], r->bytes))
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s': offset %" G_GUINT64_FORMAT " plus its %" G_GUINT64_FORMAT
+                       " bytes overflows 64 bits",
+                       record_name (graph, r), offsets[i], r->bytes);
+          return FALSE;
+        }
+      if (end > arena)
         {
           g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
                        "tensor '%s' (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
@@ -121,10 +162,8 @@ mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
       by_first[i] = by_last[i] = i;
     }
 
-  sort_records = records;
-  qsort (by_first, n, sizeof (guint), cmp_first);
-  qsort (by_last, n, sizeof (guint), cmp_last);
-  sort_records = NULL;
+  g_qsort_with_data (by_first, n, sizeof (guint), cmp_first, (gpointer) records);
+  g_qsort_with_data (by_last, n, sizeof (guint), cmp_last, (gpointer) records);
 
   for (guint k = 0; k < n; k++)
     {
@@ -151,7 +190,7 @@ mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
           p = GPOINTER_TO_UINT (g_sequence_get (nb));
           if (offsets[p] + records[p].bytes > offsets[i])
             {
-              overlap_error (error, graph, records, offsets, p, i);
+              report_overlap (error, graph, schedule, records, offsets, p, i);
               return FALSE;
             }
         }
@@ -162,7 +201,7 @@ mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
 
           if (offsets[q] < offsets[i] + r->bytes)
             {
-              overlap_error (error, graph, records, offsets, q, i);
+              report_overlap (error, graph, schedule, records, offsets, q, i);
               return FALSE;
             }
         }
@@ -171,8 +210,36 @@ mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
 }
 
 gboolean
+mp_validate_records (const MpGraph *graph, const MpUsage *records, guint n,
+                     const guint64 *offsets, guint64 alignment, guint64 arena, GError **error)
+{
+  return validate_records (graph, NULL, records, n, offsets, alignment, arena, error);
+}
+
+gboolean
+mp_validate_schedule (const MpGraph *graph, const MpPlan *plan, const MpSchedule *schedule,
+                      GError **error)
+{
+  g_autofree MpUsage *records = NULL;
+
+  g_return_val_if_fail (graph != NULL && plan != NULL && schedule != NULL, FALSE);
+  g_return_val_if_fail (graph->has_ops && schedule->n_ops == graph->n_ops, FALSE);
+
+  records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
+  return validate_records (graph, schedule, records, plan->n_records, plan->offsets,
+                           plan->alignment, plan->arena, error);
+}
+
+gboolean
 mp_validate_plan (const MpGraph *graph, const MpPlan *plan, GError **error)
 {
+  /* a multistream plan's lifetimes are parallel groups: name them as such */
+  if (plan->parallel && graph && graph->has_ops)
+    {
+      g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
+
+      return mp_validate_schedule (graph, plan, schedule, error);
+    }
   return mp_validate_records (graph, plan->records, plan->n_records, plan->offsets,
                               plan->alignment, plan->arena, error);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plan.h"
+#include "schedule.h"
 
 G_BEGIN_DECLS
 
@@ -15,6 +16,14 @@ gboolean mp_validate_records (const MpGraph *graph,
                               guint64        alignment,
                               guint64        arena,
                               GError       **error);
+/* A multistream plan (plan->parallel) is checked under its parallel schedule. */
 gboolean mp_validate_plan    (const MpGraph *graph, const MpPlan *plan, GError **error);
+/* Checks the plan's offsets against its tensors' lifetimes in schedule's
+ * groups: under a parallel schedule, two tensors live in one group conflict
+ * even when they are disjoint in op order. Needs a graph with ops. */
+gboolean mp_validate_schedule (const MpGraph    *graph,
+                               const MpPlan     *plan,
+                               const MpSchedule *schedule,
+                               GError          **error);
 
 G_END_DECLS

@@ -128,6 +128,8 @@ mp_cli_bench (int argc, char **argv)
             lt->n_records, lt->n_steps, live_max_count, lb);
   }
 
+  printf ("\n%-18s %9s %9s %9s %12s %10s %9s  %s\n", "planner", "tensors", "time", "CPU",
+          "arena", "arena / LB", "validate", "verdict");
   for (guint i = 0; i < infos->len; i++)
     {
       gdouble            c_plan = cpu_now ();
@@ -138,7 +140,8 @@ mp_cli_bench (int argc, char **argv)
       c_plan = cpu_now () - c_plan;
       if (!plan)
         {
-          printf ("%-18s %s\n", ((MpPlannerInfo *) infos->pdata[i])->name, error->message);
+          printf ("%-18s skipped: %s\n", ((MpPlannerInfo *) infos->pdata[i])->name,
+                  error->message);
           g_clear_error (&error);
           continue;
         }
@@ -146,8 +149,8 @@ mp_cli_bench (int argc, char **argv)
       mp_plan_check (graph, plan);
       t_valid = now () - t0;
       arena = mp_format_bytes (plan->arena);
-      printf ("%-18s %.3f s (CPU %.3f s)  arena %s (%.4f× lower bound)  validate %.3f s: %s\n",
-              plan->planner, plan->seconds, c_plan, arena, mp_plan_ratio (plan), t_valid,
+      printf ("%-18s %9u %7.3f s %7.3f s %12s %10.4f %7.3f s  %s\n", plan->planner,
+              plan->n_records, plan->seconds, c_plan, arena, mp_plan_ratio (plan), t_valid,
               plan->valid ? "valid" : plan->problem);
     }
   printf ("peak memory (max RSS) %.0f MiB\n", peak_rss_mib ());

@@ -20,6 +20,10 @@ static const MpCliCommand commands[] = {
   { "gen", "write a model-zoo graph (resnet50, bert-base, gpt2, …)", mp_cli_gen },
   { "import", "read a PyTorch trace or memory snapshot: records, observed layout, frames",
     mp_cli_import },
+  { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
+  { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
+  { "exec", "execute plans on the GPU or CPU and check them for corruption", mp_cli_exec },
+  { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
 };
 
 void
@@ -179,7 +183,6 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
-  g_set_prgname ("memplan-cli");
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
@@ -194,7 +197,13 @@ main (int argc, char **argv)
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (g_str_equal (argv[1], commands[i].name))
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        /* "Usage: memplan-cli plan [OPTION…]" in each command's --help */
+        g_autofree char *name = g_strdup_printf ("memplan-cli %s", commands[i].name);
+
+        g_set_prgname (name);
+        return commands[i].run (argc - 1, argv + 1);
+      }
 
   mp_cli_error ("unknown command '%s'", argv[1]);
   usage (stderr);

@@ -12,6 +12,7 @@ enum
   MP_EXIT_OK = 0,
   MP_EXIT_FAILED = 1,    /* the job ran and found a problem (invalid plan, regression) */
   MP_EXIT_BAD_INPUT = 2, /* unreadable or malformed input, bad usage */
+  MP_EXIT_UNAVAILABLE = 3, /* exec: the backend asked for cannot run here, or failed */
 };
 
 typedef struct
@@ -26,6 +27,10 @@ int  mp_cli_validate (int argc, char **argv);
 int  mp_cli_bench    (int argc, char **argv);
 int  mp_cli_gen      (int argc, char **argv);
 int  mp_cli_import   (int argc, char **argv);
+int  mp_cli_suite    (int argc, char **argv);
+int  mp_cli_compare  (int argc, char **argv);
+int  mp_cli_exec     (int argc, char **argv);
+int  mp_cli_render   (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
 void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);

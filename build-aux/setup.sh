@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 # One command from a fresh Debian 12 machine to a running memplan:
-#   build-aux/setup.sh run    install what is missing, build, run on the default graph
+#   build-aux/setup.sh run    install what is missing, build, open the app on the default graph
+#                             (the CLI's plan table when there is no display)
 #   build-aux/setup.sh test   install what is missing, build, run every test
 # Safe to run again: it installs only what is missing and reuses the build.
 set -eu
@@ -25,6 +26,13 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 fi
 
+# The CUDA toolkit lives outside the default PATH on Debian; the executor's
+# CUDA backend is built whenever nvcc is found.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  PATH="$PATH:/usr/local/cuda/bin"
+  export PATH
+fi
+
 if [ ! -f build/build.ninja ]; then
   meson setup build
 fi
@@ -32,6 +40,12 @@ meson compile -C build
 
 case "$what" in
   run)
+    # The window on a desktop; the same comparison as text without a display.
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x build/app/memplan ]; then
+      exec build/app/memplan data/default.json
+    fi
+    echo "setup: no display (DISPLAY and WAYLAND_DISPLAY are unset), so here is the default" \
+         "graph's plan table; on a desktop this command opens the memplan window" >&2
     exec build/app/memplan-cli plan data/default.json
     ;;
   test)

@@ -182,7 +182,15 @@ test_validator_messages (void)
   g_assert_cmpstr (error->message, ==, "tensor 'b1' has no offset in the plan");
   g_clear_error (&error);
 
+  plan->offsets[1] = G_MAXUINT64 - 15;
+  mp_plan_finish (plan);
+  g_assert_false (mp_validate_plan (graph, plan, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "tensor 'b1': offset 18446744073709551600 plus its 16 bytes overflows 64 bits");
+  g_clear_error (&error);
+
   plan->offsets[1] = 16;
+  mp_plan_finish (plan);
   g_assert_true (mp_validate_plan (graph, plan, &error));
   g_assert_no_error (error);
 }

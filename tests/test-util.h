@@ -5,6 +5,7 @@
  * last) triples and finding the data folder. */
 
 #include <glib.h>
+#include <sys/wait.h>
 #include "memplan-analysis.h"
 
 typedef struct
@@ -56,4 +57,42 @@ test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   mp_validate_plan (graph, plan, &error);
   g_assert_no_error (error);
   return plan;
+}
+
+/* Runs $MEMPLAN_CLI with the NULL-terminated argument vector; returns its
+ * exit status, stdout and stderr. */
+static inline int
+test_run_cli_argv (const char *const *args, char **out, char **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  const char *cli = g_getenv ("MEMPLAN_CLI");
+  int         status;
+
+  g_assert_nonnull (cli);
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+/* The same with the arguments inline, NULL-terminated. */
+static inline int
+test_run_cli (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *arg;
+  va_list     ap;
+
+  va_start (ap, err);
+  while ((arg = va_arg (ap, const char *)))
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+  return test_run_cli_argv ((const char *const *) args->pdata, out, err);
 }

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <stdlib.h>
+
+#include "planner-private.h"
+
+/* Pisarchyk & Lee's greedy by breadth: an op's breadth is the sum of the
+ * sizes of the planned tensors it reads and writes (each counted once). Ops
+ * are visited by decreasing breadth (ties in op order); each places its
+ * tensors not yet placed, largest first (ties in first appearance), with the
+ * best-fit rule of greedy by size. Building the order is linear in the op
+ * arguments plus the sorts; the placement is mp_place_best_fit's. */
+
+typedef struct
+{
+  guint64 key;
+  guint   index;
+} SortKey;
+
+static int
+cmp_key_desc (const void *pa, const void *pb)
+{
+  const SortKey *a = pa, *b = pb;
+
+  if (a->key != b->key)
+    return a->key < b->key ? 1 : -1;
+  return (a->index > b->index) - (a->index < b->index);
+}
+
+static inline guint
+op_arg (const MpOp *op, guint k)
+{
+  return k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs];
+}
+
+MpPlan *
+mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes,
+                              const MpPlannerOptions *options, GCancellable *cancellable,
+                              GError **error)
+{
+  g_autoptr (MpPlan)  plan = mp_plan_new ("greedy-by-breadth", lifetimes);
+  guint               n = plan->n_records, n_ops = graph->n_ops, n_order = 0;
+  g_autofree SortKey *ops = g_new (SortKey, MAX (n_ops, 1));
+  g_autofree guint   *seen = g_new (guint, MAX (n, 1)); /* op + 1 that last counted it */
+  g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
+  g_autofree guint   *order = g_new (guint, MAX (n, 1));
+  g_autoptr (GArray) local = g_array_new (FALSE, FALSE, sizeof (SortKey));
+
+  for (guint i = 0; i < n; i++)
+    seen[i] = 0;
+  for (guint o = 0; o < n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      ops[o].key = 0;
+      ops[o].index = o;
+      for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
+        {
+          gint r = lifetimes->record_of[op_arg (op, k)];
+
+          if (r < 0 || seen[r] == o + 1)
+            continue;
+          seen[r] = o + 1;
+          ops[o].key += plan->records[r].size;
+        }
+    }
+  qsort (ops, n_ops, sizeof (SortKey), cmp_key_desc);
+
+  for (guint i = 0; i < n_ops; i++)
+    {
+      const MpOp *op = &graph->ops[ops[i].index];
+
+      g_array_set_size (local, 0);
+      for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
+        {
+          gint    r = lifetimes->record_of[op_arg (op, k)];
+          SortKey key;
+
+          if (r < 0 || queued[r])
+            continue;
+          queued[r] = TRUE;
+          key.key = plan->records[r].size;
+          key.index = r;
+          g_array_append_val (local, key);
+        }
+      qsort (local->data, local->len, sizeof (SortKey), cmp_key_desc);
+      for (guint k = 0; k < local->len; k++)
+        order[n_order++] = g_array_index (local, SortKey, k).index;
+    }
+  /* every record comes from an op; keep any other in record order all the same */
+  for (guint r = 0; r < n; r++)
+    if (!queued[r])
+      order[n_order++] = r;
+  g_assert (n_order == n);
+
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
+                          error))
+    return NULL;
+  return g_steal_pointer (&plan);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include "planner-private.h"
+#include "schedule.h"
+
+/* AITemplate's simple multi-stream planning: lifetimes are measured in the
+ * parallel groups of the schedule (ops of one dependency level run together,
+ * at most max_parallel_ops per group), so tensors of ops that may overlap in
+ * time never share memory; then greedy by size on those lifetimes. The plan
+ * keeps the group lifetimes (plan->parallel); its steps are groups. */
+
+MpPlan *
+mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
+                        const MpPlannerOptions *options, GCancellable *cancellable,
+                        GError **error)
+{
+  g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
+  g_autofree MpUsage *records = mp_schedule_usage (schedule, graph, lifetimes->records,
+                                                   lifetimes->n_records);
+  g_autoptr (MpPlan) plan = mp_plan_new_records ("multistream", records, lifetimes->n_records,
+                                                 MAX (schedule->n_groups, 1),
+                                                 lifetimes->alignment);
+  g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
+
+  plan->workspace = lifetimes->workspace;
+  plan->parallel = TRUE;
+  plan->max_parallel_ops = options->max_parallel_ops;
+  if (!mp_place_best_fit (plan->records, plan->n_records, plan->n_steps, order, plan->offsets,
+                          cancellable, error))
+    return NULL;
+  if (options->max_parallel_ops)
+    plan->note = g_strdup_printf ("%u ops in %u parallel groups over %u levels, at most %u ops "
+                                  "per group; steps are groups",
+                                  graph->n_ops, schedule->n_groups, schedule->n_levels,
+                                  options->max_parallel_ops);
+  else
+    plan->note = g_strdup_printf ("%u ops in %u parallel groups (one per level); steps are "
+                                  "groups",
+                                  graph->n_ops, schedule->n_groups);
+  return g_steal_pointer (&plan);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "report.h"
+
+G_BEGIN_DECLS
+
+/* Plans a set of graph files into a report (memplan-cli suite). */
+
+typedef struct
+{
+  GPtrArray        *planners;    /* const MpPlannerInfo *, in order */
+  MpLifetimeOptions lifetimes;
+  MpPlannerOptions  planner;
+  gboolean          keep_going;  /* record a graph that fails to load and go on */
+  const char       *plans_dir;   /* write each graph's plans there, or NULL */
+  const char       *relative_to; /* store paths relative to this directory, or NULL */
+} MpSuiteOptions;
+
+typedef enum
+{
+  MP_SUITE_PLANNED,     /* the graph and its results are in the report */
+  MP_SUITE_NOT_A_GRAPH, /* found in a directory, but a memplan plan or report: left out */
+  MP_SUITE_FAILED,      /* did not load: error is set; with keep_going the report records it */
+  MP_SUITE_ABORTED,     /* cancelled, or the plans could not be written: error is set, stop */
+} MpSuiteOutcome;
+
+/* The files to plan, as (path, scanned) pairs: each FILE as given, each DIR
+ * searched recursively for *.json, *.csv and *.pickle, sorted by path (byte order) so
+ * that reports are deterministic; hidden files and folders are skipped. */
+typedef struct
+{
+  char    *path;
+  gboolean scanned; /* found in a directory rather than named */
+} MpSuiteFile;
+
+GPtrArray      *mp_suite_collect   (char **inputs, GError **error);
+
+/* Every planner (const MpPlannerInfo *) but those whose result depends on a
+ * wall-clock budget (optimal): two runs of those may differ, so a suite
+ * runs them only when they are named. */
+GPtrArray      *mp_suite_default_planners (void);
+
+/* Starts a report that records the options. */
+MpReport       *mp_suite_report_new (const MpSuiteOptions *options, char **inputs);
+
+MpSuiteOutcome  mp_suite_plan_file (MpReport             *report,
+                                    const MpSuiteFile    *file,
+                                    const MpSuiteOptions *options,
+                                    GCancellable         *cancellable,
+                                    GError              **error);
+
+/* path relative to dir when both lie under one top folder, else absolute. */
+char           *mp_path_relative   (const char *dir, const char *path);
+
+G_END_DECLS

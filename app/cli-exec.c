@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exec.h"
+
+static void
+print_table (GString *out, const MpGraph *graph, GPtrArray *results)
+{
+  const MpExecResult *r0 = results->pdata[0];
+
+  g_string_append_printf (out, "%s: %u ops on %u stream%s; backend %s (%s), ", graph->name,
+                          graph->n_ops, r0->n_streams, r0->n_streams == 1 ? "" : "s",
+                          r0->backend, r0->device);
+  if (r0->concurrent)
+    g_string_append_printf (out, "streams concurrent in %u parallel groups", r0->n_groups);
+  else
+    g_string_append (out, "one op at a time");
+  g_string_append_printf (out, ", %u iteration%s\n", r0->iterations,
+                          r0->iterations == 1 ? "" : "s");
+  if (r0->note)
+    g_string_append_printf (out, "note: %s\n", r0->note);
+  g_string_append_printf (out, "\n%-18s %-8s %7s %11s %11s %11s %9s %12s\n", "planner", "result",
+                          "corrupt", "planned", "measured", "moved", "time", "bandwidth");
+  for (guint i = 0; i < results->len; i++)
+    {
+      const MpExecResult *r = results->pdata[i];
+      g_autofree char    *planned = mp_format_bytes (r->planned);
+      g_autofree char    *measured = mp_format_bytes (r->measured);
+      g_autofree char    *moved = mp_format_bytes (r->bytes_moved);
+      g_autofree char    *t = mp_format_seconds (r->seconds);
+      g_autofree char    *bw = mp_format_bytes (r->seconds > 0 ? r->bytes_moved / r->seconds : 0);
+
+      g_string_append_printf (out, "%-18s %-8s %7u %11s %11s %11s %9s %10s/s\n", r->planner,
+                              r->n_corrupted ? "CORRUPT" : "clean", r->n_corrupted, planned,
+                              measured, moved, t, bw);
+    }
+  for (guint i = 0; i < results->len; i++)
+    {
+      const MpExecResult *r = results->pdata[i];
+
+      if (r->group_order && !r->concurrent)
+        g_string_append_printf (out, "%s: planned for the parallel schedule, so its ops ran group "
+                                     "by group\n", r->planner);
+      if (r->first_corruption)
+        g_string_append_printf (out, "%s: first corruption: %s\n", r->planner,
+                                r->first_corruption);
+    }
+  g_string_append_printf (out, "\nmeasured: %s\n", g_str_equal (r0->backend, "cuda")
+                          ? "device memory the arena took (cudaMemGetInfo before/after)"
+                          : "resident pages of the arena and workspace after the run");
+  if (r0->process_peak)
+    {
+      g_autofree char *peak = mp_format_bytes (r0->process_peak);
+
+      g_string_append_printf (out, "%s: %s\n", g_str_equal (r0->backend, "cuda")
+                              ? "device memory of all buffers" : "process peak resident (VmHWM)",
+                              peak);
+    }
+  if (r0->baselines->len)
+    g_string_append (out, "\ndynamic allocators on the same program "
+                          "(allocate at first use, free after last use):\n");
+  for (guint i = 0; i < r0->baselines->len; i++)
+    {
+      const MpExecFigure *f = &g_array_index (r0->baselines, MpExecFigure, i);
+      g_autofree char    *b = mp_format_bytes (f->bytes);
+
+      g_string_append_printf (out, "  %-44s %11s\n", f->label, b);
+    }
+}
+
+static int
+exit_for (const GError *error)
+{
+  if (g_error_matches (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE) ||
+      g_error_matches (error, MP_EXEC_ERROR, MP_EXEC_ERROR_FAILED))
+    return MP_EXIT_UNAVAILABLE;
+  return MP_EXIT_BAD_INPUT;
+}
+
+int
+mp_cli_exec (int argc, char **argv)
+{
+  g_auto (GStrv) planner_names = NULL;
+  g_autofree char *plan_file = NULL;
+  g_autofree char *backend = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *corrupt = NULL;
+  g_autofree char *text = NULL;
+  gint             iterations = 0, max_parallel = 0, delay_us = 0;
+  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE;
+  gboolean         any_corrupt = FALSE;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (GPtrArray) plans = NULL;
+  g_autoptr (GPtrArray) results =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) mp_exec_result_free);
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autofree char *names = mp_planner_names (", ");
+  g_autofree char *planner_help = g_strdup_printf ("Planner whose plan to run, repeatable or "
+                                                   "comma-separated: %s, or all (default)",
+                                                   names);
+  MpExecOptions    opts = { 0 };
+  GOptionEntry     entries[] = {
+    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
+    { "plan", 0, 0, G_OPTION_ARG_FILENAME, &plan_file, "Run the plans of PLAN (memplan JSON, or "
+      "a CSV with an offset column) instead of planning", "PLAN" },
+    { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "auto (default: CUDA when a device is "
+      "usable, else the CPU), cpu or cuda", "NAME" },
+    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "Run the program N times (default: "
+      "once, or with concurrent streams once free-running and once staggered per stream)", "N" },
+    { "no-stagger", 0, 0, G_OPTION_ARG_NONE, &no_stagger, "Let every iteration run free; by "
+      "default each iteration after the first holds one stream (in turn) until the others have "
+      "run each parallel group, which exposes every race between two streams", NULL },
+    { "sequential", 0, 0, G_OPTION_ARG_NONE, &sequential, "Run one op at a time, in the order "
+      "the plan was made for (program order, or group by group for a plan over the parallel "
+      "schedule)", NULL },
+    { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "At most N ops per parallel "
+      "group of the concurrent schedule (default: unlimited)", "N" },
+    { "delay-us", 0, 0, G_OPTION_ARG_INT, &delay_us, "Also delay the held stream (without "
+      "staggering: one stream, in turn) by US microseconds before each op", "US" },
+    { "corrupt", 0, 0, G_OPTION_ARG_STRING, &corrupt, "Break each plan on purpose: move TENSOR "
+      "(or, with 'auto', the first tensor that can be) onto a live tensor", "TENSOR|auto" },
+    { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
+      "replays", NULL },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
+      "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
+      "standard output", "FILE" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("FILE — execute plans of a graph and check them for corruption");
+  g_option_context_set_summary (ctx, "Runs the graph's ops on their streams inside one arena laid "
+                                     "out by each plan, checking every input before each op, and "
+                                     "reports corruption, traffic, time and memory.\nExit status: "
+                                     "0 every run clean, 1 corruption found, 2 bad input, 3 the "
+                                     "backend is unavailable or failed.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
+    return MP_EXIT_BAD_INPUT;
+
+  if (format == NULL)
+    format = g_strdup ("table");
+  if (!g_str_equal (format, "table") && !g_str_equal (format, "json"))
+    {
+      mp_cli_error ("unknown format '%s' (known: table, json)", format);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!mp_exec_backend_from_string (backend ? backend : "auto", &opts.backend))
+    {
+      mp_cli_error ("unknown backend '%s' (known: auto, cpu, cuda)", backend);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (iterations < 0 || max_parallel < 0 || delay_us < 0)
+    {
+      mp_cli_error ("--iterations, --max-parallel-ops and --delay-us must not be negative");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (plan_file && planner_names)
+    {
+      mp_cli_error ("give either --plan or --planner, not both");
+      return MP_EXIT_BAD_INPUT;
+    }
+  opts.iterations = iterations;
+  opts.sequential = sequential;
+  opts.no_stagger = no_stagger;
+  opts.max_parallel_ops = max_parallel;
+  opts.delay_us = delay_us;
+
+  if (!(graph = mp_graph_load (argv[1], &error)) ||
+      !(lt = mp_lifetimes_compute (graph, NULL, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!graph->has_ops)
+    {
+      mp_cli_error ("%s: usage records have no ops to execute; give a graph (JSON)", argv[1]);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (plan_file)
+    {
+      if (!(plans = mp_plan_load (plan_file, graph, lt, &error)))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+    }
+  else
+    {
+      g_autoptr (GPtrArray) infos = mp_cli_planners (planner_names, &error);
+
+      if (infos == NULL)
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+      for (guint i = 0; i < infos->len; i++)
+        {
+          MpPlan *plan = mp_planner_run (infos->pdata[i], graph, lt, NULL, NULL, &error);
+
+          if (plan == NULL)
+            {
+              mp_cli_error ("%s: %s", ((const MpPlannerInfo *) infos->pdata[i])->name,
+                            error->message);
+              return MP_EXIT_BAD_INPUT;
+            }
+          g_ptr_array_add (plans, plan);
+        }
+    }
+
+  for (guint i = 0; i < plans->len; i++)
+    {
+      MpPlan       *plan = plans->pdata[i];
+      MpExecResult *r;
+
+      if (corrupt)
+        {
+          g_autofree char *moved = NULL;
+          g_autofree char *victim = NULL;
+
+          if (!mp_exec_corrupt_plan (graph, plan, g_str_equal (corrupt, "auto") ? NULL : corrupt,
+                                     &moved, &victim, &error))
+            {
+              mp_cli_error ("%s", error->message);
+              return MP_EXIT_BAD_INPUT;
+            }
+          fprintf (stderr, "memplan-cli: %s: moved tensor '%s' onto live tensor '%s' on "
+                           "purpose\n", plan->planner, moved, victim);
+        }
+      opts.baselines = i == 0 && !no_baselines;
+      if (!(r = mp_exec_run (graph, lt, plan, &opts, NULL, &error)))
+        {
+          if (g_error_matches (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE))
+            mp_cli_error ("the CUDA backend cannot run here: %s", error->message);
+          else
+            mp_cli_error ("%s: %s", plan->planner, error->message);
+          return exit_for (error);
+        }
+      if (i == 0 && r->note)
+        mp_cli_error ("note: %s", r->note);
+      any_corrupt |= r->n_corrupted > 0;
+      g_ptr_array_add (results, r);
+    }
+  if (results->len == 0)
+    {
+      mp_cli_error ("%s: no plan to execute", argv[1]);
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (g_str_equal (format, "json"))
+    text = mp_exec_result_to_json (graph, (MpExecResult **) results->pdata, results->len);
+  else
+    {
+      GString *s = g_string_new (NULL);
+
+      print_table (s, graph, results);
+      text = g_string_free (s, FALSE);
+    }
+  if (!mp_cli_output (output, text, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  return any_corrupt ? MP_EXIT_FAILED : MP_EXIT_OK;
+}

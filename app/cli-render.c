@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "cli-render.h"
+
+/* "A:B", inclusive steps, into a viewport's step range. */
+static gboolean
+parse_steps (const char *str, MpViewport *viewport)
+{
+  g_auto (GStrv) parts = g_strsplit (str, ":", -1);
+  guint64        a, b;
+
+  if (g_strv_length (parts) != 2 ||
+      !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT32, &a, NULL) ||
+      !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT32, &b, NULL) || a > b)
+    {
+      mp_cli_error ("--steps: expected FIRST:LAST with FIRST <= LAST (e.g. 10:40), got '%s'", str);
+      return FALSE;
+    }
+  viewport->step_min = a;
+  viewport->step_max = b + 1;
+  return TRUE;
+}
+
+static gboolean
+parse_highlight (const MpGraph *graph, char **names, GArray *out)
+{
+  for (guint i = 0; names && names[i]; i++)
+    {
+      g_auto (GStrv) parts = g_strsplit (names[i], ",", -1);
+
+      for (guint j = 0; parts[j]; j++)
+        {
+          gint t;
+
+          if (*parts[j] == '\0')
+            continue;
+          if ((t = mp_graph_find_tensor (graph, parts[j])) < 0)
+            {
+              mp_cli_error ("%s: --highlight: no tensor named '%s'",
+                            graph->path ? graph->path : graph->name, parts[j]);
+              return FALSE;
+            }
+          g_array_append_val (out, t);
+        }
+    }
+  return TRUE;
+}
+
+int
+mp_cli_render (int argc, char **argv)
+{
+  g_auto (GStrv) planner_names = NULL;
+  g_auto (GStrv) highlight_names = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *color_by = NULL;
+  g_autofree char *theme = NULL;
+  g_autofree char *steps = NULL;
+  g_autofree char *plans_path = NULL;
+  gint             width = 1600, height = 0;
+  gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, plan_inputs = FALSE;
+  gint             bench_tensors = 100000;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (GPtrArray) infos = NULL;
+  g_autoptr (GPtrArray) plans = NULL;
+  g_autoptr (GPtrArray) indices = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
+  g_autoptr (GArray) highlight = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autofree char *names = mp_planner_names (", ");
+  g_autofree char *planner_help = g_strdup_printf ("Planner to draw, repeatable or comma-separated: "
+                                                   "%s, or all; several draw them stacked "
+                                                   "(default greedy-by-size)", names);
+  MpRenderOptions  options = { 0 };
+  MpRenderFormat   format = MP_RENDER_FORMAT_PNG;
+  MpLifetimeOptions lopts = { 0 };
+  gboolean         all_valid = TRUE;
+  GOptionEntry     entries[] = {
+    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
+    { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
+      "(memplan-cli plan --format json, or a CSV with offsets) instead of running planners",
+      "PLANFILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Picture to write (atomically): .png, "
+      ".svg or .pdf", "OUT" },
+    { "width", 'W', 0, G_OPTION_ARG_INT, &width, "Width in pixels (PNG) or points (default 1600)",
+      "W" },
+    { "height", 'H', 0, G_OPTION_ARG_INT, &height, "Height (default 1000; 130 + 330 per plan when "
+      "stacked)", "H" },
+    { "color-by", 'c', 0, G_OPTION_ARG_STRING, &color_by, "Colour key: kind, op, stream, size "
+      "(default: kind for graphs, op for usage records)", "KEY" },
+    { "theme", 't', 0, G_OPTION_ARG_STRING, &theme, "light (default) or dark", "THEME" },
+    { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Same as --theme dark", NULL },
+    { "steps", 's', 0, G_OPTION_ARG_STRING, &steps, "Show only steps FIRST to LAST (inclusive)",
+      "FIRST:LAST" },
+    { "highlight", 0, 0, G_OPTION_ARG_STRING_ARRAY, &highlight_names, "Follow these tensors: "
+      "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
+    { "shared-scale", 0, 0, G_OPTION_ARG_NONE, &shared_scale, "Stacked plans: one address scale "
+      "for all, so sizes compare at a glance", NULL },
+    { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena too",
+      NULL },
+    { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Time drawing frames of a generated graph "
+      "instead (no FILE)", NULL },
+    { "tensors", 'n', 0, G_OPTION_ARG_INT, &bench_tensors, "--bench: tensors in the generated "
+      "graph (default 100000)", "N" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("FILE — draw plans of a graph (JSON) or usage records (CSV)");
+  g_option_context_set_summary (ctx, "Draws each tensor as a rectangle from its first to its last "
+                                     "step at its offset, with the arena and lower-bound lines, "
+                                     "the live bytes per step and the free space.");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 0, 1))
+    return MP_EXIT_BAD_INPUT;
+  if (argc != (bench ? 1 : 2))
+    {
+      mp_cli_error (bench ? "--bench draws a generated graph: give no FILE"
+                          : "which graph? give one FILE (see --help)");
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (color_by && !mp_color_by_from_string (color_by, &options.color_by))
+    {
+      mp_cli_error ("unknown colour key '%s' (known: kind, op, stream, size)", color_by);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (dark || (theme && g_str_equal (theme, "dark")))
+    options.theme = MP_THEME_DARK;
+  else if (theme && !g_str_equal (theme, "light"))
+    {
+      mp_cli_error ("unknown theme '%s' (known: light, dark)", theme);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (steps && !parse_steps (steps, &options.viewport))
+    return MP_EXIT_BAD_INPUT;
+  options.shared_scale = shared_scale;
+  if (bench)
+    {
+      if (bench_tensors <= 0)
+        {
+          mp_cli_error ("--tensors must be positive");
+          return MP_EXIT_BAD_INPUT;
+        }
+      return mp_cli_render_bench (bench_tensors, width, height > 0 ? height : 1000, &options,
+                                  output);
+    }
+
+  if (output == NULL)
+    {
+      mp_cli_error ("choose the picture to write with -o OUT.png, OUT.svg or OUT.pdf");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!mp_render_format_from_path (output, &format, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (plans_path && planner_names)
+    {
+      mp_cli_error ("--plans and --planner exclude each other");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!plans_path)
+    {
+      if (planner_names == NULL)
+        planner_names = g_strsplit ("greedy-by-size", ",", -1);
+      if (!(infos = mp_cli_planners (planner_names, &error)))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+    }
+
+  if (!(graph = mp_graph_load (argv[1], &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  /* usage records have one kind: tell neighbours apart by start step instead */
+  if (color_by == NULL && !graph->has_ops)
+    options.color_by = MP_COLOR_BY_OP;
+  if (!parse_highlight (graph, highlight_names, highlight))
+    return MP_EXIT_BAD_INPUT;
+  options.highlight = (const guint *) (void *) highlight->data;
+  options.n_highlight = highlight->len;
+  lopts.plan_inputs = plan_inputs;
+  if (!(lt = mp_lifetimes_compute (graph, &lopts, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (plans_path)
+    {
+      if (!(plans = mp_plan_load (plans_path, graph, lt, &error)))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+    }
+  else
+    {
+      plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+      for (guint i = 0; i < infos->len; i++)
+        {
+          const MpPlannerInfo *info = infos->pdata[i];
+          MpPlan              *plan;
+
+          g_clear_error (&error);
+          if (!(plan = mp_planner_run (info, graph, lt, NULL, NULL, &error)))
+            {
+              if (g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+                {
+                  mp_cli_error ("%s: skipped: %s", info->name, error->message);
+                  continue;
+                }
+              mp_cli_error ("%s: %s", info->name, error->message);
+              return MP_EXIT_FAILED;
+            }
+          g_ptr_array_add (plans, plan);
+        }
+    }
+  if (plans->len == 0)
+    {
+      mp_cli_error ("%s: no plan to draw", argv[1]);
+      return MP_EXIT_BAD_INPUT;
+    }
+  for (guint i = 0; i < plans->len; i++)
+    {
+      all_valid &= mp_plan_check (graph, plans->pdata[i]);
+      g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
+    }
+
+  if (height <= 0)
+    height = plans->len == 1 ? 1000 : MIN (130 + 330 * (gint) plans->len, 20000);
+  if (!mp_render_write_file (output, format, (MpRenderIndex * const *) indices->pdata,
+                             indices->len, &options, width, height, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!all_valid)
+    {
+      for (guint i = 0; i < plans->len; i++)
+        if (!((MpPlan *) plans->pdata[i])->valid)
+          mp_cli_error ("%s: invalid plan (drawn anyway): %s", ((MpPlan *) plans->pdata[i])->planner,
+                        ((MpPlan *) plans->pdata[i])->problem);
+      return MP_EXIT_FAILED;
+    }
+  return MP_EXIT_OK;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+
+#include "cli.h"
+#include "report-suite.h"
+
+int
+mp_cli_suite (int argc, char **argv)
+{
+  g_auto (GStrv) planner_names = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *plans_dir = NULL;
+  g_autofree char *relative_to = NULL;
+  g_autofree char *text = NULL;
+  gint64           alignment = 0;
+  gboolean         plan_inputs = FALSE, keep_going = FALSE;
+  gint             max_parallel = 0;
+  gdouble          budget = 0;
+  guint            n_planned = 0, n_failed = 0, n_invalid = 0;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) infos = NULL;
+  g_autoptr (GPtrArray) files = NULL;
+  g_autoptr (MpReport) report = NULL;
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autofree char *names = mp_planner_names (", ");
+  g_autofree char *planner_help = g_strdup_printf ("Planner to run, repeatable or comma-separated: "
+                                                   "%s, or all (default: all but optimal, whose "
+                                                   "result depends on its time budget)", names);
+  MpSuiteOptions   options = { 0 };
+  GOptionEntry     entries[] = {
+    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (atomically) "
+      "instead of standard output", "FILE" },
+    { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_dir, "Also write every graph's plans "
+      "(memplan.plan/1) into folder DIR, named in the report", "DIR" },
+    { "keep-going", 'k', 0, G_OPTION_ARG_NONE, &keep_going, "Record a graph that fails to load "
+      "in the report and go on (exit 1) instead of stopping (exit 2)", NULL },
+    { "alignment", 'a', 0, G_OPTION_ARG_INT64, &alignment, "Round sizes up to N bytes (a power "
+      "of two; default: each graph's own)", "N" },
+    { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena "
+      "too", NULL },
+    { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "multistream: at most N ops "
+      "per parallel group (default: unlimited)", "N" },
+    { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "optimal: give up the proof after S "
+      "seconds (default 10)", "S" },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("DIR|FILE… — plan every graph and write a memplan.report/1");
+  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, "
+                                     "*.pickle) found in each DIR and its subfolders (in path "
+                                     "order), with each planner, and writes one report for "
+                                     "'memplan-cli compare'.\n"
+                                     "Plans and reports found among the graphs are left out.");
+  g_option_context_set_description (ctx, "Exit status: 0 every graph planned and every plan "
+                                         "valid; 1 the report is written but holds an invalid "
+                                         "plan, a failed planner or (with --keep-going) a graph "
+                                         "that did not load; 2 bad usage or a graph that did not "
+                                         "load (no report is written).");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
+    return MP_EXIT_BAD_INPUT;
+
+  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
+    {
+      mp_cli_error ("--alignment must be a power of two up to 2^30");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (max_parallel < 0 || budget < 0)
+    {
+      mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (planner_names == NULL)
+    infos = mp_suite_default_planners ();
+  else if (!(infos = mp_cli_planners (planner_names, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!(files = mp_suite_collect (argv + 1, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  /* paths in the report are relative to the report, so it can move with the graphs */
+  if (output && !g_str_equal (output, "-"))
+    relative_to = g_path_get_dirname (output);
+  options.planners = infos;
+  options.lifetimes.alignment = alignment;
+  options.lifetimes.plan_inputs = plan_inputs;
+  options.planner.max_parallel_ops = max_parallel;
+  options.planner.time_budget = budget;
+  options.keep_going = keep_going;
+  options.plans_dir = plans_dir;
+  options.relative_to = relative_to;
+  report = mp_suite_report_new (&options, argv + 1);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      MpSuiteOutcome outcome;
+
+      g_clear_error (&error);
+      outcome = mp_suite_plan_file (report, files->pdata[i], &options, NULL, &error);
+      if (outcome == MP_SUITE_NOT_A_GRAPH)
+        continue;
+      if (outcome == MP_SUITE_ABORTED || (outcome == MP_SUITE_FAILED && !keep_going))
+        {
+          mp_cli_error ("%s", error->message);
+          if (outcome == MP_SUITE_FAILED)
+            mp_cli_error ("no report written (--keep-going records the graph and goes on)");
+          return MP_EXIT_BAD_INPUT;
+        }
+      if (outcome == MP_SUITE_FAILED)
+        {
+          mp_cli_error ("%s", error->message);
+          n_failed++;
+          continue;
+        }
+      n_planned++;
+    }
+  if (report->graphs->len == 0)
+    {
+      mp_cli_error ("no graph found (looked for *.json, *.csv and *.pickle)");
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  text = mp_report_to_json (report);
+  if (!mp_cli_output (output, text, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  for (guint i = 0; i < report->graphs->len; i++)
+    {
+      const MpReportGraph *g = report->graphs->pdata[i];
+
+      for (guint j = 0; j < g->results->len; j++)
+        {
+          const MpReportResult *r = g->results->pdata[j];
+
+          if (r->status == MP_RESULT_INVALID || r->status == MP_RESULT_FAILED)
+            {
+              mp_cli_error ("%s: %s %s: %s", g->name, r->planner,
+                            r->status == MP_RESULT_INVALID ? "produced an invalid plan" : "failed",
+                            r->problem);
+              n_invalid++;
+            }
+        }
+    }
+  if (output && !g_str_equal (output, "-"))
+    {
+      g_autofree char *failed = n_failed ? g_strdup_printf (", %u did not load", n_failed)
+                                         : g_strdup ("");
+
+      fprintf (stderr, "memplan-cli: %u graph%s planned%s, report written to %s\n", n_planned,
+               n_planned == 1 ? "" : "s", failed, output);
+    }
+  return n_failed || n_invalid ? MP_EXIT_FAILED : MP_EXIT_OK;
+}

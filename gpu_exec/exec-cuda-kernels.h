@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* The CUDA side of the executor, behind a plain C interface so that the
+ * rest of gpu_exec needs neither nvcc nor the CUDA headers. Every function
+ * returns 0 on success, else -1 (or MP_CUDA_NO_MEMORY) with a message
+ * naming the CUDA call and CUDA's own words written into err. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MP_CUDA_NO_MEMORY (-2)
+
+typedef struct MpCuda MpCuda;
+
+typedef struct
+{
+  uint32_t buffer;
+  uint32_t tag;
+  uint64_t base;
+  uint64_t lo;
+  uint64_t hi;
+} MpCudaRegion;
+
+typedef struct
+{
+  uint64_t bad;
+  uint64_t value;
+} MpCudaCheck;
+
+/* One event of a replay: allocate (bytes > 0 or alloc set) or free a tensor. */
+typedef struct
+{
+  uint32_t tensor;
+  uint32_t alloc;
+  uint64_t bytes;
+} MpCudaReplay;
+
+int         mp_cuda_open        (MpCuda **out, char *err, size_t len);
+void        mp_cuda_close       (MpCuda *cu);
+const char *mp_cuda_device_name (const MpCuda *cu);
+/* Allocates the arena (arena + workspace) and the other buffers; arena_taken
+ * is the device memory that really went away (cudaMemGetInfo before/after). */
+int         mp_cuda_setup       (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
+                                 uint32_t n_regions, uint32_t n_streams, uint32_t n_steps,
+                                 uint64_t *arena_taken, uint64_t *all_taken, char *err,
+                                 size_t len);
+int         mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_fill        (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
+                                 size_t len);
+int         mp_cuda_check       (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
+                                 size_t len);
+int         mp_cuda_wait        (MpCuda *cu, uint32_t stream, uint32_t step, char *err,
+                                 size_t len);
+int         mp_cuda_record      (MpCuda *cu, uint32_t stream, uint32_t step, char *err,
+                                 size_t len);
+int         mp_cuda_delay       (MpCuda *cu, uint32_t stream, uint32_t us, char *err, size_t len);
+int         mp_cuda_sync        (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_read_checks (MpCuda *cu, MpCudaCheck *out, char *err, size_t len);
+/* Replays allocations: pool = 0 with cudaMalloc/cudaFree (peak_a: the most
+ * device memory in use, from cudaMemGetInfo), pool = 1 with
+ * cudaMallocFromPoolAsync on a pool that keeps its memory (peak_a: reserved
+ * high-water mark, peak_b: used high-water mark). */
+int         mp_cuda_replay      (MpCuda *cu, int pool, const MpCudaReplay *events,
+                                 uint32_t n_events, uint32_t n_tensors, uint64_t *peak_a,
+                                 uint64_t *peak_b, char *err, size_t len);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* The data every tensor holds: 8-byte words whose high half is a tag derived
+ * from the tensor's identity and whose low half is the word's index inside
+ * the tensor, so neither a neighbour's data nor a shifted copy of the
+ * tensor's own passes as its own. Shared by the C backends and the CUDA
+ * kernels, hence plain C with no GLib. */
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define MP_HD __host__ __device__ __forceinline__
+#else
+#define MP_HD static inline
+#endif
+
+#define MP_PATTERN_MULT 0x9E3779B1u
+
+/* A bijection of 32-bit ids with mp_pattern_tag (0) == 0, so the zeros of
+ * fresh memory never match a tensor (ids start at 1). */
+MP_HD uint32_t
+mp_pattern_tag (uint32_t id)
+{
+  uint32_t x = id * MP_PATTERN_MULT;
+
+  return x ^ (x >> 16);
+}
+
+MP_HD uint64_t
+mp_pattern_word (uint32_t tag, uint64_t index)
+{
+  return ((uint64_t) tag << 32) | (uint32_t) index;
+}
+
+/* Byte b of a tensor's pattern (b counted from the tensor's root). */
+MP_HD uint8_t
+mp_pattern_byte (uint32_t tag, uint64_t b)
+{
+  return (uint8_t) (mp_pattern_word (tag, b >> 3) >> (8 * (b & 7)));
+}
+
+/* The CUDA kernels' unit of work: 16-byte chunk c of the byte range
+ * [lo, hi) of a root. A whole chunk of an aligned root is one 16-byte
+ * access; ragged ends (and unaligned roots) go byte by byte. Shared with the
+ * host so that the tests run exactly the code the device runs. */
+MP_HD void
+mp_pattern_fill_chunk (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned,
+                       uint64_t c)
+{
+  uint64_t b0 = c << 4, b1 = b0 + 16;
+
+  if (aligned && b0 >= lo && b1 <= hi)
+    {
+#ifdef __CUDACC__
+      ((ulonglong2 *) root)[c] = make_ulonglong2 (mp_pattern_word (tag, 2 * c),
+                                                  mp_pattern_word (tag, 2 * c + 1));
+#else
+      uint64_t w[2] = { mp_pattern_word (tag, 2 * c), mp_pattern_word (tag, 2 * c + 1) };
+
+      memcpy (root + b0, w, 16);
+#endif
+      return;
+    }
+  for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
+    root[b] = mp_pattern_byte (tag, b);
+}
+
+/* The first byte of chunk c that is not the tensor's, or UINT64_MAX. */
+MP_HD uint64_t
+mp_pattern_check_chunk (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned,
+                        uint64_t c)
+{
+  uint64_t b0 = c << 4, b1 = b0 + 16;
+
+  if (aligned && b0 >= lo && b1 <= hi)
+    {
+      uint64_t w[2];
+
+#ifdef __CUDACC__
+      ulonglong2 v = ((const ulonglong2 *) root)[c];
+
+      w[0] = v.x;
+      w[1] = v.y;
+#else
+      memcpy (w, root + b0, 16);
+#endif
+      if (w[0] != mp_pattern_word (tag, 2 * c))
+        return b0;
+      if (w[1] != mp_pattern_word (tag, 2 * c + 1))
+        return b0 + 8;
+      return UINT64_MAX;
+    }
+  for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
+    if (root[b] != mp_pattern_byte (tag, b))
+      return b;
+  return UINT64_MAX;
+}
+
+/* The word holding byte bad, as far as it lies inside [lo, hi). */
+MP_HD uint64_t
+mp_pattern_capture (const uint8_t *root, uint64_t lo, uint64_t hi, uint64_t bad)
+{
+  uint64_t v = 0;
+
+  for (uint64_t b = bad & ~(uint64_t) 7; b < (bad & ~(uint64_t) 7) + 8; b++)
+    if (b >= lo && b < hi)
+      v |= (uint64_t) root[b] << (8 * (b & 7));
+  return v;
+}
+
+#undef MP_HD

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "exec.h"
+
+G_BEGIN_DECLS
+
+/* The buffers a program touches. Inputs and params live outside the arena. */
+enum
+{
+  MP_EXEC_BUF_ARENA,
+  MP_EXEC_BUF_HOST,      /* inputs and params, written once before the run */
+  MP_EXEC_BUF_WORKSPACE, /* one slot of the shared workspace per concurrent stream */
+  MP_EXEC_N_BUFS
+};
+
+/* A byte range [lo, hi) of one root tensor (or workspace) that starts at
+ * byte base of a buffer; the pattern is the root's, so a view is checked and
+ * written at its offset inside the root. */
+typedef struct
+{
+  guint32 buffer;
+  guint32 tag;
+  guint64 base;
+  guint64 lo;
+  guint64 hi;
+  guint   id;       /* pattern id: graph tensor + 1, or n_tensors + 1 + op for a workspace */
+  guint   tensor;   /* the graph tensor named by the op (a view or a root) */
+} MpExecRegion;
+
+/* A backend fills one of these per check: the first bad byte (relative to
+ * the root) and the word found there, or bad == G_MAXUINT64 when clean. */
+typedef struct
+{
+  guint64 bad;
+  guint64 value;
+} MpExecCheck;
+
+typedef struct
+{
+  guint stream;  /* dense stream index */
+  guint count;   /* wait until that stream completed this many steps */
+} MpExecWait;
+
+typedef struct
+{
+  guint op;
+  guint stream;       /* dense index */
+  guint group;        /* parallel group (the step's index when sequential) */
+  guint index_in_stream;
+  guint first_check, n_checks;   /* inputs, checked before the op */
+  guint first_write, n_writes;   /* outputs (and the workspace), written whole */
+  guint first_post, n_post;      /* the workspace, checked after the op */
+  guint first_wait, n_waits;     /* the other streams' earlier groups */
+  guint first_yield, n_yield;    /* the other streams' steps of this group: a staggered
+                                  * stream waits for them too */
+} MpExecStep;
+
+typedef struct
+{
+  const MpGraph *graph;
+  guint64        size[MP_EXEC_N_BUFS];
+  guint64        workspace;     /* one slot */
+  guint          n_ws_slots;
+  guint          n_streams;
+  guint          n_groups;
+  gboolean       concurrent;
+  gboolean       group_order;   /* the plan's lifetimes are parallel groups: one at a time,
+                                 * ops run group by group */
+  MpExecStep    *steps;         /* in execution order: group, then program order */
+  guint          n_steps;
+  guint         *stream_steps;  /* per stream, its steps in order (offsets in stream_first) */
+  guint         *stream_first;  /* n_streams + 1 */
+  GArray        *regions;       /* MpExecRegion: checks, writes, posts, setup, final */
+  GArray        *waits;         /* MpExecWait */
+  guint          first_setup, n_setup;  /* written before the first op; those in the host
+                                         * buffer only before the first iteration */
+  guint          first_final, n_final;  /* outputs, checked after the last op */
+  guint          n_ids;         /* pattern ids in use: 1 .. n_ids */
+  guint64        bytes_per_iteration;   /* after the first, which also writes bytes_host */
+  guint64        bytes_host;
+} MpExecProgram;
+
+MpExecProgram *mp_exec_program_new  (const MpGraph       *graph,
+                                     const MpLifetimes   *lifetimes,
+                                     const MpPlan        *plan,
+                                     const MpExecOptions *options,
+                                     GError             **error);
+void           mp_exec_program_free (MpExecProgram *program);
+
+/* Names the owner of a pattern id: a tensor or "workspace of op 'x'". */
+char          *mp_exec_id_name      (const MpExecProgram *program, guint id);
+/* The pattern id a word belongs to, or 0 when it is no tensor's data. */
+guint          mp_exec_decode       (const MpExecProgram *program, guint64 word);
+
+/* CPU pattern routines (the CUDA kernels mirror them). */
+void           mp_exec_fill         (guint8 *buffer, const MpExecRegion *region);
+void           mp_exec_verify       (const guint8 *buffer, const MpExecRegion *region,
+                                     MpExecCheck *check);
+
+/* What differs between backends: memory and launches. */
+typedef struct _MpExecBackend MpExecBackend;
+struct _MpExecBackend
+{
+  const char *name;
+  /* Allocates the buffers; fills device, measured and process_peak. */
+  gboolean (*prepare)   (MpExecBackend *self, const MpExecProgram *program,
+                         MpExecResult *result, GError **error);
+  /* One iteration: setup writes, every step on its stream, final checks;
+   * checks[] has one slot per region (reset to clean by the caller); inputs
+   * and params are written in the first iteration only, since no op may
+   * write them. Before
+   * each of its steps the stream slow (G_MAXUINT for none) waits for the
+   * other streams' steps of the same group when stagger is set, then
+   * delay_us more. */
+  gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, gboolean first,
+                         guint slow,
+                         gboolean stagger, guint delay_us, MpExecCheck *checks,
+                         GError **error);
+  /* After the iterations: measured and process_peak. */
+  void     (*measure)   (MpExecBackend *self, const MpExecProgram *program, MpExecResult *result);
+  /* Dynamic allocators replaying the program; appends MpExecFigures. */
+  gboolean (*baselines) (MpExecBackend *self, const MpExecProgram *program,
+                         const MpLifetimes *lifetimes, GArray *figures, GError **error);
+  void     (*free)      (MpExecBackend *self);
+};
+
+MpExecBackend *mp_exec_cpu_backend_new  (GError **error);
+MpExecBackend *mp_exec_cuda_backend_new (GError **error);
+
+/* The records in order of first (or last) step, for replays that allocate
+ * at a tensor's first step and free after its last. */
+MpUsage       *mp_exec_sorted_records (const MpLifetimes *lifetimes, gboolean by_first);
+void           mp_exec_add_figure   (GArray *figures, const char *label, guint64 bytes);
+
+G_END_DECLS

@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-exec"
+
+#include <string.h>
+
+#include "exec-pattern.h"
+#include "exec-private.h"
+
+#define HOST_ALIGNMENT 256
+
+static void
+add_region (GArray *regions, const MpGraph *graph, guint tensor, guint buffer, guint64 base,
+            gboolean whole_root)
+{
+  MpExecRegion r = { 0 };
+  guint64      voff = 0;
+  guint        root = mp_graph_view_root (graph, tensor, &voff);
+
+  r.buffer = buffer;
+  r.base = base;
+  r.id = root + 1;
+  r.tag = mp_pattern_tag (r.id);
+  r.tensor = whole_root ? root : tensor;
+  r.lo = whole_root ? 0 : voff;
+  r.hi = whole_root ? graph->tensors[root].size : voff + graph->tensors[tensor].size;
+  g_array_append_val (regions, r);
+}
+
+static void
+add_workspace (GArray *regions, const MpExecProgram *p, guint op, guint slot)
+{
+  MpExecRegion r = { 0 };
+
+  r.buffer = MP_EXEC_BUF_WORKSPACE;
+  r.base = slot * p->workspace;
+  r.id = p->graph->n_tensors + 1 + op;
+  r.tag = mp_pattern_tag (r.id);
+  r.tensor = G_MAXUINT;
+  r.hi = p->graph->ops[op].workspace;
+  g_array_append_val (regions, r);
+}
+
+static int
+cmp_step (const void *a, const void *b)
+{
+  const MpExecStep *x = a, *y = b;
+
+  if (x->group != y->group)
+    return x->group < y->group ? -1 : 1;
+  return (x->op > y->op) - (x->op < y->op);
+}
+
+MpExecProgram *
+mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *plan,
+                     const MpExecOptions *options, GError **error)
+{
+  g_autoptr (GArray) regions = g_array_new (FALSE, FALSE, sizeof (MpExecRegion));
+  MpExecProgram     *p;
+  g_autofree guint64 *base = g_new (guint64, MAX (graph->n_tensors, 1));
+  g_autofree guint   *buffer = g_new0 (guint, MAX (graph->n_tensors, 1));
+  g_autofree guint   *dense = g_new0 (guint, MAX (graph->n_ops, 1));
+  g_autofree guint   *group = g_new0 (guint, MAX (graph->n_ops, 1));
+  g_autofree guint   *counts = NULL;
+  g_autoptr (GHashTable) streams = g_hash_table_new (NULL, NULL);
+  guint64             arena = 0, host = 0;
+  guint               n_parallel;
+
+  if (!graph->has_ops)
+    {
+      g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                   "%s: usage records have no ops to execute; give a graph (JSON)",
+                   graph->path ? graph->path : graph->name);
+      return NULL;
+    }
+
+  /* where every root lives: its plan offset in the arena, else the host buffer */
+  memset (base, 0xff, sizeof (guint64) * graph->n_tensors);
+  for (guint i = 0; i < plan->n_records; i++)
+    {
+      guint t = plan->records[i].tensor;
+      guint64 end;
+
+      if (t >= graph->n_tensors || plan->offsets[i] == G_MAXUINT64)
+        {
+          g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                       "plan '%s' does not fit graph '%s': record %u has %s", plan->planner,
+                       graph->name, i, t >= graph->n_tensors ? "no such tensor" : "no offset");
+          return NULL;
+        }
+      if (!g_uint64_checked_add (&end, plan->offsets[i], graph->tensors[t].size))
+        end = G_MAXUINT64;
+      base[t] = plan->offsets[i];
+      buffer[t] = MP_EXEC_BUF_ARENA;
+      arena = MAX (arena, end);
+    }
+  for (guint o = 0; o < graph->n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
+        {
+          guint id = k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs];
+          guint root = mp_graph_view_root (graph, id, NULL);
+          const MpTensor *r = &graph->tensors[root];
+
+          if (base[root] != G_MAXUINT64)
+            continue;
+          if (lt->record_of[root] >= 0 ||
+              (r->kind != MP_TENSOR_INPUT && r->kind != MP_TENSOR_PARAM))
+            {
+              g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                           "plan '%s' has no offset for tensor '%s' (used by op '%s')",
+                           plan->planner, r->name, op->name);
+              return NULL;
+            }
+          base[root] = host;
+          buffer[root] = MP_EXEC_BUF_HOST;
+          host = mp_align_up (host + r->size, HOST_ALIGNMENT);
+        }
+    }
+
+  p = g_new0 (MpExecProgram, 1);
+  p->graph = graph;
+  p->n_ids = graph->n_tensors + graph->n_ops;
+  p->workspace = lt->workspace;
+  for (guint o = 0; o < graph->n_ops; o++)
+    {
+      gpointer v;
+
+      if (!g_hash_table_lookup_extended (streams, GUINT_TO_POINTER (graph->ops[o].stream), NULL,
+                                         &v))
+        {
+          v = GUINT_TO_POINTER (g_hash_table_size (streams));
+          g_hash_table_insert (streams, GUINT_TO_POINTER (graph->ops[o].stream), v);
+        }
+      dense[o] = GPOINTER_TO_UINT (v);
+    }
+  /* A plan is valid for the order it was made for: lifetimes in ops (the
+   * program order) or in the groups of the parallel schedule (multistream).
+   * When the two counts agree, every level holds one op and the orders are
+   * the same. */
+  {
+    g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
+
+    memcpy (group, schedule->group, sizeof (guint) * graph->n_ops);
+    n_parallel = schedule->n_groups;
+  }
+  if (plan->n_steps != graph->n_ops && plan->n_steps != n_parallel)
+    {
+      g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                   "plan '%s' measures lifetimes over %u steps, but graph '%s' has %u ops and "
+                   "%u parallel groups (give the --max-parallel-ops the plan was made with)",
+                   plan->planner, plan->n_steps, graph->name, graph->n_ops, n_parallel);
+      mp_exec_program_free (p);
+      return NULL;
+    }
+  p->group_order = plan->n_steps != graph->n_ops;
+  p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
+  p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
+  p->n_groups = p->concurrent ? n_parallel : 0;
+  if (!p->concurrent)
+    memset (dense, 0, sizeof (guint) * graph->n_ops);
+  if (!p->concurrent && !p->group_order)
+    for (guint o = 0; o < graph->n_ops; o++)
+      group[o] = o;
+  p->n_ws_slots = p->workspace ? p->n_streams : 0;
+  p->size[MP_EXEC_BUF_ARENA] = arena;
+  p->size[MP_EXEC_BUF_HOST] = host;
+  p->size[MP_EXEC_BUF_WORKSPACE] = p->workspace * p->n_ws_slots;
+
+  p->n_steps = graph->n_ops;
+  p->steps = g_new0 (MpExecStep, MAX (graph->n_ops, 1));
+  for (guint o = 0; o < graph->n_ops; o++)
+    {
+      p->steps[o].op = o;
+      p->steps[o].stream = dense[o];
+      p->steps[o].group = group[o];
+    }
+  qsort (p->steps, p->n_steps, sizeof (MpExecStep), cmp_step);
+
+  /* regions of every step, then setup and final */
+  p->waits = g_array_new (FALSE, FALSE, sizeof (MpExecWait));
+  counts = g_new0 (guint, p->n_streams);
+  {
+    g_autofree guint *at_group_start = g_new0 (guint, p->n_streams);
+    g_autofree guint *waited = g_new0 (guint, (gsize) p->n_streams * p->n_streams);
+    guint             cur_group = G_MAXUINT;
+
+    for (guint i = 0; i < p->n_steps; i++)
+      {
+        MpExecStep *st = &p->steps[i];
+        const MpOp *op = &graph->ops[st->op];
+
+        if (st->group != cur_group)
+          {
+            memcpy (at_group_start, counts, sizeof (guint) * p->n_streams);
+            cur_group = st->group;
+          }
+        /* barrier: everything of the earlier groups on the other streams */
+        st->first_wait = p->waits->len;
+        for (guint s = 0; p->concurrent && s < p->n_streams; s++)
+          {
+            guint *w = &waited[st->stream * p->n_streams + s];
+
+            if (s == st->stream || at_group_start[s] <= *w)
+              continue;
+            *w = at_group_start[s];
+            g_array_append_val (p->waits, ((MpExecWait) { s, *w }));
+          }
+        st->n_waits = p->waits->len - st->first_wait;
+        st->index_in_stream = counts[st->stream]++;
+
+        st->first_check = regions->len;
+        for (guint k = 0; k < op->n_inputs; k++)
+          {
+            guint root = mp_graph_view_root (graph, op->inputs[k], NULL);
+
+            add_region (regions, graph, op->inputs[k], buffer[root], base[root], FALSE);
+          }
+        st->n_checks = regions->len - st->first_check;
+        st->first_write = regions->len;
+        for (guint k = 0; k < op->n_outputs; k++)
+          {
+            guint root = mp_graph_view_root (graph, op->outputs[k], NULL);
+
+            add_region (regions, graph, op->outputs[k], buffer[root], base[root], FALSE);
+          }
+        if (op->workspace)
+          add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
+        st->n_writes = regions->len - st->first_write;
+        st->first_post = regions->len;
+        if (op->workspace)
+          add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
+        st->n_post = regions->len - st->first_post;
+      }
+  }
+
+  p->stream_first = g_new0 (guint, p->n_streams + 1);
+  p->stream_steps = g_new (guint, MAX (p->n_steps, 1));
+  for (guint s = 0; s < p->n_streams; s++)
+    p->stream_first[s + 1] = p->stream_first[s] + counts[s];
+  memset (counts, 0, sizeof (guint) * p->n_streams);
+  for (guint i = 0; i < p->n_steps; i++)
+    p->stream_steps[p->stream_first[p->steps[i].stream] + counts[p->steps[i].stream]++] = i;
+
+  /* staggering: a step may also wait for the other steps of its group (at
+   * most one per stream, since same-stream ops are on different levels) */
+  for (guint a = 0, b; p->concurrent && a < p->n_steps; a = b)
+    {
+      for (b = a; b < p->n_steps && p->steps[b].group == p->steps[a].group; b++)
+        ;
+      for (guint i = a; i < b; i++)
+        {
+          p->steps[i].first_yield = p->waits->len;
+          for (guint j = a; j < b; j++)
+            if (j != i)
+              g_array_append_val (p->waits, ((MpExecWait) { p->steps[j].stream,
+                                                            p->steps[j].index_in_stream + 1 }));
+          p->steps[i].n_yield = p->waits->len - p->steps[i].first_yield;
+        }
+    }
+
+  /* inputs and params are the host's to write; so are inputs planned in the arena */
+  p->first_setup = regions->len;
+  for (guint t = 0; t < graph->n_tensors; t++)
+    if (graph->tensors[t].view_of < 0 && base[t] != G_MAXUINT64 &&
+        graph->tensors[t].producer < 0 &&
+        (graph->tensors[t].kind == MP_TENSOR_INPUT || graph->tensors[t].kind == MP_TENSOR_PARAM))
+      add_region (regions, graph, t, buffer[t], base[t], TRUE);
+  p->n_setup = regions->len - p->first_setup;
+  p->first_final = regions->len;
+  for (guint t = 0; t < graph->n_tensors; t++)
+    {
+      guint root = mp_graph_view_root (graph, t, NULL);
+
+      if (graph->tensors[t].kind == MP_TENSOR_OUTPUT && base[root] != G_MAXUINT64)
+        add_region (regions, graph, t, buffer[root], base[root], FALSE);
+    }
+  p->n_final = regions->len - p->first_final;
+
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const MpExecRegion *r = &g_array_index (regions, MpExecRegion, i);
+      gboolean            once = i >= p->first_setup && i < p->first_setup + p->n_setup &&
+                                 r->buffer == MP_EXEC_BUF_HOST;
+
+      *(once ? &p->bytes_host : &p->bytes_per_iteration) += r->hi - r->lo;
+    }
+  p->regions = g_steal_pointer (&regions);
+  return p;
+}
+
+void
+mp_exec_program_free (MpExecProgram *p)
+{
+  if (p == NULL)
+    return;
+  g_free (p->steps);
+  g_free (p->stream_steps);
+  g_free (p->stream_first);
+  g_clear_pointer (&p->regions, g_array_unref);
+  g_clear_pointer (&p->waits, g_array_unref);
+  g_free (p);
+}
+
+char *
+mp_exec_id_name (const MpExecProgram *p, guint id)
+{
+  if (id >= 1 && id <= p->graph->n_tensors)
+    return g_strdup_printf ("tensor '%s'", p->graph->tensors[id - 1].name);
+  if (id > p->graph->n_tensors && id <= p->n_ids)
+    return g_strdup_printf ("the workspace of op '%s'",
+                            p->graph->ops[id - p->graph->n_tensors - 1].name);
+  return g_strdup ("data of no tensor");
+}
+
+/* Inverse of mp_pattern_tag: x ^ (x >> 16) is its own inverse, and the
+ * multiplier's inverse mod 2^32 comes from Newton's iteration. */
+guint
+mp_exec_decode (const MpExecProgram *p, guint64 word)
+{
+  guint32 x = (guint32) (word >> 32);
+  guint32 inv = MP_PATTERN_MULT;
+
+  for (guint i = 0; i < 5; i++)
+    inv *= 2u - MP_PATTERN_MULT * inv;
+  x ^= x >> 16;
+  x *= inv;
+  return x >= 1 && x <= p->n_ids ? x : 0;
+}
+
+void
+mp_exec_fill (guint8 *buffer, const MpExecRegion *r)
+{
+  guint8 *root = buffer + r->base;
+  guint64 b = r->lo;
+
+  for (; b < r->hi && (b & 7); b++)
+    root[b] = mp_pattern_byte (r->tag, b);
+  if (b + 8 <= r->hi)
+    {
+      /* written so that the compiler vectorises it */
+      guint64  first = b >> 3, n = (r->hi >> 3) - first;
+      guint64  high = (guint64) r->tag << 32;
+      guint8  *p = root + b;
+
+      for (guint64 k = 0; k < n; k++)
+        {
+          guint64 w = high | (guint32) (first + k);
+
+          memcpy (p + 8 * k, &w, 8);
+        }
+      b += 8 * n;
+    }
+  for (; b < r->hi; b++)
+    root[b] = mp_pattern_byte (r->tag, b);
+}
+
+void
+mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
+{
+  const guint8 *root = buffer + r->base;
+  guint64       b = r->lo;
+
+  check->bad = G_MAXUINT64;
+  check->value = 0;
+  for (; b < r->hi && (b & 7); b++)
+    if (root[b] != mp_pattern_byte (r->tag, b) && check->bad == G_MAXUINT64)
+      check->bad = b;
+  /* whole blocks first, branch-free so that it vectorises; the word loop
+   * below finds the exact place once a block differs */
+  for (; b + 512 <= r->hi; b += 512)
+    {
+      guint64 diff = 0;
+
+      for (guint k = 0; k < 64; k++)
+        {
+          guint64 w;
+
+          memcpy (&w, root + b + 8 * k, 8);
+          diff |= w ^ mp_pattern_word (r->tag, (b >> 3) + k);
+        }
+      if (G_UNLIKELY (diff))
+        break;
+    }
+  for (; b + 8 <= r->hi; b += 8)
+    {
+      guint64 w;
+
+      memcpy (&w, root + b, 8);
+      if (G_LIKELY (w == mp_pattern_word (r->tag, b >> 3)))
+        continue;
+      /* a whole word tells whose data it is */
+      if (check->bad == G_MAXUINT64)
+        check->bad = b;
+      check->value = w;
+      return;
+    }
+  for (; b < r->hi; b++)
+    if (root[b] != mp_pattern_byte (r->tag, b) && check->bad == G_MAXUINT64)
+      check->bad = b;
+}
+
+static int
+cmp_first (const void *a, const void *b)
+{
+  const MpUsage *x = a, *y = b;
+
+  if (x->first != y->first)
+    return x->first < y->first ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
+}
+
+static int
+cmp_last (const void *a, const void *b)
+{
+  const MpUsage *x = a, *y = b;
+
+  if (x->last != y->last)
+    return x->last < y->last ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
+}
+
+MpUsage *
+mp_exec_sorted_records (const MpLifetimes *lt, gboolean by_first)
+{
+  MpUsage *r = g_memdup2 (lt->records, sizeof (MpUsage) * MAX (lt->n_records, 1));
+
+  qsort (r, lt->n_records, sizeof (MpUsage), by_first ? cmp_first : cmp_last);
+  return r;
+}

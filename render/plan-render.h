@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Drawing plans onto any cairo_t: a window (gtk_snapshot_append_cairo), a
+ * PNG, an SVG or a PDF. x = execution step, y = address; every planned
+ * buffer is a rectangle from its first to its last step at its offset.
+ *
+ * Usage: build one MpRenderIndex per plan when the plan changes (it sorts
+ * the records and indexes them by step, O(n log n)); then every frame call
+ * mp_render_plan (or mp_render_compare for several plans) with the size of
+ * the area and the options (viewport, colour key, theme, highlight). The
+ * graph and plan must outlive their index. Nothing here touches GTK. */
+
+#include <cairo.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+#define MP_RENDER_ERROR (mp_render_error_quark ())
+
+typedef enum
+{
+  MP_RENDER_ERROR_FORMAT, /* unknown output file extension */
+  MP_RENDER_ERROR_IO,     /* cannot write the output */
+  MP_RENDER_ERROR_SIZE,   /* width or height out of range */
+} MpRenderError;
+
+GQuark mp_render_error_quark (void);
+
+typedef enum
+{
+  MP_COLOR_BY_KIND,   /* activation / input / param / output */
+  MP_COLOR_BY_OP,     /* producing op, cycled over the palette */
+  MP_COLOR_BY_STREAM, /* stream of the producing op */
+  MP_COLOR_BY_SIZE,   /* size class: < 4 KiB, < 64 KiB, < 1 MiB, < 16 MiB, < 256 MiB, larger */
+  MP_COLOR_BY_N
+} MpColorBy;
+
+typedef enum
+{
+  MP_THEME_LIGHT,
+  MP_THEME_DARK,
+  MP_THEME_N
+} MpTheme;
+
+/* Parts that can be left out; 0 draws everything. */
+typedef enum
+{
+  MP_RENDER_HIDE_TITLE  = 1 << 0,
+  MP_RENDER_HIDE_LEGEND = 1 << 1,
+  MP_RENDER_HIDE_CURVE  = 1 << 2, /* the live-bytes strip */
+  MP_RENDER_HIDE_LABELS = 1 << 3, /* tensor names inside rectangles */
+  MP_RENDER_HIDE_FREE   = 1 << 4, /* free-space tint and hatching */
+  MP_RENDER_HIDE_LINES  = 1 << 5, /* arena and lower-bound lines */
+  MP_RENDER_HIDE_AXES   = 1 << 6,
+} MpRenderFlags;
+
+/* The visible part of the plan. Steps are a continuous axis where step i
+ * covers [i, i + 1); addresses are bytes. An empty range (max <= min) means
+ * "all of it": steps [0, n_steps), addresses [0, arena + headroom). */
+typedef struct
+{
+  gdouble step_min;
+  gdouble step_max;
+  gdouble addr_min;
+  gdouble addr_max;
+} MpViewport;
+
+/* Zero-initialised options are the defaults: light theme, colour by kind,
+ * whole plan, nothing highlighted, everything drawn. */
+typedef struct
+{
+  MpColorBy     color_by;
+  MpTheme       theme;
+  MpRenderFlags flags;
+  MpViewport    viewport;
+  /* Graph tensor indices drawn emphasised; every other tensor is dimmed.
+   * Tensor indices (not record indices) so one tensor can be followed
+   * across the plans of a graph. NULL or 0: nothing highlighted. */
+  const guint  *highlight;
+  guint         n_highlight;
+  /* mp_render_compare: one address scale for every plan (the largest arena). */
+  gboolean      shared_scale;
+  /* Text size in device pixels (0: 12). */
+  gdouble       font_px;
+} MpRenderOptions;
+
+typedef struct
+{
+  gdouble r, g, b;
+} MpRgb;
+
+#define MP_PALETTE_N_KEYS 8
+
+/* Colour-blind safe (Okabe–Ito hues for categories, a viridis-like ramp for
+ * size classes), tuned for a light or a dark background. */
+typedef struct
+{
+  MpRgb background;
+  MpRgb foreground;   /* text, axes */
+  MpRgb grid;
+  MpRgb free;         /* tint of free space inside the arena */
+  MpRgb free_hatch;   /* hatching lines over the tint */
+  MpRgb outline;      /* thin outline of large rectangles */
+  MpRgb arena;        /* arena line */
+  MpRgb lower_bound;  /* lower-bound line */
+  MpRgb curve;        /* live-bytes area */
+  MpRgb peak;         /* peak marker */
+  MpRgb highlight;    /* outline of highlighted tensors */
+  MpRgb keys[MP_PALETTE_N_KEYS];  /* categories: kind, op, stream (cycled) */
+  MpRgb sizes[6];     /* size classes, small to large */
+  gdouble dim;        /* share of background mixed into dimmed tensors */
+} MpPalette;
+
+const MpPalette *mp_palette_get (MpTheme theme);
+
+/* A rectangle in device units (the cairo_t's user space at identity). */
+typedef struct
+{
+  gdouble x, y, width, height;
+} MpRenderRect;
+
+/* Where the parts of one plan's picture are, for a given size and options.
+ * The app uses plot and viewport to turn pointer positions into steps and
+ * addresses (zoom around the pointer, pan by dragging). */
+typedef struct
+{
+  MpRenderRect title;
+  MpRenderRect legend;
+  MpRenderRect plot;     /* the timeline */
+  MpRenderRect curve;    /* the live-bytes strip (height 0 when hidden) */
+  MpRenderRect x_axis;
+  MpRenderRect y_axis;
+  MpViewport   viewport; /* resolved: never empty */
+} MpRenderLayout;
+
+/* Per-plan drawing index: records sorted by first step, a step index for
+ * O(log n) queries, the live-bytes curve of the plan's own records. */
+typedef struct _MpRenderIndex MpRenderIndex;
+
+MpRenderIndex *mp_render_index_new   (const MpGraph *graph, const MpPlan *plan);
+void           mp_render_index_free  (MpRenderIndex *index);
+const MpPlan  *mp_render_index_plan  (const MpRenderIndex *index);
+const MpGraph *mp_render_index_graph (const MpRenderIndex *index);
+
+/* The full viewport of a plan: steps [0, n_steps), addresses [0, arena
+ * plus room for the arena label). */
+void mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport);
+
+/* One plan filling width × height device units at the cairo_t's current
+ * origin. */
+void mp_render_layout (const MpRenderIndex   *index,
+                       const MpRenderOptions *options,
+                       gdouble                width,
+                       gdouble                height,
+                       MpRenderLayout        *layout);
+void mp_render_plan   (cairo_t               *cr,
+                       const MpRenderIndex   *index,
+                       const MpRenderOptions *options,
+                       gdouble                width,
+                       gdouble                height);
+
+/* The record (index into plan->records; its tensor is
+ * plan->records[r].tensor) drawn at (x, y), or -1 for free space, the
+ * margins or the curve strip. O(log² n). */
+gint mp_render_hit_test (const MpRenderIndex   *index,
+                         const MpRenderOptions *options,
+                         gdouble                width,
+                         gdouble                height,
+                         gdouble                x,
+                         gdouble                y);
+/* Same, in data coordinates (step, address). */
+gint mp_render_index_lookup (const MpRenderIndex *index, guint step, guint64 address);
+
+/* Pixel <-> data conversions for a layout's plot. */
+void mp_render_layout_to_data   (const MpRenderLayout *layout, gdouble x, gdouble y,
+                                 gdouble *step, gdouble *address);
+void mp_render_layout_to_device (const MpRenderLayout *layout, gdouble step, gdouble address,
+                                 gdouble *x, gdouble *y);
+
+/* Several plans of one graph stacked top to bottom, one step axis at the
+ * bottom, each with its own title line; options->shared_scale gives them
+ * the same address scale. The viewport's step range applies to all; its
+ * address range only with shared_scale (otherwise each plan shows its
+ * whole arena). */
+void mp_render_compare_layout (MpRenderIndex * const *indices,
+                               guint                  n_indices,
+                               const MpRenderOptions *options,
+                               gdouble                width,
+                               gdouble                height,
+                               MpRenderLayout        *layouts /* n_indices */);
+void mp_render_compare        (cairo_t               *cr,
+                               MpRenderIndex * const *indices,
+                               guint                  n_indices,
+                               const MpRenderOptions *options,
+                               gdouble                width,
+                               gdouble                height);
+/* The record at (x, y) and the plan it belongs to (*panel), or -1. */
+gint mp_render_compare_hit_test (MpRenderIndex * const *indices,
+                                 guint                  n_indices,
+                                 const MpRenderOptions *options,
+                                 gdouble                width,
+                                 gdouble                height,
+                                 gdouble                x,
+                                 gdouble                y,
+                                 guint                 *panel);
+
+/* Output files. */
+typedef enum
+{
+  MP_RENDER_FORMAT_PNG,
+  MP_RENDER_FORMAT_SVG,
+  MP_RENDER_FORMAT_PDF,
+} MpRenderFormat;
+
+/* From the extension (.png, .svg, .pdf, any case); error names the path. */
+gboolean mp_render_format_from_path (const char *path, MpRenderFormat *format, GError **error);
+
+/* Draws one plan (n_indices == 1) or the comparison figure into a file,
+ * atomically: the picture is rendered in memory, then written to a
+ * temporary file that is renamed over path, so a failure leaves no file.
+ * width and height are pixels (PNG) or points (SVG, PDF). */
+gboolean mp_render_write_file (const char            *path,
+                               MpRenderFormat         format,
+                               MpRenderIndex * const *indices,
+                               guint                  n_indices,
+                               const MpRenderOptions *options,
+                               gint                   width,
+                               gint                   height,
+                               GError               **error);
+
+const char *mp_color_by_to_string   (MpColorBy color_by);
+gboolean    mp_color_by_from_string (const char *str, MpColorBy *color_by);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpRenderIndex, mp_render_index_free)
+
+G_END_DECLS

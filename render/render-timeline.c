@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-render"
+
+/* The rectangles, with the level of detail of fast timeline tools: only the
+ * records of the visible step range (a stabbing query plus a binary search),
+ * rectangles snapped to whole pixels (at least one) and filled in one path
+ * per colour, and items of less than a pixel's area merged into a coverage
+ * grid that is painted as one image, leaving out pixels covered less than a
+ * quarter. */
+
+#include <math.h>
+#include <string.h>
+
+#include "render-private.h"
+
+/* Labels cost a text measurement each; past this many per frame the rest
+ * go unlabelled (they are far too small to read at such a zoom anyway). */
+#define MAX_LABEL_TRIES 3000
+
+typedef struct
+{
+  gint32 x0, y0, x1, y1;
+  guint  record;
+  guint8 slot;
+  guint8 outline;
+  guint8 highlighted;
+} Box;
+
+typedef struct
+{
+  const MpRenderIndex   *index;
+  const MpRenderLayout  *layout;
+  const guint8          *colors;    /* this key's colour per record */
+  const guint8          *highlight; /* per graph tensor, or NULL */
+  gdouble                sx, sy;    /* pixels per step, per byte */
+  gdouble                px0, py1;  /* plot left, plot bottom */
+  GArray                *boxes;
+  /* coverage grid over the plot, for sub-pixel items */
+  gint                   gx, gy, gw, gh;
+  gfloat                *cover;      /* coverage of each pixel */
+  gfloat                *diff;       /* per row: coverage steps of long thin runs */
+  guint8                *point_slot; /* colour + 1 of narrow items, per pixel */
+  guint8                *run_slot;   /* colour + 1 of the run starting at a pixel */
+  gint                   bx0, by0, bx1, by1; /* bounding box of touched cells */
+} Frame;
+
+static void
+add_cover (Frame *f, gdouble xa, gdouble xb, gdouble ya, gdouble yb, guint8 slot)
+{
+  gint    c0 = (gint) floor (xa) - f->gx, c1 = (gint) ceil (xb) - f->gx;
+  gint    r0 = (gint) floor (ya) - f->gy, r1 = (gint) ceil (yb) - f->gy;
+  gsize   cells = (gsize) f->gw * f->gh;
+  gdouble first_ox, last_ox;
+
+  if (f->cover == NULL)
+    {
+      f->cover = g_new0 (gfloat, cells);
+      f->diff = g_new0 (gfloat, (gsize) (f->gw + 1) * f->gh);
+      f->point_slot = g_new0 (guint8, cells);
+      f->run_slot = g_new0 (guint8, cells);
+      f->bx0 = f->gw;
+      f->by0 = f->gh;
+      f->bx1 = f->by1 = 0;
+    }
+  c0 = MAX (c0, 0);
+  r0 = MAX (r0, 0);
+  c1 = MIN (c1, f->gw);
+  r1 = MIN (r1, f->gh);
+  if (c0 >= c1 || r0 >= r1)
+    return;
+  first_ox = MIN (xb, f->gx + c0 + 1) - MAX (xa, f->gx + c0);
+  last_ox = MIN (xb, f->gx + c1) - MAX (xa, f->gx + c1 - 1);
+  for (gint r = r0; r < r1; r++)
+    {
+      gfloat  oy = (gfloat) (MIN (yb, f->gy + r + 1) - MAX (ya, f->gy + r));
+      gsize   k = (gsize) r * f->gw;
+      gfloat *row = f->cover + k;
+
+      if (c1 - c0 <= 2)
+        {
+          row[c0] += (gfloat) first_ox * oy;
+          f->point_slot[k + c0] = slot + 1;
+          if (c1 - c0 == 2)
+            {
+              row[c1 - 1] += (gfloat) last_ox * oy;
+              f->point_slot[k + c1 - 1] = slot + 1;
+            }
+          continue;
+        }
+      /* a long thin buffer (the common case zoomed in on big plans): its
+       * ends exactly, its middle as a step in the row's running sum, so it
+       * costs O(1) whatever its length */
+      row[c0] += (gfloat) first_ox * oy;
+      row[c1 - 1] += (gfloat) last_ox * oy;
+      f->diff[(gsize) r * (f->gw + 1) + c0 + 1] += oy;
+      f->diff[(gsize) r * (f->gw + 1) + c1 - 1] -= oy;
+      f->run_slot[k + c0] = slot + 1;
+    }
+  f->bx0 = MIN (f->bx0, c0);
+  f->by0 = MIN (f->by0, r0);
+  f->bx1 = MAX (f->bx1, c1);
+  f->by1 = MAX (f->by1, r1);
+}
+
+static void
+visit (guint r, gpointer user_data)
+{
+  Frame               *f = user_data;
+  const MpPlan        *plan = f->index->plan;
+  const MpUsage       *rec = &plan->records[r];
+  const MpViewport    *v = &f->layout->viewport;
+  const MpRenderRect  *p = &f->layout->plot;
+  gdouble              lo = (gdouble) plan->offsets[r], hi = lo + (gdouble) rec->bytes;
+  gdouble              xa, xb, ya, yb;
+  gboolean             hl = FALSE;
+  guint8               slot = f->colors[r];
+
+  if (hi <= v->addr_min || lo >= v->addr_max || rec->bytes == 0)
+    return;
+  if (f->highlight)
+    {
+      hl = f->highlight[rec->tensor];
+      if (!hl)
+        slot += MP_N_COLORS;
+    }
+  xa = MAX (f->px0 + (rec->first - v->step_min) * f->sx, p->x);
+  xb = MIN (f->px0 + (rec->last + 1 - v->step_min) * f->sx, p->x + p->width);
+  ya = MAX (f->py1 - (hi - v->addr_min) * f->sy, p->y);
+  yb = MIN (f->py1 - (lo - v->addr_min) * f->sy, p->y + p->height);
+  if (xb <= xa || yb <= ya)
+    return;
+
+  /* a box when it covers at least a pixel, even as a one-pixel line (a
+   * small tensor that lives long must not vanish); smaller items merge */
+  if ((xb - xa) * (yb - ya) >= 1 || hl)
+    {
+      Box b;
+
+      b.x0 = (gint32) round (xa);
+      b.x1 = MAX ((gint32) round (xb), b.x0 + 1);
+      b.y0 = (gint32) round (ya);
+      b.y1 = MAX ((gint32) round (yb), b.y0 + 1);
+      if (hl)
+        {
+          /* a followed tensor is never lost at any zoom: at least 3 pixels */
+          if (b.x1 - b.x0 < 3)
+            {
+              gint32 mid = (b.x0 + b.x1) / 2;
+
+              b.x0 = mid - 1;
+              b.x1 = mid + 2;
+            }
+          if (b.y1 - b.y0 < 3)
+            {
+              gint32 mid = (b.y0 + b.y1) / 2;
+
+              b.y0 = mid - 1;
+              b.y1 = mid + 2;
+            }
+        }
+      b.record = r;
+      b.slot = slot;
+      b.outline = b.x1 - b.x0 >= 4 && b.y1 - b.y0 >= 4;
+      b.highlighted = hl;
+      g_array_append_val (f->boxes, b);
+    }
+  else
+    add_cover (f, xa, xb, ya, yb, slot);
+}
+
+static void
+slot_colors (const MpPalette *palette, MpRgb *fill, MpRgb *outline)
+{
+  for (guint s = 0; s < MP_N_SLOTS; s++)
+    {
+      MpRgb c = mp_palette_color (palette, s % MP_N_COLORS);
+
+      if (s >= MP_N_COLORS)
+        c = mp_rgb_mix (c, palette->background, palette->dim);
+      fill[s] = c;
+      outline[s] = mp_rgb_mix (c, palette->outline, s >= MP_N_COLORS ? 0.25 : 0.45);
+    }
+}
+
+static void
+fill_boxes (cairo_t *cr, const Frame *f, const MpPalette *palette)
+{
+  MpRgb  fill[MP_N_SLOTS], outline[MP_N_SLOTS];
+  guint  count[MP_N_SLOTS + 1] = { 0 };
+  guint  n = f->boxes->len;
+  Box   *boxes = (Box *) (void *) f->boxes->data;
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
+
+  slot_colors (palette, fill, outline);
+  /* bucket by colour: one path and one fill per colour */
+  for (guint i = 0; i < n; i++)
+    count[boxes[i].slot + 1]++;
+  for (guint s = 0; s < MP_N_SLOTS; s++)
+    count[s + 1] += count[s];
+  {
+    guint pos[MP_N_SLOTS];
+
+    memcpy (pos, count, sizeof pos);
+    for (guint i = 0; i < n; i++)
+      order[pos[boxes[i].slot]++] = i;
+  }
+
+  /* outlines first as whole boxes, then the insides over them */
+  for (guint s = 0; s < MP_N_SLOTS; s++)
+    {
+      gboolean any = FALSE;
+
+      for (guint k = count[s]; k < count[s + 1]; k++)
+        {
+          const Box *b = &boxes[order[k]];
+
+          if (b->outline)
+            {
+              cairo_rectangle (cr, b->x0, b->y0, b->x1 - b->x0, b->y1 - b->y0);
+              any = TRUE;
+            }
+        }
+      if (any)
+        {
+          mp_cairo_set_rgb (cr, outline[s]);
+          cairo_fill (cr);
+        }
+    }
+  for (guint s = 0; s < MP_N_SLOTS; s++)
+    {
+      if (count[s] == count[s + 1])
+        continue;
+      for (guint k = count[s]; k < count[s + 1]; k++)
+        {
+          const Box *b = &boxes[order[k]];
+          gint       in = b->outline ? 1 : 0;
+
+          cairo_rectangle (cr, b->x0 + in, b->y0 + in, b->x1 - b->x0 - 2 * in,
+                           b->y1 - b->y0 - 2 * in);
+        }
+      mp_cairo_set_rgb (cr, fill[s]);
+      cairo_fill (cr);
+    }
+
+  /* followed tensors: a strong frame */
+  cairo_set_line_width (cr, 2.0);
+  mp_cairo_set_rgb (cr, palette->highlight);
+  for (guint i = 0; i < n; i++)
+    if (boxes[i].highlighted)
+      cairo_rectangle (cr, boxes[i].x0 + 1, boxes[i].y0 + 1, boxes[i].x1 - boxes[i].x0 - 2,
+                       boxes[i].y1 - boxes[i].y0 - 2);
+  cairo_stroke (cr);
+}
+
+static void
+paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
+{
+  MpRgb             fill[MP_N_SLOTS], outline[MP_N_SLOTS];
+  g_autofree guint32 *premul = g_new (guint32, MP_N_SLOTS * 256);
+  gint              w = f->bx1 - f->bx0, h = f->by1 - f->by0, stride;
+  cairo_surface_t  *img;
+  guint8           *data;
+  gboolean          any = FALSE;
+
+  if (f->cover == NULL || w <= 0 || h <= 0)
+    return;
+  slot_colors (palette, fill, outline);
+  /* premultiplied ARGB of every colour at every alpha */
+  for (guint s = 0; s < MP_N_SLOTS; s++)
+    for (guint a = 0; a < 256; a++)
+      premul[s * 256 + a] = a << 24 | (guint32) (fill[s].r * a + 0.5) << 16 |
+                            (guint32) (fill[s].g * a + 0.5) << 8 | (guint32) (fill[s].b * a + 0.5);
+
+  img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+  stride = cairo_image_surface_get_stride (img);
+  cairo_surface_flush (img);
+  data = cairo_image_surface_get_data (img);
+  for (gint r = 0; r < h; r++)
+    {
+      guint32      *out = (guint32 *) (void *) (data + (gsize) r * stride);
+      gsize         k = (gsize) (r + f->by0) * f->gw + f->bx0;
+      const gfloat *diff = f->diff + (gsize) (r + f->by0) * (f->gw + 1) + f->bx0;
+      gfloat        run = 0;
+      guint8        run_slot = 0;
+
+      for (gint c = 0; c < w; c++, k++)
+        {
+          gfloat cov;
+          guint8 slot;
+
+          run += diff[c];
+          if (f->run_slot[k])
+            run_slot = f->run_slot[k];
+          cov = f->cover[k] + run;
+          slot = f->point_slot[k] ? f->point_slot[k] : run_slot;
+          if (cov < 0.25f || slot == 0) /* under a quarter pixel: left out */
+            {
+              out[c] = 0;
+              continue;
+            }
+          /* denser pixels more opaque, so crowds of tiny buffers read as crowds */
+          out[c] = premul[(slot - 1) * 256 + (guint) (255 * MIN (1.0f, 0.35f + 0.65f * cov))];
+          any = TRUE;
+        }
+    }
+  cairo_surface_mark_dirty (img);
+  if (any)
+    {
+      cairo_set_source_surface (cr, img, f->gx + f->bx0, f->gy + f->by0);
+      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+      cairo_rectangle (cr, f->gx + f->bx0, f->gy + f->by0, w, h);
+      cairo_fill (cr);
+    }
+  cairo_surface_destroy (img);
+}
+
+static void
+draw_labels (cairo_t *cr, const Frame *f, const MpPalette *palette, MpText *text)
+{
+  const MpGraph *graph = f->index->graph;
+  const MpPlan  *plan = f->index->plan;
+  const Box     *boxes = (const Box *) (const void *) f->boxes->data;
+  MpRgb          fill[MP_N_SLOTS], outline[MP_N_SLOTS];
+  gdouble        px = text->px;
+  guint          tries = 0;
+
+  slot_colors (palette, fill, outline);
+  for (guint i = 0; i < f->boxes->len && tries < MAX_LABEL_TRIES; i++)
+    {
+      const Box  *b = &boxes[i];
+      const char *name = graph->tensors[plan->records[b->record].tensor].name;
+      gdouble     w = b->x1 - b->x0 - 6, h = b->y1 - b->y0 - 2, tw, th;
+      MpRgb       ink;
+
+      /* cheap reject before measuring: a glyph is at least ~0.45 em wide */
+      if (w < px * 2 || h < px * 1.1 || strlen (name) * px * 0.45 > w)
+        continue;
+      tries++;
+      mp_text_set (text, name, FALSE);
+      mp_text_size (text, &tw, &th);
+      if (tw > w || th > h + 2)
+        continue;
+      ink = mp_rgb_luminance (fill[b->slot]) > 0.45 ? (MpRgb) { 0.08, 0.08, 0.08 }
+                                                    : (MpRgb) { 1, 1, 1 };
+      mp_cairo_set_rgba (cr, ink, b->slot >= MP_N_COLORS ? 0.55 : 1.0);
+      mp_text_draw (text, cr, b->x0 + 3, b->y0 + (b->y1 - b->y0 - th) / 2);
+    }
+}
+
+void
+mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions *options,
+                         const MpRenderLayout *layout, MpText *text)
+{
+  const MpPalette    *palette = mp_palette_get (options->theme);
+  const MpViewport   *v = &layout->viewport;
+  const MpRenderRect *p = &layout->plot;
+  g_autofree guint8  *highlight = NULL;
+  Frame               f = { 0 };
+  gdouble             s0 = MAX (v->step_min, 0), s1 = MIN (v->step_max, index->n_steps);
+  guint               lo, hi, begin, end;
+
+  if (index->n == 0 || s1 <= s0 || p->width < 1 || p->height < 1)
+    return;
+  if (options->highlight && options->n_highlight > 0)
+    {
+      highlight = g_new0 (guint8, MAX (index->graph->n_tensors, 1));
+      for (guint i = 0; i < options->n_highlight; i++)
+        if (options->highlight[i] < index->graph->n_tensors)
+          highlight[options->highlight[i]] = 1;
+    }
+
+  f.index = index;
+  f.layout = layout;
+  f.colors = index->color + (gsize) options->color_by * index->n;
+  f.highlight = highlight;
+  f.sx = p->width / (v->step_max - v->step_min);
+  f.sy = p->height / (v->addr_max - v->addr_min);
+  f.px0 = p->x;
+  f.py1 = p->y + p->height;
+  f.gx = (gint) floor (p->x);
+  f.gy = (gint) floor (p->y);
+  f.gw = (gint) ceil (p->x + p->width) - f.gx;
+  f.gh = (gint) ceil (p->y + p->height) - f.gy;
+  f.boxes = g_array_sized_new (FALSE, FALSE, sizeof (Box), 1024);
+
+  lo = (guint) floor (s0);
+  hi = (guint) ceil (s1);
+  /* live at the left edge, then those that start inside the view */
+  mp_render_index_foreach_at (index, lo, visit, &f);
+  mp_render_index_first_range (index, lo + 1, hi, &begin, &end);
+  for (guint i = begin; i < end; i++)
+    visit (index->by_first[i], &f);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, p->x, p->y, p->width, p->height);
+  cairo_clip (cr);
+  paint_cover (cr, &f, palette);
+  fill_boxes (cr, &f, palette);
+  if (!(options->flags & MP_RENDER_HIDE_LABELS))
+    draw_labels (cr, &f, palette, text);
+  cairo_restore (cr);
+
+  g_array_unref (f.boxes);
+  g_free (f.cover);
+  g_free (f.diff);
+  g_free (f.point_slot);
+  g_free (f.run_slot);
+}

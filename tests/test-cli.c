@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <string.h>
+#include <glib/gstdio.h>
+
+#include "test-util.h"
+
+/* The built memplan-cli run the way a user or a CI script does: its output
+ * and exit status. */
+
+static void
+test_plan_table (void)
+{
+  g_autofree char *path = test_data_path ("teaching.json");
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", path, "--planner", "naive,greedy-by-size", NULL),
+                   ==, 0);
+  g_assert_true (g_str_has_prefix (out, "teaching: 5 tensors planned over 6 steps, lower bound "
+                                        "128 KiB, shared workspace 8.00 KiB\n"));
+  g_assert_nonnull (strstr (out, "\ngreedy-by-size          128 KiB      128 KiB  1.0000    0.00%"));
+  g_assert_nonnull (strstr (out, "\nnaive                   144 KiB      128 KiB  1.1258"));
+  g_assert_cmpstr (err, ==, "");
+}
+
+/* The foundation's "done when": JSON plans of MiniMalloc A, then validate. */
+static void
+test_minimalloc_json_and_validate (void)
+{
+  g_autofree char *graph = test_data_path ("minimalloc/A.1048576.csv");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-cli-XXXXXX", NULL);
+  g_autofree char *plan = g_build_filename (dir, "plans.json", NULL);
+  g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL, *json = NULL;
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", graph, "--planner", "naive,greedy-by-size",
+                            "--format", "json", "-o", plan, NULL),
+                   ==, 0);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_true (g_file_get_contents (plan, &json, NULL, NULL));
+  g_assert_nonnull (strstr (json, "\"format\": \"memplan.plan/1\""));
+  g_assert_nonnull (strstr (json, "\"lower_bound\": 1048576"));
+  g_assert_nonnull (strstr (json, "\"arena\": 1374208"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (test_run_cli (&out, &err, "validate", graph, plan, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, ": naive: valid: 154 tensors, arena 15071232 bytes"));
+  g_assert_nonnull (strstr (out, ": greedy-by-size: valid: 154 tensors, arena 1374208 bytes"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a plan CSV in MiniMalloc's form validates too */
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", graph, "--planner", "greedy-by-size", "--format",
+                            "csv", "-o", csv, NULL),
+                   ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (test_run_cli (&out, &err, "validate", graph, csv, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, ": plan: valid: 154 tensors, arena 1374208 bytes"));
+
+  g_remove (plan);
+  g_remove (csv);
+  g_rmdir (dir);
+}
+
+static void
+test_invalid_plan_exit_1 (void)
+{
+  g_autofree char *graph = test_data_path ("minimalloc/example.12.csv");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-cli-XXXXXX", NULL);
+  g_autofree char *plan = g_build_filename (dir, "bad.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  /* b1 and b3 share steps 0-2 and both sit at offset 0 */
+  g_assert_true (g_file_set_contents (plan, "id,lower,upper,size,offset\nb1,0,3,4,0\nb2,3,9,4,0\n"
+                                            "b3,0,9,4,0\nb4,9,21,4,0\nb5,0,21,4,8\n", -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, &err, "validate", graph, plan, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "INVALID: tensors 'b1' (offset 0, 4 bytes, steps 0-2) and 'b3' "
+                                 "(offset 0, 4 bytes, steps 0-8) overlap at step 0 in bytes [0, 4)"));
+  g_remove (plan);
+  g_rmdir (dir);
+}
+
+static void
+test_bad_input_exit_2 (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-cli-XXXXXX", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.json", NULL);
+  g_autofree char *target = g_build_filename (dir, "out.json", NULL);
+  g_autofree char *out = NULL, *err = NULL, *expected = NULL;
+
+  g_assert_true (g_file_set_contents (bad, "{\"format\": \"memplan.graph/1\", \"tensors\": "
+                                           "[{\"name\": \"a\", \"size\": -1}]}", -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", bad, "--format", "json", "-o", target, NULL), ==, 2);
+  expected = g_strdup_printf ("memplan-cli: %s: tensor 'a': \"size\" must be a positive integer "
+                              "number of bytes, got -1\n", bad);
+  g_assert_cmpstr (err, ==, expected);
+  g_assert_cmpstr (out, ==, "");
+  /* nothing written */
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", "/nonexistent/graph.json", NULL), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: /nonexistent/graph.json: cannot read the file: no such "
+                            "file\n");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", bad, "--planner", "bogus", NULL), ==, 2);
+  g_assert_true (g_str_has_prefix (err, "memplan-cli: unknown planner 'bogus' (known: naive, "));
+  g_remove (bad);
+  g_rmdir (dir);
+}
+
+/* A trace adds the allocator's "observed" plan; --format csv still writes
+ * the one planner asked for. */
+static void
+test_csv_of_trace (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                           "trace-two-devices.json", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", dir, "--format", "csv", "-p", "naive", NULL),
+                   ==, 0);
+  g_assert_true (g_str_has_prefix (out, "id,lower,upper,size,offset\n0x1000@1,1,3,1024,0\n"));
+  g_assert_cmpstr (err, ==, "");
+}
+
+static void
+test_help_everywhere (void)
+{
+  static const char *commands[] = { "plan", "validate", "bench", "gen", "import",
+                                     "suite", "compare", "exec", "render" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_autofree char *usage = g_strdup_printf ("Usage:\n  memplan-cli %s [OPTION", commands[i]);
+
+      g_assert_cmpint (test_run_cli (&out, &err, commands[i], "--help", NULL), ==, 0);
+      g_assert_true (g_str_has_prefix (out, usage));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/plan/table", test_plan_table);
+  g_test_add_func ("/cli/plan/minimalloc-json-and-validate", test_minimalloc_json_and_validate);
+  g_test_add_func ("/cli/validate/invalid-plan", test_invalid_plan_exit_1);
+  g_test_add_func ("/cli/plan/bad-input", test_bad_input_exit_2);
+  g_test_add_func ("/cli/help", test_help_everywhere);
+  g_test_add_func ("/cli/plan/csv-of-trace", test_csv_of_trace);
+  return g_test_run ();
+}

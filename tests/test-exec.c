@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <string.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "exec-pattern.h"
+#include "exec-private.h"
+#include "test-util.h"
+
+/* A view read at its offset, a workspace, an input, a param and an output. */
+static const char tiny_json[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"tiny\", \"alignment\": 64,"
+  " \"tensors\": ["
+  "  {\"name\": \"in\", \"size\": 100, \"kind\": \"input\"},"
+  "  {\"name\": \"w\", \"size\": 64, \"kind\": \"param\"},"
+  "  {\"name\": \"a\", \"size\": 1000},"
+  "  {\"name\": \"a2\", \"view_of\": \"a\", \"offset\": 8, \"size\": 500},"
+  "  {\"name\": \"b\", \"size\": 200},"
+  "  {\"name\": \"out\", \"size\": 40, \"kind\": \"output\"}],"
+  " \"ops\": ["
+  "  {\"name\": \"op1\", \"inputs\": [\"in\", \"w\"], \"outputs\": [\"a\"], \"workspace\": 128},"
+  "  {\"name\": \"op2\", \"inputs\": [\"a2\"], \"outputs\": [\"b\"]},"
+  "  {\"name\": \"op3\", \"inputs\": [\"b\", \"a\"], \"outputs\": [\"out\"]}]}";
+
+typedef struct
+{
+  MpGraph     *graph;
+  MpLifetimes *lt;
+} Loaded;
+
+static void
+loaded_clear (Loaded *l)
+{
+  g_clear_pointer (&l->lt, mp_lifetimes_free);
+  g_clear_pointer (&l->graph, mp_graph_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loaded, loaded_clear)
+
+static void
+load_json (Loaded *l, const char *json)
+{
+  GError *error = NULL;
+
+  l->graph = mp_graph_parse_json (json, strlen (json), "test.json", &error);
+  g_assert_no_error (error);
+  l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+load_sample (Loaded *l, const char *name)
+{
+  g_autofree char *path = test_data_path (name);
+  GError          *error = NULL;
+
+  l->graph = mp_graph_load (path, &error);
+  g_assert_no_error (error);
+  l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static MpPlan *
+plan_with (const Loaded *l, const char *planner)
+{
+  const MpPlannerInfo *info = mp_planner_lookup (planner);
+  MpPlannerOptions     popts = { .time_budget = 0.5 };
+  GError              *error = NULL;
+  MpPlan              *plan;
+
+  g_assert_nonnull (info);
+  plan = mp_planner_run (info, l->graph, l->lt, &popts, NULL, &error);
+  g_assert_no_error (error);
+  return plan;
+}
+
+static MpExecResult *
+run_cpu (const Loaded *l, const MpPlan *plan, gboolean sequential, guint iterations,
+         guint delay_us, gboolean baselines)
+{
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU, .sequential = sequential,
+                         .iterations = iterations, .delay_us = delay_us,
+                         .baselines = baselines };
+  GError       *error = NULL;
+  MpExecResult *r = mp_exec_run (l->graph, l->lt, plan, &opts, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (r);
+  g_assert_cmpstr (r->backend, ==, "cpu");
+  return r;
+}
+
+static guint64
+baseline (const MpExecResult *r, const char *label_prefix)
+{
+  for (guint i = 0; i < r->baselines->len; i++)
+    {
+      const MpExecFigure *f = &g_array_index (r->baselines, MpExecFigure, i);
+
+      if (g_str_has_prefix (f->label, label_prefix))
+        return f->bytes;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* The first bad byte is found exactly, in a ragged head, inside a block, in
+ * the tail; a neighbour's words name it; a copy shifted by one word fails. */
+static void
+test_pattern (void)
+{
+  static const guint64 flips[] = { 3, 7, 8, 13, 600, 1029, 2990, 2992, 2997 };
+  MpExecRegion  r = { .tag = mp_pattern_tag (7), .id = 7, .lo = 3, .hi = 2998 };
+  MpExecRegion  other = { .tag = mp_pattern_tag (9), .id = 9, .lo = 1600, .hi = 1700 };
+  g_autofree guint8 *buf = g_malloc0 (4096);
+  MpExecProgram prog = { .n_ids = 20 };
+  MpExecCheck   c;
+
+  mp_exec_fill (buf, &r);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, G_MAXUINT64);
+  g_assert_cmpuint (buf[2], ==, 0);
+  g_assert_cmpuint (buf[2998], ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (flips); i++)
+    {
+      guint64 f = flips[i];
+      /* whole words are compared whole; the ragged ends byte by byte */
+      guint64 expect = f >= 8 && f < 2992 ? f & ~G_GUINT64_CONSTANT (7) : f;
+
+      buf[f] ^= 0x40;
+      mp_exec_verify (buf, &r, &c);
+      g_assert_cmpuint (c.bad, ==, expect);
+      buf[f] ^= 0x40;
+    }
+
+  mp_exec_fill (buf, &other);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, 1600);
+  g_assert_cmpuint (mp_exec_decode (&prog, c.value), ==, 9);
+  mp_exec_fill (buf, &r);
+
+  /* its own data, one word to the right */
+  memmove (buf + 8, buf, 2990);
+  mp_exec_verify (buf, &r, &c);
+  g_assert_cmpuint (c.bad, ==, 8);
+  g_assert_cmpuint (mp_exec_decode (&prog, c.value), ==, 7);
+}
+
+/* The CUDA kernels' chunk code, run chunk by chunk on the host: it writes
+ * the CPU backend's pattern and finds a bad byte in the same word as the
+ * CPU check, through 16-byte accesses or byte by byte. */
+static void
+test_device_chunks (void)
+{
+  static const struct { guint64 lo, hi; } ranges[] = { { 3, 2998 }, { 0, 4096 }, { 16, 48 },
+                                                        { 5, 9 }, { 1000, 1001 } };
+  g_autofree guint8 *dev = g_malloc (4096 + 16);
+  g_autofree guint8 *cpu = g_malloc0 (4096);
+
+  for (guint aligned = 0; aligned < 2; aligned++)
+    for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+      {
+        /* an aligned root, or one a byte off a 16-byte boundary */
+        guint8      *root = (guint8 *) (((guintptr) dev + 15) & ~(guintptr) 15) + !aligned;
+        MpExecRegion r = { .tag = mp_pattern_tag (11), .id = 11, .lo = ranges[i].lo,
+                           .hi = ranges[i].hi };
+        guint64      first = r.lo >> 4, end = (r.hi + 15) >> 4;
+        MpExecCheck  c;
+
+        memset (dev, 0, 4096 + 16);
+        memset (cpu, 0, 4096);
+        for (guint64 k = first; k < end; k++)
+          mp_pattern_fill_chunk (root, r.tag, r.lo, r.hi, aligned, k);
+        mp_exec_fill (cpu, &r);
+        g_assert_cmpmem (root, 4096 - 1, cpu, 4096 - 1);
+
+        for (guint64 f = r.lo; f < r.hi; f += 7)
+          {
+            guint64 bad = G_MAXUINT64;
+
+            root[f] ^= 0x81;
+            cpu[f] ^= 0x81;
+            for (guint64 k = first; k < end; k++)
+              bad = MIN (bad, mp_pattern_check_chunk (root, r.tag, r.lo, r.hi, aligned, k));
+            mp_exec_verify (cpu, &r, &c);
+            g_assert_cmpuint (bad >> 3, ==, c.bad >> 3);
+            g_assert_cmpuint (bad, <=, f);
+            if (!aligned)
+              g_assert_cmpuint (bad, ==, f);
+            if (c.value)
+              g_assert_cmpuint (mp_pattern_capture (root, r.lo, r.hi, bad), ==, c.value);
+            root[f] ^= 0x81;
+            cpu[f] ^= 0x81;
+          }
+      }
+}
+
+/* Every planner's plan of every sample graph runs clean in program order. */
+static void
+test_samples_clean (void)
+{
+  static const char *samples[] = { "default.json", "teaching.json", "two-towers.json",
+                                   "multistream.json" };
+  guint                n;
+  const MpPlannerInfo *all = mp_planners (&n);
+
+  for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
+    {
+      g_auto (Loaded) l = { 0 };
+      g_autofree char *path = test_data_path (samples[s]);
+
+      /* multistream.json comes with the planners' branch */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      load_sample (&l, samples[s]);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr (MpPlan) plan = plan_with (&l, all[i].name);
+          g_autoptr (MpExecResult) r = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
+
+          if (r->n_corrupted)
+            g_test_message ("%s / %s: %s", samples[s], all[i].name, r->first_corruption);
+          g_assert_cmpuint (r->n_corrupted, ==, 0);
+          g_assert_null (r->first_corruption);
+          g_assert_false (r->concurrent);
+          g_assert_cmpuint (r->bytes_moved, >, 0);
+
+          /* multistream's plans are made for the concurrent schedule */
+          if (g_str_equal (all[i].name, "multistream"))
+            {
+              g_autoptr (MpExecResult) rc = run_cpu (&l, plan, FALSE, 0, 100, FALSE);
+
+              g_assert_cmpuint (rc->n_corrupted, ==, 0);
+            }
+        }
+    }
+}
+
+/* Hand-worked: traffic, planned and measured memory, baselines. */
+static void
+test_tiny_figures (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) greedy = NULL;
+  g_autoptr (MpPlan) naive = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+  g_autoptr (MpExecResult) rn = NULL;
+  guint64 page = sysconf (_SC_PAGESIZE);
+
+  load_json (&l, tiny_json);
+  greedy = plan_with (&l, "greedy-by-size");
+  naive = plan_with (&l, "naive");
+  /* a [0,2], b [1,2], out [2,2] all meet at step 2: a 0, b 1024, out 1280 */
+  g_assert_cmpuint (greedy->arena, ==, 1320);
+
+  r = run_cpu (&l, greedy, FALSE, 2, 0, TRUE);
+  g_assert_cmpuint (r->n_corrupted, ==, 0);
+  g_assert_cmpuint (r->iterations, ==, 2);
+  g_assert_cmpuint (r->n_streams, ==, 1);
+  g_assert_cmpuint (r->n_workers, ==, 1);
+  /* setup 164 (inputs and params: first iteration only); op1 164 + 1000 + 128 + 128;
+   * op2 500 + 200; op3 1200 + 40; final 40 */
+  g_assert_cmpuint (r->bytes_moved, ==, 2 * 3564 - 164);
+  g_assert_cmpuint (r->planned, ==, 1320 + 128);
+  /* one page of arena and one of workspace were touched */
+  g_assert_cmpuint (r->measured, ==, 2 * page);
+  g_assert_cmpuint (r->process_peak, >=, r->measured);
+  /* malloc's usable sizes cover the requests; its peak is when all three live */
+  g_assert_cmpuint (baseline (r, "malloc/free: live bytes"), >=, 1000 + 200 + 40);
+  g_assert_cmpuint (baseline (r, "malloc/free: live bytes"), <, 1000 + 200 + 40 + 3 * 32);
+  /* PyTorch rounds each block to 512 bytes inside one 2 MiB small segment */
+  g_assert_cmpuint (baseline (r, "caching allocator (PyTorch's) allocated"), ==, 1024 + 512 + 512);
+  g_assert_cmpuint (baseline (r, "caching allocator (PyTorch's) reserved"), ==, 2 << 20);
+
+  rn = run_cpu (&l, naive, FALSE, 1, 0, FALSE);
+  g_assert_cmpuint (rn->n_corrupted, ==, 0);
+  g_assert_cmpuint (rn->baselines->len, ==, 0);
+  g_assert_cmpuint (rn->planned, ==, naive->arena + 128);
+}
+
+/* PyTorch's rules, worked by hand (steps are the ranks of the starts):
+ * step 0: 1000 B -> 1024 in a 2 MiB small segment; 3 MiB -> a 20 MiB
+ *   segment, split (17 MiB left).
+ * step 1: 12 MiB + 1 -> 12 MiB + 512 from the 17 MiB rest (split again,
+ *   5 MiB - 512 left); then the 3 MiB block is freed.
+ * step 2: 3 MiB takes the freed block; 8 MiB fits nowhere -> a second
+ *   20 MiB segment (12 MiB left); 11 MiB takes that rest whole, since
+ *   splitting would leave only 1 MiB. */
+static void
+test_caching_sim (void)
+{
+  static const TestRecord recs[] = {
+    { 1000, 0, 3 },
+    { 3 << 20, 0, 1 },
+    { (12 << 20) + 1, 1, 3 },
+    { 3 << 20, 2, 3 },
+    { 8 << 20, 2, 3 },
+    { 11 << 20, 2, 3 },
+  };
+  g_autoptr (MpGraph) graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  guint64 reserved, allocated;
+
+  mp_exec_caching_sim (graph, lt, &reserved, &allocated);
+  g_assert_cmpuint (reserved, ==, (2 << 20) + (20 << 20) + (20 << 20));
+  g_assert_cmpuint (allocated, ==, 1024 + (12 << 20) + 512 + (3 << 20) + (8 << 20) + (12 << 20));
+}
+
+/* A plan broken on purpose names the victim, the op that found it and the
+ * tensor whose data it found. */
+static void
+test_corrupt_exact (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_auto (Loaded) m = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpPlan) mplan = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+  g_autoptr (MpExecResult) mr = NULL;
+  g_autofree char *moved = NULL;
+  g_autofree char *victim = NULL;
+  GError          *error = NULL;
+
+  load_json (&l, tiny_json);
+  plan = plan_with (&l, "greedy-by-size");
+  g_assert_true (mp_exec_corrupt_plan (l.graph, plan, "b", &moved, &victim, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (moved, ==, "b");
+  g_assert_cmpstr (victim, ==, "a");
+  r = run_cpu (&l, plan, FALSE, 1, 0, FALSE);
+  g_assert_cmpuint (r->n_corrupted, ==, 1);
+  g_assert_cmpstr (r->first_corruption, ==,
+                   "op 'op3' found tensor 'a' corrupted at byte 0: overwritten by tensor 'b'");
+  g_assert_cmpstr (l.graph->tensors[r->first_tensor].name, ==, "a");
+  g_assert_cmpstr (l.graph->ops[r->first_op].name, ==, "op3");
+  g_assert_cmpstr (l.graph->tensors[r->first_overwriter].name, ==, "b");
+
+  /* no victim: out is written last and nothing is read after it */
+  g_assert_false (mp_exec_corrupt_plan (l.graph, plan, "out", NULL, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "cannot corrupt tensor 'out': no other tensor is live "
+                                       "when it is written and read after it");
+  g_clear_error (&error);
+  g_assert_false (mp_exec_corrupt_plan (l.graph, plan, "nope", NULL, NULL, &error));
+  g_assert_cmpstr (error->message, ==, "cannot corrupt tensor 'nope': graph 'tiny' has no such "
+                                       "tensor");
+  g_clear_error (&error);
+
+  load_sample (&m, "two-towers.json");
+  mplan = plan_with (&m, "greedy-by-size");
+  g_assert_true (mp_exec_corrupt_plan (m.graph, mplan, NULL, NULL, NULL, &error));
+  mr = run_cpu (&m, mplan, TRUE, 1, 0, FALSE);
+  g_assert_cmpstr (mr->first_corruption, ==, "op 'right.fc1' found tensor 'emb' corrupted at "
+                                             "byte 0: overwritten by tensor 'left.h'");
+}
+
+/* The multi-stream sample on real threads: the sequential greedy plan puts
+ * left.h and right.h at the same offset, both written in one parallel group
+ * and read in the next, so one of them is always found corrupted; naive
+ * stays clean; so does multistream's plan when that planner is built in. */
+static void
+test_multistream_concurrent (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) greedy = NULL;
+  g_autoptr (MpPlan) naive = NULL;
+  g_autoptr (MpExecResult) rg = NULL;
+  g_autoptr (MpExecResult) rn = NULL;
+  g_autoptr (MpExecResult) rs = NULL;
+
+  load_sample (&l, "two-towers.json");
+  greedy = plan_with (&l, "greedy-by-size");
+  naive = plan_with (&l, "naive");
+
+  /* by default: one free run, then one with each stream held back in turn */
+  rg = run_cpu (&l, greedy, FALSE, 0, 0, FALSE);
+  g_assert_cmpuint (rg->iterations, ==, 3);
+  g_assert_true (rg->concurrent);
+  g_assert_cmpuint (rg->n_streams, ==, 2);
+  g_assert_cmpuint (rg->n_workers, ==, 2);
+  g_assert_cmpuint (rg->n_groups, ==, 5);
+  g_assert_cmpuint (rg->n_corrupted, >=, 1);
+  /* whichever write landed last (and where the two interleaved) decides
+   * which branch sees the other's data, and at which byte */
+  {
+    const char *victim = l.graph->tensors[rg->first_tensor].name;
+    gboolean    left = g_str_equal (victim, "left.h");
+    g_autofree char *prefix = g_strdup_printf ("op '%s' found tensor '%s' corrupted at byte ",
+                                               left ? "left.fc2" : "right.fc2", victim);
+    g_autofree char *suffix = g_strdup_printf (": overwritten by tensor '%s'",
+                                               left ? "right.h" : "left.h");
+
+    g_assert_true (left || g_str_equal (victim, "right.h"));
+    g_assert_true (g_str_has_prefix (rg->first_corruption, prefix));
+    g_assert_true (g_str_has_suffix (rg->first_corruption, suffix));
+  }
+
+  rn = run_cpu (&l, naive, FALSE, 3, 200, FALSE);
+  g_assert_true (rn->concurrent);
+  g_assert_cmpuint (rn->n_workers, ==, 2);
+  g_assert_cmpuint (rn->n_corrupted, ==, 0);
+  /* each stream has its own workspace slot */
+  g_assert_cmpuint (rn->planned, ==, naive->arena + 2 * 65536);
+
+  /* the same greedy plan in program order is clean */
+  rs = run_cpu (&l, greedy, TRUE, 1, 0, FALSE);
+  g_assert_cmpuint (rs->n_corrupted, ==, 0);
+
+  if (mp_planner_lookup ("multistream"))
+    {
+      g_autoptr (MpPlan) ms = plan_with (&l, "multistream");
+      g_autoptr (MpExecResult) rm = run_cpu (&l, ms, FALSE, 3, 200, FALSE);
+
+      g_assert_cmpuint (rm->n_corrupted, ==, 0);
+    }
+}
+
+/* A plan over the parallel schedule (what multistream makes), built by hand
+ * for two-towers: groups embed | left.fc1 right.fc1 | left.fc2 right.fc2 |
+ * right.view | join, and left.out over emb, which is dead after group 1 but
+ * still read by right.fc1 after left.fc2 in program order. */
+static void
+test_parallel_plan (void)
+{
+  static const struct { const char *name; guint first, last; guint64 offset; } groups[] = {
+    { "emb", 0, 1, 0 }, { "left.h", 1, 2, 1 << 20 }, { "right.h", 1, 2, 5 << 20 },
+    { "left.out", 2, 4, 0 }, { "right.out", 2, 4, 9 << 20 }, { "y", 4, 4, 1 << 20 },
+  };
+  g_auto (Loaded) l = { 0 };
+  g_autofree MpUsage *recs = NULL;
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpExecResult) one = NULL;
+  g_autoptr (MpExecResult) conc = NULL;
+  g_autoptr (MpExecResult) wrong = NULL;
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU };
+  GError       *error = NULL;
+
+  load_sample (&l, "two-towers.json");
+  g_assert_cmpuint (l.lt->n_records, ==, G_N_ELEMENTS (groups));
+  recs = g_memdup2 (l.lt->records, sizeof (MpUsage) * l.lt->n_records);
+  for (guint i = 0; i < l.lt->n_records; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
+      if (g_str_equal (l.graph->tensors[recs[i].tensor].name, groups[k].name))
+        {
+          recs[i].first = groups[k].first;
+          recs[i].last = groups[k].last;
+        }
+  plan = mp_plan_new_records ("parallel", recs, l.lt->n_records, 5, l.lt->alignment);
+  for (guint i = 0; i < plan->n_records; i++)
+    for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
+      if (g_str_equal (l.graph->tensors[plan->records[i].tensor].name, groups[k].name))
+        plan->offsets[i] = groups[k].offset;
+  mp_plan_finish (plan);
+  mp_validate_plan (l.graph, plan, &error);
+  g_assert_no_error (error);
+
+  one = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
+  g_assert_true (one->group_order);
+  g_assert_false (one->concurrent);
+  g_assert_cmpuint (one->n_corrupted, ==, 0);
+  conc = run_cpu (&l, plan, FALSE, 0, 0, FALSE);
+  g_assert_true (conc->concurrent);
+  g_assert_cmpuint (conc->n_corrupted, ==, 0);
+
+  /* the same offsets claimed for program order are caught */
+  plan->n_steps = 7;
+  wrong = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
+  g_assert_false (wrong->group_order);
+  g_assert_cmpstr (wrong->first_corruption, ==, "op 'right.fc1' found tensor 'emb' corrupted at "
+                                                "byte 0: overwritten by tensor 'left.out'");
+
+  /* a plan over some other schedule does not fit */
+  plan->n_steps = 6;
+  g_assert_null (mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "plan 'parallel' measures lifetimes over 6 steps, but "
+                                       "graph 'two-towers' has 7 ops and 5 parallel groups (give "
+                                       "the --max-parallel-ops the plan was made with)");
+  g_clear_error (&error);
+}
+
+/* The planners' multi-stream sample (data/multistream.json, from the
+ * planners branch): its sequential plans put b.mid over stem.a, which
+ * a.conv1 reads while b.conv1 writes beside it in the same parallel group.
+ * A free run may miss that race; the run that holds stream 0 back until
+ * b.conv1 is done cannot. */
+static void
+test_multistream_sample (void)
+{
+  g_autofree char *path = test_data_path ("multistream.json");
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) greedy = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no data/multistream.json in this tree");
+      return;
+    }
+  load_sample (&l, "multistream.json");
+  greedy = plan_with (&l, "greedy-by-size");
+  r = run_cpu (&l, greedy, FALSE, 2, 0, FALSE);
+  g_assert_cmpuint (r->n_corrupted, >=, 1);
+  g_assert_cmpstr (r->first_corruption, ==, "op 'a.conv1' found tensor 'stem.a' corrupted at "
+                                            "byte 0: overwritten by tensor 'b.mid'");
+  /* samples-clean runs multistream's plan of it concurrently */
+}
+
+static void
+test_too_big (void)
+{
+  static const char json[] =
+    "{\"format\": \"memplan.graph/1\", \"name\": \"huge\", \"tensors\": ["
+    " {\"name\": \"in\", \"size\": 8, \"kind\": \"input\"},"
+    " {\"name\": \"big\", \"size\": 35184372088832},"
+    " {\"name\": \"out\", \"size\": 8, \"kind\": \"output\"}],"
+    " \"ops\": [{\"name\": \"f\", \"inputs\": [\"in\"], \"outputs\": [\"big\"]},"
+    "           {\"name\": \"g\", \"inputs\": [\"big\"], \"outputs\": [\"out\"]}]}";
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU };
+  GError       *error = NULL;
+
+  load_json (&l, json);
+  plan = plan_with (&l, "greedy-by-size");
+  g_assert_null (mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_NO_MEMORY);
+  g_assert_true (g_str_has_prefix (error->message, "the plan needs 32.0 TiB ("));
+  g_assert_nonnull (strstr (error->message, " bytes) of memory is available"));
+  g_clear_error (&error);
+}
+
+/* A graph with nothing in it runs, moves nothing and needs nothing. */
+static void
+test_zero_size (void)
+{
+  static const char json[] =
+    "{\"format\": \"memplan.graph/1\", \"name\": \"empty\", \"tensors\": [], \"ops\": []}";
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+
+  load_json (&l, json);
+  plan = plan_with (&l, "greedy-by-size");
+  r = run_cpu (&l, plan, FALSE, 1, 0, TRUE);
+  g_assert_cmpuint (r->n_corrupted, ==, 0);
+  g_assert_cmpuint (r->bytes_moved, ==, 0);
+  g_assert_cmpuint (r->planned, ==, 0);
+  g_assert_cmpuint (r->measured, ==, 0);
+  g_assert_cmpuint (baseline (r, "malloc/free: live bytes"), ==, 0);
+  g_assert_cmpuint (baseline (r, "caching allocator (PyTorch's) reserved"), ==, 0);
+}
+
+/* Usage records have no ops to run. */
+static void
+test_no_ops (void)
+{
+  static const TestRecord recs[] = { { 64, 0, 1 } };
+  g_autoptr (MpGraph) graph = test_graph_from_records (recs, 1);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpPlan) plan = mp_plan_new ("naive", lt);
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU };
+  GError       *error = NULL;
+
+  plan->offsets[0] = 0;
+  mp_plan_finish (plan);
+  g_assert_null (mp_exec_run (graph, lt, plan, &opts, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "test.csv: usage records have no ops to execute; give a "
+                                       "graph (JSON)");
+  g_clear_error (&error);
+}
+
+/* No driver or no device: auto says why and runs on the CPU, cuda fails. */
+static void
+test_no_device (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+  g_autofree char *reason = NULL;
+  MpExecOptions    opts = { .backend = MP_EXEC_BACKEND_AUTO };
+  GError          *error = NULL;
+
+  if (mp_exec_cuda_available (NULL))
+    {
+      g_test_skip ("a CUDA device is usable here");
+      return;
+    }
+  g_assert_false (mp_exec_cuda_available (&reason));
+  g_assert_cmpuint (strlen (reason), >, 0);
+
+  load_json (&l, tiny_json);
+  plan = plan_with (&l, "greedy-by-size");
+  r = mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->backend, ==, "cpu");
+  g_assert_true (g_str_has_prefix (r->note, "CUDA backend unavailable ("));
+  g_assert_true (g_str_has_suffix (r->note, "); running on the CPU"));
+  g_assert_nonnull (strstr (r->note, reason));
+
+  opts.backend = MP_EXEC_BACKEND_CUDA;
+  g_assert_null (mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error));
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE);
+  g_assert_cmpstr (error->message, ==, reason);
+  g_clear_error (&error);
+}
+
+static int
+run_cli (const char *const *args, char **out, char **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  gint    status = 0;
+  GError *error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("MEMPLAN_CLI"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+static void
+test_cli (void)
+{
+  g_autofree char *ms = test_data_path ("two-towers.json");
+  g_autofree char *teach = test_data_path ("teaching.json");
+  const char      *all[] = { "exec", ms, "--planner", "naive,greedy-by-size", "--backend", "cpu",
+                             "-n", "2", NULL };
+  const char      *seq[] = { "exec", ms, "--backend", "cpu", "--sequential", "--no-baselines",
+                             "--corrupt", "left.h", "-p", "naive", NULL };
+  const char      *cuda[] = { "exec", teach, "--backend", "cuda", NULL };
+  const char      *bad[] = { "exec", teach, "--backend", "tpu", NULL };
+  const char      *json[] = { "exec", teach, "--backend", "cpu", "--format", "json", NULL };
+  g_autofree char *dir = g_dir_make_tmp ("memplan-exec-XXXXXX", NULL);
+  g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
+  const char      *plan[] = { "plan", ms, "-p", "greedy-by-size", "--format", "csv", "-o", csv,
+                              NULL };
+  const char      *from_csv[] = { "exec", ms, "--plan", csv, "--backend", "cpu", "--sequential",
+                                  "--no-baselines", NULL };
+  char            *out = NULL, *err = NULL;
+
+  g_assert_cmpint (run_cli (all, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (out, "\nnaive              clean          0 "));
+  g_assert_nonnull (strstr (out, "\ngreedy-by-size     CORRUPT "));
+  g_assert_nonnull (strstr (out, "streams concurrent in 5 parallel groups, 2 iterations"));
+  g_assert_nonnull (strstr (out, "caching allocator (PyTorch's) reserved"));
+  g_free (out), g_free (err);
+
+  g_assert_cmpint (run_cli (seq, &out, &err), ==, 1);
+  g_assert_nonnull (strstr (out, "naive: first corruption: op 'right.fc1' found tensor 'emb' "
+                                 "corrupted at byte 0: overwritten by tensor 'left.h'\n"));
+  g_assert_cmpstr (err, ==, "memplan-cli: naive: moved tensor 'left.h' onto live tensor 'emb' "
+                            "on purpose\n");
+  g_free (out), g_free (err);
+
+  g_assert_cmpint (run_cli (bad, &out, &err), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: unknown backend 'tpu' (known: auto, cpu, cuda)\n");
+  g_free (out), g_free (err);
+
+  g_assert_cmpint (run_cli (json, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "\"format\": \"memplan.exec/1\""));
+  g_assert_nonnull (strstr (out, "\"clean\": true"));
+  g_free (out), g_free (err);
+
+  /* a plan made elsewhere, as a MiniMalloc-style CSV with offsets */
+  g_assert_cmpint (run_cli (plan, &out, &err), ==, 0);
+  g_free (out), g_free (err);
+  g_assert_cmpint (run_cli (from_csv, &out, &err), ==, 0);
+  g_assert_nonnull (strstr (out, "\nplan               clean          0 "));
+  g_free (out), g_free (err);
+  g_unlink (csv);
+  g_rmdir (dir);
+
+  if (!mp_exec_cuda_available (NULL))
+    {
+      g_assert_cmpint (run_cli (cuda, &out, &err), ==, 3);
+      g_assert_true (g_str_has_prefix (err, "memplan-cli: the CUDA backend cannot run here: "));
+      g_assert_cmpstr (out, ==, "");
+      g_free (out), g_free (err);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/exec/pattern", test_pattern);
+  g_test_add_func ("/exec/device-chunks", test_device_chunks);
+  g_test_add_func ("/exec/cpu/samples-clean", test_samples_clean);
+  g_test_add_func ("/exec/cpu/tiny-figures", test_tiny_figures);
+  g_test_add_func ("/exec/caching-sim", test_caching_sim);
+  g_test_add_func ("/exec/cpu/corrupt-exact", test_corrupt_exact);
+  g_test_add_func ("/exec/cpu/multistream-concurrent", test_multistream_concurrent);
+  g_test_add_func ("/exec/cpu/parallel-plan", test_parallel_plan);
+  g_test_add_func ("/exec/cpu/multistream-sample", test_multistream_sample);
+  g_test_add_func ("/exec/cpu/too-big", test_too_big);
+  g_test_add_func ("/exec/cpu/zero-size", test_zero_size);
+  g_test_add_func ("/exec/no-ops", test_no_ops);
+  g_test_add_func ("/exec/no-device", test_no_device);
+  g_test_add_func ("/exec/cli", test_cli);
+  return g_test_run ();
+}
