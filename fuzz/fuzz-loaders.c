@@ -91,12 +91,38 @@ feed_plan (const char *data, gsize length, const char *path, GError **error)
   return TRUE;
 }
 
+/* A report is read, written back and read again (the writer's output must
+ * load), then compared with itself through every output format. */
+static gboolean
+feed_report (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpReport) report = mp_report_parse (data, length, path, error);
+  g_autoptr (MpReport) again = NULL;
+  g_autoptr (MpComparison) comparison = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *text = NULL, *table = NULL, *json = NULL, *markdown = NULL;
+  MpCompareOptions options;
+
+  if (report == NULL)
+    return FALSE;
+  text = mp_report_to_json (report);
+  if (!(again = mp_report_parse (text, strlen (text), "written-back", &local)))
+    g_error ("a report written back does not load: %s", local->message);
+  mp_compare_options_init (&options);
+  comparison = mp_report_compare (report, again, &options);
+  table = mp_comparison_to_table (comparison, "base", "new");
+  json = mp_comparison_to_json (comparison, "base", "new");
+  markdown = mp_comparison_to_markdown (comparison, "base", "new");
+  return TRUE;
+}
+
 static const MpFuzzTarget targets[] = {
   { "graph-json", feed_graph_json },
   { "minimalloc-csv", feed_csv },
   { "chrome-trace", feed_trace },
   { "snapshot-pickle", feed_trace },
   { "plan", feed_plan },
+  { "report", feed_report },
 };
 
 const MpFuzzTarget *
