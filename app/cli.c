@@ -61,6 +61,16 @@ mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min_args, in
   return TRUE;
 }
 
+void
+mp_cli_add_input (const char *path)
+{
+  guint n = cli_inputs ? g_strv_length (cli_inputs) : 0;
+
+  cli_inputs = g_renew (char *, cli_inputs, n + 2);
+  cli_inputs[n] = g_strdup (path);
+  cli_inputs[n + 1] = NULL;
+}
+
 /* -o FILE replaces FILE: naming it is the request. What a slip of the
  * fingers could destroy is refused instead: one of the command's own input
  * files (by inode, whatever the spelling) and a directory. */
@@ -94,12 +104,11 @@ check_output (const char *path, GStatBuf *out, GError **error)
 /* A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to, not
  * replaced: renaming a file over /dev/null would destroy it. */
 static gboolean
-write_through (const char *path, const char *contents, GError **error)
+write_through (const char *path, const char *data, gsize length, GError **error)
 {
-  FILE  *f = g_fopen (path, "wb");
-  gsize  n = strlen (contents);
+  FILE *f = g_fopen (path, "wb");
 
-  if (f == NULL || fwrite (contents, 1, n, f) != n || fclose (f) != 0)
+  if (f == NULL || fwrite (data, 1, length, f) != length || fclose (f) != 0)
     {
       g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
                    "%s: cannot write the file: %s", path, g_strerror (errno));
@@ -109,20 +118,31 @@ write_through (const char *path, const char *contents, GError **error)
 }
 
 gboolean
-mp_cli_output (const char *path, const char *contents, GError **error)
+mp_cli_check_output (const char *path, GError **error)
+{
+  GStatBuf st;
+
+  return check_output (path, &st, error);
+}
+
+gboolean
+mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error)
 {
   GStatBuf st;
 
   if (path == NULL || g_str_equal (path, "-"))
-    {
-      fputs (contents, stdout);
-      return fflush (stdout) == 0;
-    }
+    return fwrite (data, 1, length, stdout) == length && fflush (stdout) == 0;
   if (!check_output (path, &st, error))
     return FALSE;
-  if ((S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode)))
-    return write_through (path, contents, error);
-  return mp_write_file_atomic (path, contents, -1, error);
+  if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
+    return write_through (path, data, length, error);
+  return mp_write_file_atomic (path, data, length, error);
+}
+
+gboolean
+mp_cli_output (const char *path, const char *contents, GError **error)
+{
+  return mp_cli_output_bytes (path, contents, strlen (contents), error);
 }
 
 GPtrArray *

@@ -147,6 +147,24 @@ test_refuse_input (Fixture *f, gconstpointer data)
   assert_files (f, 2);
 }
 
+/* An input named by an option (exec --plan) is protected too. */
+static void
+test_refuse_option_input (Fixture *f, gconstpointer data)
+{
+  g_autofree char *before = NULL, *after = NULL;
+
+  cli (f, "plan", "teaching.json", "-p", "naive", "-f", "json", "-o", "out.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  before = contents (f->out);
+  cli (f, "exec", "teaching.json", "--plan", "out.json", "-o", "out.json", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_true (g_str_has_suffix (f->err, "memplan-cli: out.json: refusing to write the output "
+                                           "over the input file 'out.json'\n"));
+  after = contents (f->out);
+  g_assert_cmpstr (after, ==, before);
+  assert_files (f, 2);
+}
+
 static void
 test_refuse_directory (Fixture *f, gconstpointer data)
 {
@@ -180,6 +198,8 @@ main (int argc, char **argv)
               test_failure_keeps_file, fixture_tear_down);
   g_test_add ("/cli-output/refuse-input", Fixture, NULL, fixture_set_up, test_refuse_input,
               fixture_tear_down);
+  g_test_add ("/cli-output/refuse-option-input", Fixture, NULL, fixture_set_up,
+              test_refuse_option_input, fixture_tear_down);
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
