@@ -1037,6 +1037,7 @@ mp_window_screenshot (MpWindow *self, const char *path, GError **error)
   g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
+  g_autoptr (GBytes) png = NULL;
   int width = gtk_widget_get_width (GTK_WIDGET (self));
   int height = gtk_widget_get_height (GTK_WIDGET (self));
   GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
@@ -1057,12 +1058,10 @@ mp_window_screenshot (MpWindow *self, const char *path, GError **error)
     }
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width,
                                                                               height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the PNG", path);
-      return FALSE;
-    }
-  return TRUE;
+  /* through memory: the file is replaced whole or not at all */
+  png = gdk_texture_save_to_png_bytes (texture);
+  return mp_write_file_atomic (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                               error);
 }
 
 static void
