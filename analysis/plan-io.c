@@ -85,7 +85,6 @@ mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
 {
   json_object *root = json_object_new_object ();
   json_object *list = json_object_new_array ();
-  char        *out;
 
   json_object_object_add (root, "format", json_object_new_string (PLAN_FORMAT));
   json_object_object_add (root, "graph", json_object_new_string (graph->name));
@@ -109,12 +108,7 @@ mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
         }
       json_object_object_add (root, "skipped", skips);
     }
-  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                     "\n", NULL);
-  json_object_put (root);
-  return out;
+  return mp_json_to_text_free (root);
 }
 
 char *
