@@ -14,5 +14,7 @@ MpPlan *mp_planner_naive          (const MpGraph *, const MpLifetimes *, const M
                                    GCancellable *, GError **);
 MpPlan *mp_planner_greedy_by_size (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
+MpPlan *mp_planner_optimal        (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
 
 G_END_DECLS

@@ -10,6 +10,10 @@ static const MpPlannerInfo planners[] = {
     "largest first, each into the smallest gap among lifetime-overlapping tensors "
     "(Pisarchyk & Lee; AITemplate, TFLite)",
     FALSE, mp_planner_greedy_by_size },
+  { "optimal", "Optimal (exact search)",
+    "branch and bound over canonical placements with a time budget: proves the plan optimal "
+    "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",
+    FALSE, mp_planner_optimal },
 };
 
 const MpPlannerInfo *

@@ -52,6 +52,7 @@ mp_cli_plan (int argc, char **argv)
   gboolean         plan_inputs = FALSE;
   gint             max_parallel = 0;
   gdouble          budget = 0;
+  gint64           capacity = 0;
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = NULL;
   g_autoptr (MpLifetimes) lt = NULL;
@@ -80,6 +81,10 @@ mp_cli_plan (int argc, char **argv)
       "per parallel group (default: unlimited)", "N" },
     { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "optimal: give up the proof after S "
       "seconds (default 10)", "S" },
+    { "time-limit", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE, &budget, "Same as --time-budget",
+      "S" },
+    { "capacity", 0, 0, G_OPTION_ARG_INT64, &capacity, "optimal: only ask whether the plan fits "
+      "in N bytes (MiniMalloc's question) instead of minimising the arena", "N" },
     { NULL }
   };
 
@@ -103,9 +108,9 @@ mp_cli_plan (int argc, char **argv)
       mp_cli_error ("--alignment must be a power of two up to 2^30");
       return MP_EXIT_BAD_INPUT;
     }
-  if (max_parallel < 0 || budget < 0)
+  if (max_parallel < 0 || budget < 0 || capacity < 0)
     {
-      mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
+      mp_cli_error ("--max-parallel-ops, --time-budget and --capacity must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
   if (!(infos = mp_cli_planners (planner_names, &error)))
@@ -134,6 +139,7 @@ mp_cli_plan (int argc, char **argv)
 
   popts.max_parallel_ops = max_parallel;
   popts.time_budget = budget;
+  popts.capacity = capacity;
   for (guint i = 0; i < infos->len; i++)
     {
       const MpPlannerInfo *info = infos->pdata[i];
