@@ -46,7 +46,8 @@ struct _MpOptSearch
   guint64 *width;
   guint   *s0, *s1;             /* inclusive section range */
   guint   *ov_start, *ov;       /* buffers overlapping in time (CSR) */
-  guint   *mem_start, *mem;     /* buffers alive in each section (CSR) */
+  guint   *mem_start;           /* buffers alive in each section (CSR) */
+  guint   *span_start;          /* per buffer: its entries in pos[], one per section */
   guint64 *init_total;
   guint   *init_cuts;           /* cuts[s]: unplaced buffers crossing s | s + 1 */
   guint   *ranks[N_PREORDERS];
@@ -60,6 +61,9 @@ struct _MpOptSearch
   guint64      *floor_;
   guint64      *total;
   guint        *cuts;
+  guint        *mem;            /* per section, its unplaced buffers first */
+  guint        *n_mem;          /* how many are unplaced */
+  guint        *pos;            /* where each (buffer, section) sits in mem */
   guint64      *sol;
   TrailEntry   *trail;
   gsize         trail_len, trail_cap;
@@ -279,13 +283,12 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
   for (guint k = 0; k < n_sec; k++)
     s->mem_start[k + 1] += s->mem_start[k];
   s->mem = g_new (guint, MAX (s->mem_start[n_sec], 1));
-  {
-    g_autofree guint *fill = g_memdup2 (s->mem_start, sizeof (guint) * n_sec);
-
-    for (guint i = 0; i < n; i++)
-      for (guint k = s->s0[i]; k <= s->s1[i]; k++)
-        s->mem[fill[k]++] = i;
-  }
+  s->pos = g_new (guint, MAX (s->mem_start[n_sec], 1));
+  s->n_mem = g_new (guint, n_sec);
+  s->span_start = g_new (guint, n + 1);
+  s->span_start[0] = 0;
+  for (guint i = 0; i < n; i++)
+    s->span_start[i + 1] = s->span_start[i] + s->s1[i] - s->s0[i] + 1;
   compute_overlaps (s, buffers);
 
   for (guint i = 0; i < n; i++)
@@ -330,6 +333,9 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->ov);
   g_free (s->mem_start);
   g_free (s->mem);
+  g_free (s->pos);
+  g_free (s->n_mem);
+  g_free (s->span_start);
   g_free (s->init_total);
   g_free (s->init_cuts);
   for (guint h = 0; h < N_PREORDERS; h++)
@@ -420,6 +426,15 @@ place (MpOptSearch *s, guint c, guint64 o)
     }
   for (guint q = s->s0[c]; q <= s->s1[c]; q++)
     {
+      guint *pc = &s->pos[s->span_start[c] + q - s->s0[c]];
+      guint  last = s->mem_start[q] + --s->n_mem[q];
+      guint  d = s->mem[last];
+
+      /* swap c behind the unplaced ones; undone by counting it back in */
+      s->pos[s->span_start[d] + q - s->s0[d]] = *pc;
+      s->mem[*pc] = d;
+      s->mem[last] = c;
+      *pc = last;
       trail_set (s, &s->floor_[q], top);
       s->total[q] -= s->size[c];
       s->stamp[q] = s->cur_stamp;
@@ -429,11 +444,15 @@ place (MpOptSearch *s, guint c, guint64 o)
     {
       guint j = s->ov[k];
 
-      if (s->off[j] != UNSET || s->minoff[j] >= top)
+      guint64 was = s->minoff[j];
+
+      if (s->off[j] != UNSET || was >= top)
         continue;
       trail_set (s, &s->minoff[j], top);
+      /* a section's floor is the lowest offset of its unplaced buffers: it
+       * moves only where j was that lowest */
       for (guint q = s->s0[j]; q <= s->s1[j]; q++)
-        if (s->stamp[q] != s->cur_stamp)
+        if (s->floor_[q] == was && s->stamp[q] != s->cur_stamp)
           {
             s->stamp[q] = s->cur_stamp;
             s->affected[n_aff++] = q;
@@ -444,14 +463,20 @@ place (MpOptSearch *s, guint c, guint64 o)
       guint   q = s->affected[a];
       guint64 lowest = UNSET;
 
-      for (guint k = s->mem_start[q]; k < s->mem_start[q + 1]; k++)
-        {
-          guint j = s->mem[k];
+      guint64 fl = s->floor_[q];
 
-          if (s->off[j] == UNSET && s->minoff[j] < lowest)
-            lowest = s->minoff[j];
+      for (guint k = s->mem_start[q], e = k + s->n_mem[q]; k < e; k++)
+        {
+          guint64 m = s->minoff[s->mem[k]];
+
+          if (m <= fl)
+            {
+              lowest = UNSET;
+              break;
+            }
+          lowest = MIN (lowest, m);
         }
-      if (lowest != UNSET && s->floor_[q] < lowest)
+      if (lowest != UNSET)
         trail_set (s, &s->floor_[q], lowest);
     }
 }
@@ -461,7 +486,10 @@ unplace (MpOptSearch *s, guint c, gsize mark)
 {
   trail_undo (s, mark);
   for (guint q = s->s0[c]; q <= s->s1[c]; q++)
-    s->total[q] += s->size[c];
+    {
+      s->total[q] += s->size[c];
+      s->n_mem[q]++;
+    }
   s->off[c] = UNSET;
   s->n_placed--;
 }
@@ -628,6 +656,18 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
       memset (s->floor_, 0, sizeof (guint64) * s->n_sec);
       memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
       memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
+      for (guint q = 0; q < s->n_sec; q++)
+        s->n_mem[q] = s->mem_start[q + 1] - s->mem_start[q];
+      {
+        g_autofree guint *fill = g_memdup2 (s->mem_start, sizeof (guint) * s->n_sec);
+
+        for (guint i = 0; i < s->n; i++)
+          for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+            {
+              s->pos[s->span_start[i] + q - s->s0[i]] = fill[q];
+              s->mem[fill[q]++] = i;
+            }
+      }
       s->trail_len = 0;
       s->n_placed = 0;
       s->pool_len = 0;
