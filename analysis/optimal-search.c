@@ -51,11 +51,15 @@ struct _MpOptSearch
   guint64 *init_total;
   guint   *init_cuts;           /* cuts[s]: unplaced buffers crossing s | s + 1 */
   guint   *ranks[N_PREORDERS];
-  guint64  pad_max;             /* largest slot - bytes */
+  guint64  align;               /* every size is a multiple of it */
+  guint64  bound;               /* no plan has a lower arena */
 
   /* state of one fit */
   const guint  *rank;
   guint64       cap;
+  guint64       cap0;           /* cap rounded down to the alignment */
+  guint8       *special;        /* may reach cap0 + align: its padding hangs over cap */
+  guint        *n_special;      /* per section: unplaced special buffers */
   guint64      *off;
   guint64      *minoff;
   guint64      *floor_;
@@ -220,7 +224,7 @@ count_overlaps (const MpOptBuffer *buffers, guint n)
 }
 
 MpOptSearch *
-mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
+mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint64 max_entries)
 {
   MpOptSearch        *s;
   g_autofree guint   *bnd = NULL;
@@ -254,6 +258,7 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
 
   s = g_new0 (MpOptSearch, 1);
   s->n = n;
+  s->align = MAX (alignment, 1);
   s->size = g_new (guint64, MAX (n, 1));
   s->bytes = g_new (guint64, MAX (n, 1));
   s->width = g_new (guint64, MAX (n, 1));
@@ -271,7 +276,6 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
       s->width[i] = buffers[i].width;
       s->s0[i] = find_boundary (bnd, nb, buffers[i].first);
       s->s1[i] = find_boundary (bnd, nb, buffers[i].last + 1) - 1;
-      s->pad_max = MAX (s->pad_max, buffers[i].size - buffers[i].bytes);
       for (guint k = s->s0[i]; k <= s->s1[i]; k++)
         {
           s->init_total[k] += buffers[i].size;
@@ -290,6 +294,19 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
   for (guint i = 0; i < n; i++)
     s->span_start[i + 1] = s->span_start[i] + s->s1[i] - s->s0[i] + 1;
   compute_overlaps (s, buffers);
+
+  /* in each section the highest buffer starts above all the others' slots
+   * and ends with its own bytes: at least total - the largest padding */
+  {
+    g_autofree guint64 *pad = g_new0 (guint64, n_sec);
+
+    for (guint i = 0; i < n; i++)
+      for (guint k = s->s0[i]; k <= s->s1[i]; k++)
+        pad[k] = MAX (pad[k], buffers[i].size - buffers[i].bytes);
+    for (guint k = 0; k < n_sec; k++)
+      if (s->init_total[k])
+        s->bound = MAX (s->bound, s->init_total[k] - pad[k]);
+  }
 
   for (guint i = 0; i < n; i++)
     for (guint k = s->s0[i]; k <= s->s1[i]; k++)
@@ -311,6 +328,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 max_entries)
   s->minoff = g_new (guint64, MAX (n, 1));
   s->sol = g_new (guint64, MAX (n, 1));
   s->floor_ = g_new (guint64, n_sec);
+  s->special = g_new (guint8, MAX (n, 1));
+  s->n_special = g_new (guint, n_sec);
   s->total = g_new (guint64, n_sec);
   s->cuts = g_new (guint, n_sec);
   s->placed = g_new (guint, MAX (n, 1));
@@ -343,6 +362,8 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->off);
   g_free (s->minoff);
   g_free (s->floor_);
+  g_free (s->special);
+  g_free (s->n_special);
   g_free (s->total);
   g_free (s->cuts);
   g_free (s->sol);
@@ -352,6 +373,12 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->stamp);
   g_free (s->affected);
   g_free (s);
+}
+
+guint64
+mp_opt_search_bound (const MpOptSearch *s)
+{
+  return s->bound;
 }
 
 guint64
@@ -437,6 +464,7 @@ place (MpOptSearch *s, guint c, guint64 o)
       *pc = last;
       trail_set (s, &s->floor_[q], top);
       s->total[q] -= s->size[c];
+      s->n_special[q] -= s->special[c];
       s->stamp[q] = s->cur_stamp;
       s->affected[n_aff++] = q;
     }
@@ -488,6 +516,7 @@ unplace (MpOptSearch *s, guint c, gsize mark)
   for (guint q = s->s0[c]; q <= s->s1[c]; q++)
     {
       s->total[q] += s->size[c];
+      s->n_special[q] += s->special[c];
       s->n_mem[q]++;
     }
   s->off[c] = UNSET;
@@ -495,18 +524,17 @@ unplace (MpOptSearch *s, guint c, gsize mark)
 }
 
 /* Section inference: in every section of [lo, hi], the unplaced buffers
- * stack above max(floor, o) (offsets never decrease), so floor + total must
- * fit; only the top one may leave its padding out. */
+ * stack above max(floor, o) (offsets never decrease), and the highest one
+ * must end within the capacity: only a buffer whose padding may hang over
+ * the aligned capacity lets the stack reach one alignment further. */
 static gboolean
 sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
 {
-  guint64 limit = s->cap + s->pad_max;
-
   for (guint q = lo; q <= hi; q++)
     {
       guint64 t = s->total[q];
 
-      if (t != 0 && MAX (o, s->floor_[q]) + t > limit)
+      if (t != 0 && MAX (o, s->floor_[q]) + t > s->cap0 + (s->n_special[q] ? s->align : 0))
         return FALSE;
     }
   return TRUE;
@@ -634,6 +662,9 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
   g_return_val_if_fail (s != NULL, MP_OPT_STOPPED);
 
   s->cap = capacity;
+  s->cap0 = capacity - capacity % s->align;
+  for (guint i = 0; i < s->n; i++)
+    s->special[i] = s->size[i] - s->bytes[i] + (capacity - s->cap0) >= s->align;
   s->deadline = deadline_us;
   s->cancellable = cancellable;
   s->stopped = FALSE;
@@ -656,6 +687,10 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
       memset (s->floor_, 0, sizeof (guint64) * s->n_sec);
       memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
       memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
+      memset (s->n_special, 0, sizeof (guint) * s->n_sec);
+      for (guint i = 0; i < s->n; i++)
+        for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+          s->n_special[q] += s->special[i];
       for (guint q = 0; q < s->n_sec; q++)
         s->n_mem[q] = s->mem_start[q + 1] - s->mem_start[q];
       {

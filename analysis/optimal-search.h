@@ -32,7 +32,10 @@ typedef struct _MpOptSearch MpOptSearch;
 
 /* NULL when the search would need more than about max_entries entries of
  * overlap and section lists (it keeps them in memory). */
-MpOptSearch *mp_opt_search_new   (const MpOptBuffer *buffers, guint n, guint64 max_entries);
+MpOptSearch *mp_opt_search_new   (const MpOptBuffer *buffers,
+                                  guint              n,
+                                  guint64            alignment,
+                                  guint64            max_entries);
 void         mp_opt_search_free  (MpOptSearch *search);
 /* Tries each static preorder in turn with at most node_limit nodes each. */
 MpOptResult  mp_opt_search_fit   (MpOptSearch  *search,
@@ -41,6 +44,8 @@ MpOptResult  mp_opt_search_fit   (MpOptSearch  *search,
                                   gint64        deadline_us,
                                   GCancellable *cancellable,
                                   guint64      *offsets);
+/* A lower bound on the arena that counts the slots' padding. */
+guint64      mp_opt_search_bound (const MpOptSearch *search);
 /* Nodes explored by every fit so far. */
 guint64      mp_opt_search_nodes (const MpOptSearch *search);
 

@@ -39,6 +39,7 @@ typedef struct
   const MpGraph *graph;
   const MpUsage *records;
   guint          n;
+  guint64        alignment;
   Partition     *parts;
   guint          n_parts;
   guint64        bound;   /* proved lower bound of the whole plan */
@@ -212,13 +213,17 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
           buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
         }
       if (p->n > MAX_SEARCH_N ||
-          !(p->search = mp_opt_search_new (buffers, p->n, MAX_SEARCH_ENTRIES)))
+          !(p->search = mp_opt_search_new (buffers, p->n, opt->alignment, MAX_SEARCH_ENTRIES)))
         {
           p->too_big = TRUE;
           opt->unsearched = TRUE;
           return MP_OPT_LIMIT;
         }
+      p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
+      opt->bound = MAX (opt->bound, p->proved);
     }
+  if (target < p->proved)
+    return MP_OPT_INFEASIBLE;
 
   offsets = g_new (guint64, MAX (p->n, 1));
   result = mp_opt_search_fit (p->search, target, node_limit, opt->deadline, opt->cancellable,
@@ -268,7 +273,10 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 
   while (lo < hi && !opt->stopped)
     {
-      switch (probe (opt, p, target, node_limit))
+      /* most of a pass goes to the lowest target, the one that can prove */
+      guint64 limit = target == lo ? node_limit : MAX (node_limit / 8, 2 * (guint64) p->n);
+
+      switch (probe (opt, p, target, limit))
         {
         case MP_OPT_FOUND:
           hi = p->arena;
@@ -280,7 +288,7 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
         case MP_OPT_STOPPED:
           return;
         }
-      lo = MAX (lo, opt->bound);
+      lo = MAX (lo, MAX (opt->bound, p->proved));
       target = lo + (hi - lo) / 2;
     }
 }
@@ -375,6 +383,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.graph = graph;
   opt.records = plan->records;
   opt.n = plan->n_records;
+  opt.alignment = plan->alignment;
   opt.cancellable = cancellable;
   opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   opt.bound = plan->lower_bound;
