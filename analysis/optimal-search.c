@@ -545,7 +545,7 @@ out_of_nodes (MpOptSearch *s)
 {
   if (s->nodes >= s->limit)
     return TRUE;
-  if ((s->nodes & (CHECK_EVERY - 1)) == 0 &&
+  if ((s->nodes & (CHECK_EVERY - 1)) == 1 &&
       (g_get_monotonic_time () > s->deadline || g_cancellable_is_cancelled (s->cancellable)))
     s->stopped = TRUE;
   return s->stopped;
