@@ -9,6 +9,8 @@ static const MpCliCommand commands[] = {
   { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
   { "validate", "check a plan (ours or any tool's) against a graph", mp_cli_validate },
   { "bench", "time loading and planning on a generated graph", mp_cli_bench },
+  { "bench-optimal", "time the exact planner on usage records (MiniMalloc's set)",
+    mp_cli_bench_optimal },
 };
 
 void

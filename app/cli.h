@@ -24,6 +24,7 @@ typedef struct
 int  mp_cli_plan     (int argc, char **argv);
 int  mp_cli_validate (int argc, char **argv);
 int  mp_cli_bench    (int argc, char **argv);
+int  mp_cli_bench_optimal (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
 void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);
