@@ -15,7 +15,6 @@
 
 #define UNSET         G_MAXUINT64
 #define N_PREORDERS   3
-#define CHECK_EVERY   1024
 
 typedef struct
 {
@@ -79,6 +78,7 @@ struct _MpOptSearch
   guint         cur_stamp;
   guint        *affected;
   guint64       nodes, limit, all_nodes;
+  guint64       check_mask;     /* look at the clock when nodes & mask == 1 */
   gint64        deadline;
   GCancellable *cancellable;
   gboolean      stopped;
@@ -259,6 +259,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   s = g_new0 (MpOptSearch, 1);
   s->n = n;
   s->align = MAX (alignment, 1);
+  /* a node costs about n steps: look at the clock about every 100 µs */
+  s->check_mask = n >= 256 ? 0 : 1023;
   s->size = g_new (guint64, MAX (n, 1));
   s->bytes = g_new (guint64, MAX (n, 1));
   s->width = g_new (guint64, MAX (n, 1));
@@ -545,7 +547,7 @@ out_of_nodes (MpOptSearch *s)
 {
   if (s->nodes >= s->limit)
     return TRUE;
-  if ((s->nodes & (CHECK_EVERY - 1)) == 1 &&
+  if ((s->nodes & s->check_mask) == (1 & s->check_mask) &&
       (g_get_monotonic_time () > s->deadline || g_cancellable_is_cancelled (s->cancellable)))
     s->stopped = TRUE;
   return s->stopped;
