@@ -47,7 +47,9 @@ typedef struct
   GCancellable  *cancellable;
   gboolean       stopped;
   gboolean       unsearched; /* some partition was too big to search */
-  guint64        nodes;
+  const MpPlannerOptions *options;
+  gint64         start;
+  gint64         next_progress;
 } Optimal;
 
 static int
@@ -186,6 +188,42 @@ partition_arena (const Optimal *opt, const Partition *p, const guint64 *offsets)
   return arena;
 }
 
+static guint64
+plan_arena (const Optimal *opt)
+{
+  guint64 arena = 0;
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    arena = MAX (arena, opt->parts[k].arena);
+  return arena;
+}
+
+static void
+report_progress (Optimal *opt)
+{
+  gint64           now = g_get_monotonic_time ();
+  guint64          arena, nodes = 0;
+  g_autofree char *line = NULL;
+  g_autofree char *best = NULL;
+  g_autofree char *bound = NULL;
+
+  if (opt->options->progress == NULL || now < opt->next_progress)
+    return;
+  opt->next_progress = now + G_USEC_PER_SEC / 2;
+  arena = plan_arena (opt);
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].search)
+      nodes += mp_opt_search_nodes (opt->parts[k].search);
+  best = mp_format_bytes (arena);
+  bound = mp_format_bytes (opt->bound);
+  line = g_strdup_printf ("optimal: %.1f s, best %s, %.2f%% above the lower bound %s, %"
+                          G_GUINT64_FORMAT " nodes",
+                          (now - opt->start) / 1e6, best,
+                          opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0, bound,
+                          nodes);
+  opt->options->progress (line, opt->options->progress_data);
+}
+
 /* One exact probe: does partition p fit in target? Updates its best plan or
  * its proved bound. */
 static MpOptResult
@@ -252,6 +290,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
     case MP_OPT_LIMIT:
       break;
     }
+  report_progress (opt);
   return result;
 }
 
@@ -302,16 +341,6 @@ cmp_arena_desc (const void *pa, const void *pb, void *data)
   if (parts[a].arena != parts[b].arena)
     return parts[a].arena > parts[b].arena ? -1 : 1;
   return (a > b) - (a < b);
-}
-
-static guint64
-plan_arena (const Optimal *opt)
-{
-  guint64 arena = 0;
-
-  for (guint k = 0; k < opt->n_parts; k++)
-    arena = MAX (arena, opt->parts[k].arena);
-  return arena;
 }
 
 static gboolean
@@ -385,6 +414,9 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.n = plan->n_records;
   opt.alignment = plan->alignment;
   opt.cancellable = cancellable;
+  opt.options = options;
+  opt.start = start;
+  opt.next_progress = start + G_USEC_PER_SEC;
   opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   opt.bound = plan->lower_bound;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -42,6 +43,15 @@ print_table (GString *out, const MpGraph *graph, const MpLifetimes *lt, GPtrArra
     }
 }
 
+/* The optimal planner's progress, on one rewritten line of a terminal. */
+static void
+show_progress (const char *line, gpointer data)
+{
+  fprintf (stderr, "\r%s\033[K", line);
+  fflush (stderr);
+  *(gboolean *) data = TRUE;
+}
+
 int
 mp_cli_plan (int argc, char **argv)
 {
@@ -67,6 +77,7 @@ mp_cli_plan (int argc, char **argv)
   MpLifetimeOptions  lopts = { 0 };
   MpPlannerOptions   popts = { 0 };
   gboolean           all_valid = TRUE;
+  gboolean           progressed = FALSE;
   GOptionEntry       entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, csv",
@@ -140,6 +151,11 @@ mp_cli_plan (int argc, char **argv)
   popts.max_parallel_ops = max_parallel;
   popts.time_budget = budget;
   popts.capacity = capacity;
+  if (isatty (STDERR_FILENO))
+    {
+      popts.progress = show_progress;
+      popts.progress_data = &progressed;
+    }
   for (guint i = 0; i < infos->len; i++)
     {
       const MpPlannerInfo *info = infos->pdata[i];
@@ -147,6 +163,9 @@ mp_cli_plan (int argc, char **argv)
 
       g_clear_error (&error);
       plan = mp_planner_run (info, graph, lt, &popts, NULL, &error);
+      if (progressed)
+        fputs ("\n", stderr);
+      progressed = FALSE;
       if (plan == NULL)
         {
           if (g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
