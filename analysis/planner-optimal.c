@@ -390,7 +390,7 @@ describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, 
     g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
   if (opt->bound > 0 && !*proved && opt->unsearched)
     g_string_append (s, " (a partition too large for the exact search kept its heuristic plan)");
-  g_string_append_printf (s, " (lower bound %s, first incumbent %s, %" G_GUINT64_FORMAT
+  g_string_append_printf (s, " (proved lower bound %s, first incumbent %s, %" G_GUINT64_FORMAT
                           " nodes)", bound, from, nodes);
   return g_string_free (s, FALSE);
 }
