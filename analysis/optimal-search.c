@@ -54,7 +54,9 @@ struct _MpOptSearch
   guint64  bound;               /* no plan has a lower arena */
 
   /* state of one fit */
-  const guint  *rank;
+  guint        *rank;           /* preorder rank of each buffer, for this fit */
+  guint         h;              /* which preorder */
+  guint64      *key;            /* scratch: a buffer's largest section total */
   guint64       cap;
   guint64       cap0;           /* cap rounded down to the alignment */
   guint8       *special;        /* may reach cap0 + align: its padding hangs over cap */
@@ -331,6 +333,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   s->sol = g_new (guint64, MAX (n, 1));
   s->floor_ = g_new (guint64, n_sec);
   s->special = g_new (guint8, MAX (n, 1));
+  s->rank = g_new (guint, MAX (n, 1));
+  s->key = g_new (guint64, MAX (n, 1));
   s->n_special = g_new (guint, n_sec);
   s->total = g_new (guint64, n_sec);
   s->cuts = g_new (guint, n_sec);
@@ -365,6 +369,8 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->minoff);
   g_free (s->floor_);
   g_free (s->special);
+  g_free (s->rank);
+  g_free (s->key);
   g_free (s->n_special);
   g_free (s->total);
   g_free (s->cuts);
@@ -638,6 +644,50 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
 
 /* Splits [lo, hi] where no unplaced buffer crosses a section boundary and
  * solves the pieces independently: each must fit. */
+/* A new subproblem orders its buffers afresh, with the section totals of
+ * now (MiniMalloc does the same); the old ranks come back afterwards. */
+static gsize
+rerank (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint *n_saved)
+{
+  gsize       at = pool_reserve (s, len);
+  guint       k = 0;
+  PreorderCtx ctx = { s, s->key, preorders[s->h] };
+
+  for (guint i = 0; i < len; i++)
+    {
+      guint b = s->pool[list + i];
+
+      if (s->off[b] != UNSET || s->s1[b] < lo || s->s0[b] > hi)
+        continue;
+      s->key[b] = 0;
+      for (guint q = s->s0[b]; q <= s->s1[b]; q++)
+        s->key[b] = MAX (s->key[b], s->total[q]);
+      s->pool[at + k++] = b;
+    }
+  g_qsort_with_data (s->pool + at, k, sizeof (guint), cmp_preorder, &ctx);
+  /* keep (buffer, old rank) pairs to restore */
+  pool_reserve (s, k);
+  for (guint r = 0; r < k; r++)
+    {
+      guint b = s->pool[at + r];
+
+      s->pool[at + k + r] = s->rank[b];
+      s->rank[b] = r;
+    }
+  *n_saved = k;
+  return at;
+}
+
+static void
+unrank (MpOptSearch *s, gsize at, guint k)
+{
+  for (guint r = 0; r < k; r++)
+    s->rank[s->pool[at + r]] = s->pool[at + k + r];
+  s->pool_len = at;
+}
+
+/* Splits [lo, hi] where no unplaced buffer crosses a section boundary and
+ * solves the pieces independently: each must fit. */
 static MpOptResult
 solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len)
 {
@@ -646,8 +696,11 @@ solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len)
   for (guint q = lo; q <= hi; q++)
     if (q == hi || s->cuts[q] == 0)
       {
+        guint       k;
+        gsize       saved = rerank (s, start, q, list, len, &k);
         MpOptResult r = search (s, start, q, list, len, 0, 0);
 
+        unrank (s, saved, k);
         if (r != MP_OPT_FOUND)
           return r;
         start = q + 1;
@@ -678,7 +731,8 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
     {
       gsize root;
 
-      s->rank = s->ranks[h];
+      s->h = h;
+      memcpy (s->rank, s->ranks[h], sizeof (guint) * s->n);
       s->nodes = 0;
       s->limit = node_limit;
       for (guint i = 0; i < s->n; i++)
