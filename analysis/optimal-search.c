@@ -63,7 +63,7 @@ struct _MpOptSearch
   guint        *n_special;      /* per section: unplaced special buffers */
   guint64      *off;
   guint64      *minoff;
-  guint64      *floor_;
+  guint64      *witness;        /* per section: see find_witness */
   guint64      *total;
   guint        *cuts;
   guint        *mem;            /* per section, its unplaced buffers first */
@@ -76,9 +76,6 @@ struct _MpOptSearch
   guint         n_placed;
   guint        *pool;
   gsize         pool_len, pool_cap;
-  guint        *stamp;
-  guint         cur_stamp;
-  guint        *affected;
   guint64       nodes, limit, all_nodes;
   guint64       check_mask;     /* look at the clock when nodes & mask == 1 */
   gint64        deadline;
@@ -331,7 +328,7 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   s->off = g_new (guint64, MAX (n, 1));
   s->minoff = g_new (guint64, MAX (n, 1));
   s->sol = g_new (guint64, MAX (n, 1));
-  s->floor_ = g_new (guint64, n_sec);
+  s->witness = g_new (guint64, n_sec);
   s->special = g_new (guint8, MAX (n, 1));
   s->rank = g_new (guint, MAX (n, 1));
   s->key = g_new (guint64, MAX (n, 1));
@@ -339,8 +336,6 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   s->total = g_new (guint64, n_sec);
   s->cuts = g_new (guint, n_sec);
   s->placed = g_new (guint, MAX (n, 1));
-  s->stamp = g_new0 (guint, n_sec);
-  s->affected = g_new (guint, n_sec);
   return s;
 }
 
@@ -367,7 +362,7 @@ mp_opt_search_free (MpOptSearch *s)
     g_free (s->ranks[h]);
   g_free (s->off);
   g_free (s->minoff);
-  g_free (s->floor_);
+  g_free (s->witness);
   g_free (s->special);
   g_free (s->rank);
   g_free (s->key);
@@ -378,8 +373,6 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->trail);
   g_free (s->placed);
   g_free (s->pool);
-  g_free (s->stamp);
-  g_free (s->affected);
   g_free (s);
 }
 
@@ -443,22 +436,46 @@ before (const MpOptSearch *s, guint a, guint b)
 
 static MpOptResult solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len);
 
-/* Places c at its lowest offset o: raises the lowest offsets of the unplaced
- * buffers it overlaps, the floors of its sections and, where every unplaced
- * buffer of a section now starts higher, that section's floor too. */
-static void
+/* How high the stack of section q may reach: the aligned capacity, or one
+ * alignment more while a buffer whose padding may hang over it is unplaced. */
+static inline guint64
+section_limit (const MpOptSearch *s, guint q)
+{
+  return s->cap0 + (s->n_special[q] ? s->align : 0);
+}
+
+/* Section q can still be stacked if one of its unplaced buffers could go so
+ * low that all of them fit above it; its witness is such a buffer (like a
+ * watched literal, it is looked for again only when it stops being one). */
+static gboolean
+find_witness (MpOptSearch *s, guint q)
+{
+  guint64 limit;
+
+  if (s->total[q] > section_limit (s, q))
+    return FALSE;
+  limit = section_limit (s, q) - s->total[q];
+  for (guint k = s->mem_start[q], e = k + s->n_mem[q]; k < e; k++)
+    if (s->minoff[s->mem[k]] <= limit)
+      {
+        if (s->witness[q] != s->mem[k])
+          trail_set (s, &s->witness[q], s->mem[k]);
+        return TRUE;
+      }
+  return s->n_mem[q] == 0;
+}
+
+/* Places c at its lowest offset o and raises the lowest offsets of the
+ * unplaced buffers it overlaps. FALSE when some section can no longer be
+ * stacked within the capacity (section inference). */
+static gboolean
 place (MpOptSearch *s, guint c, guint64 o)
 {
-  guint64 top = o + s->size[c];
-  guint   n_aff = 0;
+  guint64  top = o + s->size[c];
+  gboolean ok = TRUE;
 
   s->off[c] = o;
   s->placed[s->n_placed++] = c;
-  if (G_UNLIKELY (++s->cur_stamp == 0))
-    {
-      memset (s->stamp, 0, sizeof (guint) * s->n_sec);
-      s->cur_stamp = 1;
-    }
   for (guint q = s->s0[c]; q <= s->s1[c]; q++)
     {
       guint *pc = &s->pos[s->span_start[c] + q - s->s0[c]];
@@ -470,51 +487,30 @@ place (MpOptSearch *s, guint c, guint64 o)
       s->mem[*pc] = d;
       s->mem[last] = c;
       *pc = last;
-      trail_set (s, &s->floor_[q], top);
       s->total[q] -= s->size[c];
       s->n_special[q] -= s->special[c];
-      s->stamp[q] = s->cur_stamp;
-      s->affected[n_aff++] = q;
     }
   for (guint k = s->ov_start[c]; k < s->ov_start[c + 1]; k++)
     {
       guint j = s->ov[k];
 
-      guint64 was = s->minoff[j];
-
-      if (s->off[j] != UNSET || was >= top)
+      if (s->off[j] != UNSET || s->minoff[j] >= top)
         continue;
       trail_set (s, &s->minoff[j], top);
-      /* a section's floor is the lowest offset of its unplaced buffers: it
-       * moves only where j was that lowest */
-      for (guint q = s->s0[j]; q <= s->s1[j]; q++)
-        if (s->floor_[q] == was && s->stamp[q] != s->cur_stamp)
-          {
-            s->stamp[q] = s->cur_stamp;
-            s->affected[n_aff++] = q;
-          }
+      /* c's own sections are looked at below */
+      for (guint q = s->s0[j]; q <= s->s1[j] && ok; q++)
+        if (s->witness[q] == j && (q < s->s0[c] || q > s->s1[c]) &&
+            top + s->total[q] > section_limit (s, q))
+          ok = find_witness (s, q);
     }
-  for (guint a = 0; a < n_aff; a++)
+  for (guint q = s->s0[c]; q <= s->s1[c] && ok; q++)
     {
-      guint   q = s->affected[a];
-      guint64 lowest = UNSET;
+      guint w = s->witness[q];
 
-      guint64 fl = s->floor_[q];
-
-      for (guint k = s->mem_start[q], e = k + s->n_mem[q]; k < e; k++)
-        {
-          guint64 m = s->minoff[s->mem[k]];
-
-          if (m <= fl)
-            {
-              lowest = UNSET;
-              break;
-            }
-          lowest = MIN (lowest, m);
-        }
-      if (lowest != UNSET)
-        trail_set (s, &s->floor_[q], lowest);
+      if (w == c || s->minoff[w] + s->total[q] > section_limit (s, q))
+        ok = find_witness (s, q);
     }
+  return ok;
 }
 
 static void
@@ -531,10 +527,8 @@ unplace (MpOptSearch *s, guint c, gsize mark)
   s->n_placed--;
 }
 
-/* Section inference: in every section of [lo, hi], the unplaced buffers
- * stack above max(floor, o) (offsets never decrease), and the highest one
- * must end within the capacity: only a buffer whose padding may hang over
- * the aligned capacity lets the stack reach one alignment further. */
+/* Section inference, the other half: offsets never decrease, so in every
+ * section of [lo, hi] the unplaced buffers stack above o. */
 static gboolean
 sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
 {
@@ -542,7 +536,7 @@ sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
     {
       guint64 t = s->total[q];
 
-      if (t != 0 && MAX (o, s->floor_[q]) + t > s->cap0 + (s->n_special[q] ? s->align : 0))
+      if (t != 0 && o + t > section_limit (s, q))
         return FALSE;
     }
   return TRUE;
@@ -623,8 +617,7 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
         continue;
 
       mark = s->trail_len;
-      place (s, c, o);
-      if (sections_fit (s, lo, hi, o))
+      if (place (s, c, o) && sections_fit (s, lo, hi, o))
         {
           for (guint q = s->s0[c]; q < s->s1[c]; q++)
             if (--s->cuts[q] == 0)
@@ -740,7 +733,6 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
           s->off[i] = UNSET;
           s->minoff[i] = 0;
         }
-      memset (s->floor_, 0, sizeof (guint64) * s->n_sec);
       memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
       memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
       memset (s->n_special, 0, sizeof (guint) * s->n_sec);
@@ -759,6 +751,8 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
               s->mem[fill[q]++] = i;
             }
       }
+      for (guint q = 0; q < s->n_sec; q++)
+        s->witness[q] = s->n_mem[q] ? s->mem[s->mem_start[q]] : UNSET;
       s->trail_len = 0;
       s->n_placed = 0;
       s->pool_len = 0;
