@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
+#include <sys/wait.h>
+#include <json.h>
 
 #include "optimal-search.h"
 #include "test-util.h"
@@ -284,6 +286,57 @@ test_stopped (void)
   g_assert_nonnull (strstr (cancelled->note, "cancelled: best found, "));
 }
 
+static char *
+run_cli (const char *args, int *status, char **err)
+{
+  g_autofree char *cmd = g_strdup_printf ("%s %s", g_getenv ("MEMPLAN_CLI"), args);
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  int   wait_status;
+
+  g_assert_nonnull (g_getenv ("MEMPLAN_CLI"));
+  g_assert_true (g_spawn_command_line_sync (cmd, &out, err, &wait_status, &error));
+  g_assert_no_error (error);
+  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  return out;
+}
+
+/* The issue's own question from the command line: C fits in 1,048,576. */
+static void
+test_cli_capacity (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/C.1048576.csv");
+  g_autofree char *args = g_strdup_printf ("plan %s --planner optimal --capacity 1048576 "
+                                           "--format json", path);
+  g_autofree char *err = NULL;
+  g_autofree char *bad_err = NULL;
+  g_autofree char *bad_out = NULL;
+  int              status;
+  g_autofree char *out = run_cli (args, &status, &err);
+  json_object     *root = json_tokener_parse (out), *plans, *plan, *v;
+
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (root);
+  g_assert_true (json_object_object_get_ex (root, "plans", &plans));
+  plan = json_object_array_get_idx (plans, 0);
+  g_assert_true (json_object_object_get_ex (plan, "arena", &v));
+  g_assert_cmpint (json_object_get_int64 (v), <=, 1048576);
+  g_assert_true (json_object_object_get_ex (plan, "valid", &v));
+  g_assert_true (json_object_get_boolean (v));
+  g_assert_true (json_object_object_get_ex (plan, "proven_optimal", &v));
+  g_assert_true (json_object_object_get_ex (plan, "note", &v));
+  g_assert_true (g_str_has_prefix (json_object_get_string (v), "fits in capacity 1.00 MiB; "));
+  json_object_put (root);
+
+  g_free (args);
+  args = g_strdup_printf ("plan %s --planner optimal --capacity -5", path);
+  bad_out = run_cli (args, &status, &bad_err);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_cmpstr (bad_out, ==, "");
+  g_assert_cmpstr (bad_err, ==, "memplan-cli: --max-parallel-ops, --time-budget and --capacity "
+                                "must not be negative\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -295,5 +348,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/brute-force", test_brute_force);
   g_test_add_func ("/analysis/optimal/not-worse-than-greedy", test_not_worse_than_greedy);
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
+  g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
   return g_test_run ();
 }
