@@ -7,11 +7,12 @@
 #include "optimal-search.h"
 
 /* Time is cut into sections at every lifetime boundary; a buffer covers a
- * range of sections. The search keeps, per section, its floor (no unplaced
- * buffer alive there can go lower) and the total size of the unplaced
- * buffers alive there: floor + total above the capacity prunes the branch.
- * Per buffer it keeps its lowest possible offset, the top of the placed
- * buffers that overlap it in time. */
+ * range of sections. Per buffer the search keeps its lowest possible offset
+ * (the top of the placed buffers that overlap it in time), per section the
+ * total size of its unplaced buffers. The unplaced buffers of a section
+ * stack above the lowest of their offsets (MiniMalloc's section floor) and
+ * above the last placement (offsets never decrease): either stack passing
+ * the capacity prunes the branch. Changes are undone from a trail. */
 
 #define UNSET         G_MAXUINT64
 #define N_PREORDERS   3
