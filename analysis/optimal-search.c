@@ -252,7 +252,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   }
   /* the section lists: every buffer in each section it spans */
   for (guint i = 0; i < n && entries <= max_entries; i++)
-    entries += find_boundary (bnd, nb, buffers[i].last + 1) - find_boundary (bnd, nb, buffers[i].first);
+    entries += find_boundary (bnd, nb, buffers[i].last + 1) -
+               find_boundary (bnd, nb, buffers[i].first);
   if (entries > max_entries)
     return NULL;
 
