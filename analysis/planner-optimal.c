@@ -313,7 +313,7 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
   while (lo < hi && !opt->stopped)
     {
       /* most of a pass goes to the lowest target, the one that can prove */
-      guint64 limit = target == lo ? node_limit : MAX (node_limit / 8, 2 * (guint64) p->n);
+      guint64 limit = target == lo ? node_limit : MAX (node_limit / 4, 2 * (guint64) p->n);
 
       switch (probe (opt, p, target, limit))
         {
