@@ -119,9 +119,14 @@ mp_cli_plan (int argc, char **argv)
       mp_cli_error ("--alignment must be a power of two up to 2^30");
       return MP_EXIT_BAD_INPUT;
     }
-  if (max_parallel < 0 || budget < 0 || capacity < 0)
+  if (capacity < 0)
     {
-      mp_cli_error ("--max-parallel-ops, --time-budget and --capacity must not be negative");
+      mp_cli_error ("--capacity must not be negative");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (max_parallel < 0 || budget < 0)
+    {
+      mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
   if (!(infos = mp_cli_planners (planner_names, &error)))
