@@ -55,6 +55,8 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
     json_object_object_add (obj, "partitions", json_object_new_int (plan->n_partitions));
   if (plan->note)
     json_object_object_add (obj, "note", json_object_new_string (plan->note));
+  if (g_strcmp0 (plan->planner, "optimal") == 0)
+    json_object_object_add (obj, "proven_optimal", json_object_new_boolean (plan->proved_optimal));
   for (guint i = 0; i < plan->n_records; i++)
     {
       json_object *t = json_object_new_object ();

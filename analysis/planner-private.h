@@ -31,5 +31,7 @@ MpPlan *mp_planner_multistream    (const MpGraph *, const MpLifetimes *, const M
                                    GCancellable *, GError **);
 MpPlan *mp_planner_best_fit       (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
+MpPlan *mp_planner_optimal        (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
 
 G_END_DECLS

@@ -11,6 +11,10 @@ typedef struct
   guint   max_parallel_ops; /* multistream: ops per parallel group, 0 = unlimited */
   gdouble time_budget;      /* optimal: seconds, 0 = default */
   guint64 capacity;         /* optimal: target capacity, 0 = none */
+  /* optimal: called about twice a second during a long search with a one-line
+   * summary (time, best arena, gap, nodes); NULL = silent */
+  void   (*progress) (const char *line, gpointer data);
+  gpointer progress_data;
 } MpPlannerOptions;
 
 typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,
