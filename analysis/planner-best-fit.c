@@ -16,7 +16,8 @@
 
 gboolean
 mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                   guint64 *offsets, GCancellable *cancellable, GError **error)
+                   guint64 *offsets, MpPlanTrace *trace, GCancellable *cancellable,
+                   GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
   g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
@@ -32,6 +33,8 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
       mp_time_index_busy (index, r->first, r->last, busy);
       offset = mp_spans_best_fit (busy, r->size);
       offsets[order[k]] = offset;
+      if (G_UNLIKELY (trace))
+        mp_plan_trace_gaps (trace, order[k], busy, r->size, offset);
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
     }
   return TRUE;
@@ -78,8 +81,16 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
   qsort (keys, n, sizeof (SortKey), cmp_size_span);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
-  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
-                          error))
+  if (G_UNLIKELY (options->trace))
+    {
+      options->trace->order_rule = "largest first; on a tie the longer lifetime first, then first "
+                                   "appearance";
+      options->trace->place_rule = "each into the free interval over its lifetime that wastes "
+                                   "least (the lowest on a tie), else above the tensors live "
+                                   "with it";
+    }
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, options->trace,
+                          cancellable, error))
     return NULL;
   return g_steal_pointer (&plan);
 }

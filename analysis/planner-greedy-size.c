@@ -73,6 +73,10 @@ mp_planner_greedy_by_size (const MpGraph *graph, const MpLifetimes *lifetimes,
 {
   MpPlan *plan = mp_plan_new ("greedy-by-size", lifetimes);
 
-  mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
+  if (G_UNLIKELY (options->trace))
+    mp_place_greedy_by_size_traced (plan->records, plan->n_records, plan->n_steps, plan->offsets,
+                                    options->trace);
+  else
+    mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
   return plan;
 }

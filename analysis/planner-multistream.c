@@ -24,7 +24,11 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->workspace = lifetimes->workspace;
   plan->parallel = TRUE;
   plan->max_parallel_ops = options->max_parallel_ops;
-  mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
+  if (G_UNLIKELY (options->trace))
+    mp_place_greedy_by_size_traced (plan->records, plan->n_records, plan->n_steps, plan->offsets,
+                                    options->trace);
+  else
+    mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
   if (options->max_parallel_ops)
     plan->note = g_strdup_printf ("%u ops in %u parallel groups over %u levels, at most %u ops "
                                   "per group; steps are groups",

@@ -13,7 +13,22 @@ guint  *mp_order_by_size (const MpUsage *records, guint n);
  * placed records whose lifetimes overlap it (the lowest on a tie), else on
  * top of them. FALSE, and error set, when cancellable was cancelled. */
 gboolean mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                            guint64 *offsets, GCancellable *cancellable, GError **error);
+                            guint64 *offsets, MpPlanTrace *trace, GCancellable *cancellable,
+                            GError **error);
+
+/* Decision recording (planner-trace.c), called only when a trace is asked
+ * for. busy: the sorted span union over the record's lifetime. */
+void mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset);
+void mp_plan_trace_gaps       (MpPlanTrace *trace, guint record, const GArray *busy,
+                               guint64 size, guint64 offset);
+void mp_plan_trace_partition  (MpPlanTrace *trace, guint record, const GArray *busy,
+                               guint n_parts, const guint64 *weights, guint chosen,
+                               gboolean opened);
+void mp_plan_trace_set_op     (MpPlanTrace *trace, guint k, gint op);
+/* mp_place_greedy_by_size's placement through mp_place_best_fit, recording
+ * each decision: the same offsets (tests/test-trace-planner.c checks it). */
+void mp_place_greedy_by_size_traced (const MpUsage *records, guint n, guint n_steps,
+                                     guint64 *offsets, MpPlanTrace *trace);
 
 /* How many placements run between two looks at the cancellable. */
 #define MP_CANCEL_STRIDE 4096

@@ -75,11 +75,15 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
                    graph->name);
       return NULL;
     }
+  if (options && options->trace)
+    mp_plan_trace_reset (options->trace);
   start = g_get_monotonic_time ();
   plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
   if (plan == NULL)
     return NULL;
   plan->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (options && options->trace)
+    mp_plan_trace_finish (options->trace, plan);
   if (plan->graph_name == NULL)
     plan->graph_name = g_strdup (graph->name);
   mp_plan_finish (plan);
