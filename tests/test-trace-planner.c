@@ -489,6 +489,64 @@ test_explain_cli (void)
   g_rmdir (dir);
 }
 
+/* data/teaching: the disagreements its README tells, in MiB. */
+static void
+test_teaching_graphs (void)
+{
+  static const struct
+  {
+    const char *file;
+    guint64     lower_bound, naive, size, breadth, partition, best_fit; /* 0: skipped */
+  } want[] = {
+    { "size-beats-partition.csv", 10, 16, 10, 0, 13, 10 },
+    { "breadth-beats-size.json", 13, 22, 15, 13, 15, 15 },
+    { "only-search.csv", 11, 17, 12, 0, 13, 12 },
+  };
+  const guint64 M = 1024 * 1024;
+
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      g_autofree char *rel = g_build_filename ("teaching", want[i].file, NULL);
+      g_autofree char *path = test_data_path (rel);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpGraph) graph = mp_graph_load (path, &error);
+      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpPlan) naive = NULL, size = NULL, partition = NULL, best_fit = NULL;
+
+      g_assert_no_error (error);
+      lt = mp_lifetimes_compute (graph, NULL, &error);
+      g_assert_no_error (error);
+      naive = test_run_planner ("naive", graph, lt);
+      size = test_run_planner ("greedy-by-size", graph, lt);
+      partition = test_run_planner ("partition", graph, lt);
+      best_fit = test_run_planner ("best-fit", graph, lt);
+      g_assert_cmpuint (lt->lower_bound, ==, want[i].lower_bound * M);
+      g_assert_cmpuint (naive->arena, ==, want[i].naive * M);
+      g_assert_cmpuint (size->arena, ==, want[i].size * M);
+      g_assert_cmpuint (partition->arena, ==, want[i].partition * M);
+      g_assert_cmpuint (best_fit->arena, ==, want[i].best_fit * M);
+      if (want[i].breadth)
+        {
+          g_autoptr (MpPlan) breadth = test_run_planner ("greedy-by-breadth", graph, lt);
+
+          g_assert_cmpuint (breadth->arena, ==, want[i].breadth * M);
+        }
+      if (g_str_equal (want[i].file, "only-search.csv"))
+        {
+          /* the optimum: proj under embed; attn, query, bias stacked over proj */
+          static const guint64 optimum[] = { 3, 0, 3, 7, 10 }; /* embed proj attn query bias */
+          g_autoptr (MpPlan) plan = mp_plan_new ("hand", lt);
+
+          for (guint r = 0; r < plan->n_records; r++)
+            plan->offsets[r] = optimum[r] * M;
+          mp_plan_finish (plan);
+          g_assert_true (mp_validate_plan (graph, plan, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (plan->arena, ==, 11 * M);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -508,5 +566,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace/search-summary", test_search_summary);
   g_test_add_func ("/analysis/trace/explain/text", test_explain_text);
   g_test_add_func ("/analysis/trace/explain/cli", test_explain_cli);
+  g_test_add_func ("/analysis/trace/teaching-graphs", test_teaching_graphs);
   return g_test_run ();
 }
