@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan"
+
+#include "live-row.h"
+
+struct _MpLiveRow
+{
+  GObject      parent_instance;
+  guint        tensor;
+  char        *name;
+  MpTensorKind kind;
+  guint64      offset;
+  guint64      size;
+  gint64       first;
+  gint64       last;
+};
+
+G_DEFINE_FINAL_TYPE (MpLiveRow, mp_live_row, G_TYPE_OBJECT)
+
+static void
+mp_live_row_finalize (GObject *object)
+{
+  g_free (MP_LIVE_ROW (object)->name);
+  G_OBJECT_CLASS (mp_live_row_parent_class)->finalize (object);
+}
+
+static void
+mp_live_row_class_init (MpLiveRowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = mp_live_row_finalize;
+}
+
+static void
+mp_live_row_init (MpLiveRow *self)
+{
+}
+
+MpLiveRow *
+mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
+{
+  MpLiveRow      *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
+  const MpUsage  *u = &plan->records[record];
+  const MpTensor *t = &graph->tensors[u->tensor];
+
+  self->tensor = u->tensor;
+  self->name = g_strdup (t->name);
+  self->kind = t->kind;
+  self->offset = plan->offsets[record];
+  self->size = u->bytes;
+  mp_usage_times (graph, u, &self->first, &self->last);
+  return self;
+}
+
+guint
+mp_live_row_get_tensor (MpLiveRow *self)
+{
+  return self->tensor;
+}
+
+guint64
+mp_live_row_get_offset (MpLiveRow *self)
+{
+  return self->offset;
+}
+
+guint64
+mp_live_row_get_size (MpLiveRow *self)
+{
+  return self->size;
+}
+
+char *
+mp_live_row_format (MpLiveRow *self, const char *column)
+{
+  g_return_val_if_fail (MP_IS_LIVE_ROW (self), NULL);
+
+  if (g_str_equal (column, "offset"))
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, self->offset);
+  if (g_str_equal (column, "end"))
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, self->offset + self->size);
+  if (g_str_equal (column, "size"))
+    return mp_format_bytes (self->size);
+  if (g_str_equal (column, "tensor"))
+    return g_strdup (self->name);
+  if (g_str_equal (column, "lifetime"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT " – %" G_GINT64_FORMAT, self->first, self->last);
+  if (g_str_equal (column, "kind"))
+    return g_strdup (mp_tensor_kind_to_string (self->kind));
+  g_return_val_if_reached (NULL);
+}

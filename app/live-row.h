@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib-object.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+/* One buffer live at the cursor step: where it sits in the arena then. */
+#define MP_TYPE_LIVE_ROW (mp_live_row_get_type ())
+G_DECLARE_FINAL_TYPE (MpLiveRow, mp_live_row, MP, LIVE_ROW, GObject)
+
+MpLiveRow *mp_live_row_new        (const MpGraph *graph, const MpPlan *plan, guint record);
+guint      mp_live_row_get_tensor (MpLiveRow *self);
+guint64    mp_live_row_get_offset (MpLiveRow *self);
+guint64    mp_live_row_get_size   (MpLiveRow *self);
+/* Cell text: offset, end, size, tensor, lifetime, kind. */
+char      *mp_live_row_format     (MpLiveRow *self, const char *column);
+
+G_END_DECLS

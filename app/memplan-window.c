@@ -1,0 +1,1257 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan"
+
+#include <math.h>
+
+#include "live-list.h"
+#include "memplan-application.h"
+#include "memplan-window.h"
+#include "plan-render.h"
+#include "plan-view.h"
+#include "summary-table.h"
+#include "tensor-info.h"
+
+struct _MpWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  /* template children */
+  GtkMenuButton   *planners_button;
+  GtkBox          *planners_box;
+  GtkWidget       *busy_box;
+  GtkSpinner      *spinner;
+  GtkLabel        *busy_label;
+  GtkLabel        *title_label;
+  GtkLabel        *subtitle_label;
+  GtkSearchBar    *search_bar;
+  GtkSearchEntry  *search_entry;
+  GtkLabel        *search_status;
+  GtkInfoBar      *error_bar;
+  GtkLabel        *error_label;
+  GtkInfoBar      *notice_bar;
+  GtkLabel        *notice_label;
+  GtkStack        *stack;
+  GtkLabel        *empty_label;
+  GtkBox          *panes_box;
+  GtkAdjustment   *cursor_adjustment;
+  GtkLabel        *cursor_label;
+  GtkNotebook     *notebook;
+  MpSummaryTable  *summary_table;
+  GtkLabel        *status_label;
+
+  GtkWidget       *live_list;
+  MpViewState     *state;
+  MpPlanSet       *set;
+  GPtrArray       *views;
+  GHashTable      *enabled;        /* planner names (static strings) */
+  GSimpleActionGroup *planner_actions;
+
+  GFile           *file;
+  GFileMonitor    *monitor;
+  guint            reload_source;
+  GCancellable    *cancellable;
+  guint            generation;     /* of the newest build; older results are dropped */
+  gboolean         reloading;
+  gint             search_from;
+  gboolean         syncing_cursor;
+};
+
+G_DEFINE_FINAL_TYPE (MpWindow, mp_window, GTK_TYPE_APPLICATION_WINDOW)
+
+enum
+{
+  PROP_0,
+  PROP_BUSY,
+  PROP_COLOR_BY,
+  PROP_SHARED_SCALE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* The monitor fires several times for one save: wait for quiet. */
+#define RELOAD_DELAY_MS 300
+#define ZOOM_FACTOR     1.5
+/* Exported comparison: width, and height per plan, in pixels or points. */
+#define EXPORT_WIDTH      1600
+#define EXPORT_PANE_HEIGHT 360
+
+typedef struct
+{
+  MpWindow *self;
+  guint     generation;
+} BuildCall;
+
+static void show_error  (MpWindow *self, const char *message);
+static void show_notice (MpWindow *self, const char *message);
+
+static void
+set_busy (MpWindow *self, gboolean busy)
+{
+  gtk_widget_set_visible (self->busy_box, busy);
+  if (busy)
+    gtk_spinner_start (self->spinner);
+  else
+    gtk_spinner_stop (self->spinner);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", busy);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+gboolean
+mp_window_get_busy (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+  return self->cancellable != NULL;
+}
+
+static GStrv
+enabled_planners (MpWindow *self)
+{
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  guint                n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_hash_table_contains (self->enabled, infos[i].name))
+      g_strv_builder_add (b, infos[i].name);
+  return g_strv_builder_end (b);
+}
+
+static void
+update_status (MpWindow *self)
+{
+  const MpGraph     *graph;
+  const MpLifetimes *lt;
+  g_autofree char   *lb = NULL;
+  g_autofree char   *time = NULL;
+  g_autofree char   *text = NULL;
+  gint               selected = mp_view_state_get_selected (self->state);
+
+  if (self->set == NULL)
+    {
+      gtk_label_set_text (self->status_label, "");
+      return;
+    }
+  graph = mp_plan_set_get_graph (self->set);
+  lt = mp_plan_set_get_lifetimes (self->set);
+  if (selected >= 0 && (guint) selected < graph->n_tensors)
+    {
+      MpPlan          *plan = self->views->len ? mp_plan_view_get_plan (self->views->pdata[0])
+                                               : NULL;
+      g_autofree char *markup = mp_tensor_describe (graph, lt, plan, selected);
+      g_autofree char *plain = NULL;
+
+      pango_parse_markup (markup, -1, 0, NULL, &plain, NULL, NULL);
+      g_strdelimit (plain, "\n", ' ');
+      text = g_strdup_printf ("Selected: %s", plain ? plain : "");
+      gtk_label_set_text (self->status_label, text);
+      return;
+    }
+  lb = mp_format_bytes (lt->lower_bound);
+  time = mp_format_seconds (mp_plan_set_get_seconds (self->set));
+  text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
+                          "step %u); loaded and planned in %s. Hover a buffer for details, "
+                          "click to follow it across the plans.",
+                          graph->name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
+                          lt->peak_step, time);
+  gtk_label_set_text (self->status_label, text);
+}
+
+static void
+update_cursor_label (MpWindow *self)
+{
+  gint             step = mp_view_state_get_cursor (self->state);
+  g_autofree char *text = NULL;
+
+  if (self->set == NULL || step < 0)
+    text = g_strdup ("no step chosen");
+  else
+    {
+      const MpGraph     *graph = mp_plan_set_get_graph (self->set);
+      const MpLifetimes *lt = mp_plan_set_get_lifetimes (self->set);
+      g_autofree char   *live = mp_format_bytes ((guint) step < lt->n_steps
+                                                   ? lt->live_bytes[step] : 0);
+
+      if (graph->has_ops && (guint) step < graph->n_ops)
+        text = g_strdup_printf ("step %d, %s: %s live", step, graph->ops[step].name, live);
+      else
+        text = g_strdup_printf ("step %d: %s live", step, live);
+    }
+  gtk_label_set_text (self->cursor_label, text);
+  self->syncing_cursor = TRUE;
+  gtk_adjustment_set_value (self->cursor_adjustment, step);
+  self->syncing_cursor = FALSE;
+}
+
+static void
+cursor_adjustment_changed (MpWindow *self)
+{
+  if (!self->syncing_cursor)
+    mp_view_state_set_cursor (self->state, (gint) lround (gtk_adjustment_get_value (
+                                             self->cursor_adjustment)));
+}
+
+static void
+pane_clicked (MpWindow *self, MpPlanView *view)
+{
+  mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
+}
+
+static void
+show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
+{
+  GtkWidget         *child;
+  const MpGraph     *graph = mp_plan_set_get_graph (set);
+  const MpLifetimes *lt = mp_plan_set_get_lifetimes (set);
+  const char * const *skipped = mp_plan_set_get_skipped (set);
+
+  g_autofree char *selected = NULL;
+  g_autoptr (GPtrArray) old_views = NULL;
+  gdouble          min = 0, max = 0;
+  gboolean         keep_view = FALSE;
+
+  /* A reload of a changed file keeps the view where it can. */
+  if (new_graph && self->reloading && self->set)
+    {
+      gint old = mp_view_state_get_selected (self->state);
+
+      if (old >= 0)
+        selected = g_strdup (mp_plan_set_get_graph (self->set)->tensors[old].name);
+      keep_view = mp_plan_set_get_lifetimes (self->set)->n_steps == lt->n_steps;
+      mp_view_state_get_steps (self->state, &min, &max);
+    }
+  mp_plan_set_ref (set);
+  g_clear_pointer (&self->set, mp_plan_set_unref);
+  self->set = set;
+
+  /* Panes whose plan is kept (a toggle, or more planners finishing) stay,
+   * with their drawing index; the others go. */
+  old_views = g_ptr_array_new_full (self->views->len, g_object_unref);
+  for (guint i = 0; i < self->views->len; i++)
+    g_ptr_array_add (old_views, g_object_ref (self->views->pdata[i]));
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->panes_box))))
+    gtk_box_remove (self->panes_box, child);
+  g_ptr_array_set_size (self->views, 0);
+
+  if (new_graph)
+    {
+      mp_view_state_reset (self->state, lt->n_steps);
+      if (keep_view)
+        mp_view_state_set_steps (self->state, min, max);
+      if (selected)
+        mp_view_state_set_selected (self->state, mp_graph_find_tensor (graph, selected));
+    }
+  for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
+    {
+      GtkWidget *view = NULL;
+
+      for (guint j = 0; j < old_views->len && view == NULL; j++)
+        if (mp_plan_view_get_plan (old_views->pdata[j]) == mp_plan_set_get_plan (set, i))
+          {
+            view = old_views->pdata[j];
+            mp_plan_view_rebind (MP_PLAN_VIEW (view), set, i);
+          }
+      if (view == NULL)
+        {
+          view = mp_plan_view_new (set, i, self->state);
+          g_signal_connect_swapped (view, "clicked", G_CALLBACK (pane_clicked), self);
+        }
+      g_ptr_array_add (self->views, view);
+      gtk_box_append (self->panes_box, view);
+    }
+  mp_summary_table_set_plan_set (self->summary_table, set);
+  mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set,
+                         mp_plan_set_get_n_plans (set) ? mp_plan_set_get_plan (set, 0) : NULL);
+
+  gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
+                            MAX (lt->n_steps, 1) - 1, 1, 10, 0);
+  gtk_label_set_text (self->title_label, graph->name);
+  gtk_label_set_text (self->subtitle_label, mp_plan_set_get_path (set));
+  if (mp_plan_set_get_n_plans (set) == 0)
+    {
+      gtk_label_set_text (self->empty_label, "No planner chosen: pick some under Planners.");
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+    }
+  else
+    gtk_stack_set_visible_child_name (self->stack, "plans");
+
+  if (skipped && skipped[0])
+    {
+      g_autofree char *joined = g_strjoinv ("\n", (char **) skipped);
+
+      show_notice (self, joined);
+    }
+  update_status (self);
+  update_cursor_label (self);
+}
+
+static void
+build_call_free (gpointer data)
+{
+  BuildCall *call = data;
+
+  g_object_unref (call->self);
+  g_free (call);
+}
+
+static void
+build_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  BuildCall *call = user_data;
+  MpWindow  *self = call->self;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpPlanSet) set = mp_plan_set_build_finish (result, &error);
+
+  if (call->generation == self->generation)
+    {
+      gboolean new_graph = self->set == NULL ||
+                           g_object_get_data (G_OBJECT (self), "new-graph") != NULL;
+
+      g_clear_object (&self->cancellable);
+      if (set != NULL)
+        {
+          gtk_info_bar_set_revealed (self->error_bar, FALSE);
+          show_plan_set (self, set, new_graph);
+          if (self->reloading)
+            {
+              g_autofree char *name = g_file_get_parse_name (self->file);
+              g_autofree char *msg = g_strdup_printf ("%s changed on disk and was reloaded.",
+                                                      name);
+
+              show_notice (self, msg);
+            }
+          g_object_set_data (G_OBJECT (self), "new-graph", NULL);
+        }
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        show_notice (self, "Planning cancelled: the panes show the last finished plans.");
+      else
+        show_error (self, error->message);
+      self->reloading = FALSE;
+      /* last: whoever waits for "busy" finds the results in place */
+      set_busy (self, FALSE);
+    }
+  build_call_free (call);
+}
+
+static void
+build_progress (const char *planner, guint index, guint total, MpPlanSet *partial,
+                gpointer data)
+{
+  BuildCall       *call = data;
+  MpWindow        *self = call->self;
+  g_autofree char *text = NULL;
+
+  if (call->generation != self->generation)
+    return;
+  /* show the plans already made while the slower planners run */
+  if (partial)
+    {
+      show_plan_set (self, partial, g_object_get_data (G_OBJECT (self), "new-graph") != NULL);
+      g_object_set_data (G_OBJECT (self), "new-graph", NULL);
+    }
+  if (planner == NULL)
+    text = g_strdup ("Loading…");
+  else
+    text = g_strdup_printf ("Planning %s (%u of %u)…", planner, index + 1, total);
+  gtk_label_set_text (self->busy_label, text);
+}
+
+static void
+start_build (MpWindow *self, gboolean load)
+{
+  g_auto (GStrv) planners = enabled_planners (self);
+  g_autofree char *path = NULL;
+  BuildCall       *call;
+  BuildCall       *progress;
+
+  if (load && self->file == NULL)
+    return;
+  if (!load && self->set == NULL)
+    {
+      /* nothing loaded yet (the last load failed): load again */
+      if (self->file == NULL)
+        return;
+      load = TRUE;
+    }
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->generation++;
+  if (load)
+    {
+      path = g_file_get_path (self->file);
+      if (path == NULL)
+        path = g_file_get_uri (self->file);
+      g_object_set_data (G_OBJECT (self), "new-graph", GINT_TO_POINTER (1));
+    }
+  call = g_new0 (BuildCall, 1);
+  call->self = g_object_ref (self);
+  call->generation = self->generation;
+  progress = g_new0 (BuildCall, 1);
+  progress->self = g_object_ref (self);
+  progress->generation = self->generation;
+  gtk_label_set_text (self->busy_label, "Planning…");
+  set_busy (self, TRUE);
+  mp_plan_set_build_async (load ? path : NULL, load ? NULL : self->set,
+                           (const char * const *) planners, self->cancellable, build_progress,
+                           progress, build_call_free, build_done, call);
+}
+
+static void
+show_error (MpWindow *self, const char *message)
+{
+  gtk_label_set_text (self->error_label, message);
+  gtk_info_bar_set_revealed (self->error_bar, TRUE);
+  if (self->set == NULL)
+    {
+      gtk_label_set_text (self->empty_label, "The graph could not be opened (see the message "
+                                             "above). Open another one with Ctrl+O.");
+      gtk_stack_set_visible_child_name (self->stack, "empty");
+    }
+}
+
+static void
+show_notice (MpWindow *self, const char *message)
+{
+  gtk_label_set_text (self->notice_label, message);
+  gtk_info_bar_set_revealed (self->notice_bar, TRUE);
+}
+
+const char *
+mp_window_get_error (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_info_bar_get_revealed (self->error_bar) ? gtk_label_get_text (self->error_label)
+                                                     : NULL;
+}
+
+void
+mp_window_show_live_list (MpWindow *self)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  gtk_notebook_set_current_page (self->notebook,
+                                 gtk_notebook_page_num (self->notebook, self->live_list));
+}
+
+const char *
+mp_window_get_notice (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_info_bar_get_revealed (self->notice_bar) ? gtk_label_get_text (self->notice_label)
+                                                      : NULL;
+}
+
+static void
+info_bar_response (GtkInfoBar *bar, int response)
+{
+  if (response == GTK_RESPONSE_CLOSE)
+    gtk_info_bar_set_revealed (bar, FALSE);
+}
+
+static gboolean
+reload_timeout (gpointer data)
+{
+  MpWindow *self = data;
+
+  self->reload_source = 0;
+  self->reloading = TRUE;
+  start_build (self, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+file_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+              MpWindow *self)
+{
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_RENAMED:
+    case G_FILE_MONITOR_EVENT_CHANGED:
+      g_clear_handle_id (&self->reload_source, g_source_remove);
+      self->reload_source = g_timeout_add (RELOAD_DELAY_MS, reload_timeout, self);
+      break;
+    default:
+      break;
+    }
+}
+
+void
+mp_window_open (MpWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_return_if_fail (MP_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  g_set_object (&self->file, file);
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  if (self->monitor)
+    g_signal_handlers_disconnect_by_data (self->monitor, self);
+  g_clear_object (&self->monitor);
+  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor)
+    g_signal_connect (self->monitor, "changed", G_CALLBACK (file_changed), self);
+  else
+    g_debug ("no file monitor: %s", error->message);
+  gtk_info_bar_set_revealed (self->notice_bar, FALSE);
+  self->reloading = FALSE;
+  self->search_from = 0;
+  start_build (self, TRUE);
+}
+
+MpPlanSet *
+mp_window_get_plan_set (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->set;
+}
+
+MpViewState *
+mp_window_get_state (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->state;
+}
+
+GPtrArray *
+mp_window_get_plan_views (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->views;
+}
+
+GtkWidget *
+mp_window_get_summary_table (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return GTK_WIDGET (self->summary_table);
+}
+
+GtkWidget *
+mp_window_get_live_list (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->live_list;
+}
+
+/* Planners */
+
+static void
+planner_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
+{
+  MpWindow            *self = data;
+  const MpPlannerInfo *info = mp_planner_lookup (g_action_get_name (G_ACTION (action)));
+
+  g_simple_action_set_state (action, value);
+  if (g_variant_get_boolean (value))
+    g_hash_table_add (self->enabled, (gpointer) info->name);
+  else
+    g_hash_table_remove (self->enabled, info->name);
+  start_build (self, FALSE);
+}
+
+gboolean
+mp_window_get_planner_enabled (MpWindow *self, const char *planner)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+  return g_hash_table_contains (self->enabled, planner);
+}
+
+void
+mp_window_set_planner_enabled (MpWindow *self, const char *planner, gboolean enabled)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  g_return_if_fail (mp_planner_lookup (planner) != NULL);
+
+  if (mp_window_get_planner_enabled (self, planner) != enabled)
+    g_action_group_change_action_state (G_ACTION_GROUP (self->planner_actions), planner,
+                                        g_variant_new_boolean (enabled));
+}
+
+void
+mp_window_set_planners (MpWindow *self, const char * const *planners)
+{
+  guint                n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+
+  g_return_if_fail (MP_IS_WINDOW (self));
+
+  /* one replan, not one per toggle */
+  g_hash_table_remove_all (self->enabled);
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean on = planners == NULL || g_strv_contains (planners, infos[i].name);
+      GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self->planner_actions),
+                                                    infos[i].name);
+
+      if (on)
+        g_hash_table_add (self->enabled, (gpointer) infos[i].name);
+      g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
+    }
+  start_build (self, FALSE);
+}
+
+static void
+planners_init (MpWindow *self)
+{
+  guint                n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+
+  self->planner_actions = g_simple_action_group_new ();
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GSimpleAction) action =
+        g_simple_action_new_stateful (infos[i].name, NULL, g_variant_new_boolean (TRUE));
+      g_autofree char *action_name = g_strconcat ("planner.", infos[i].name, NULL);
+      g_autofree char *label = g_strdup_printf ("%s — %s", infos[i].name, infos[i].title);
+      g_autofree char *tip = i < 9 ? g_strdup_printf ("%s (Alt+%u)", infos[i].description, i + 1)
+                                   : g_strdup (infos[i].description);
+      GtkWidget       *check = gtk_check_button_new_with_label (label);
+
+      g_signal_connect (action, "change-state", G_CALLBACK (planner_state_changed), self);
+      g_action_map_add_action (G_ACTION_MAP (self->planner_actions), G_ACTION (action));
+      g_hash_table_add (self->enabled, (gpointer) infos[i].name);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (check), action_name);
+      gtk_widget_set_tooltip_text (check, tip);
+      gtk_box_append (self->planners_box, check);
+    }
+  gtk_widget_insert_action_group (GTK_WIDGET (self), "planner",
+                                  G_ACTION_GROUP (self->planner_actions));
+}
+
+/* Search */
+
+gboolean
+mp_window_search (MpWindow *self, const char *text)
+{
+  const MpGraph   *graph;
+  g_autofree char *needle = NULL;
+  g_autofree char *status = NULL;
+  gint             index;
+  guint            n_matches = 0;
+  gint             found = -1;
+
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+
+  if (self->set == NULL || text == NULL || *text == '\0')
+    {
+      gtk_label_set_text (self->search_status, "");
+      return FALSE;
+    }
+  graph = mp_plan_set_get_graph (self->set);
+
+  /* an exact name first: tensors, then ops */
+  if ((index = mp_graph_find_tensor (graph, text)) >= 0)
+    found = index;
+  else if ((index = mp_graph_find_op (graph, text)) >= 0)
+    {
+      mp_view_state_set_cursor (self->state, index);
+      mp_view_state_reveal (self->state, index, index);
+      status = g_strdup_printf ("op %s: step %d", graph->ops[index].name, index);
+      gtk_label_set_text (self->search_status, status);
+      return TRUE;
+    }
+  else
+    {
+      /* then a part of a name, case-insensitive, cycling on Enter */
+      needle = g_utf8_casefold (text, -1);
+      for (guint k = 0; k < graph->n_tensors; k++)
+        {
+          guint            t = (self->search_from + k) % graph->n_tensors;
+          g_autofree char *name = g_utf8_casefold (graph->tensors[t].name, -1);
+
+          if (strstr (name, needle))
+            {
+              if (found < 0)
+                found = t;
+              n_matches++;
+            }
+        }
+    }
+  if (found < 0)
+    {
+      gtk_label_set_text (self->search_status, "no tensor or op of that name");
+      return FALSE;
+    }
+  mp_view_state_set_selected (self->state, found);
+  {
+    const MpLifetimes *lt = mp_plan_set_get_lifetimes (self->set);
+    gint               rec = lt->record_of[found];
+
+    if (rec >= 0)
+      mp_view_state_reveal (self->state, lt->records[rec].first, lt->records[rec].last);
+  }
+  if (n_matches > 1)
+    status = g_strdup_printf ("tensor %s (%u matches, Enter for the next)",
+                              graph->tensors[found].name, n_matches);
+  else
+    status = g_strdup_printf ("tensor %s", graph->tensors[found].name);
+  gtk_label_set_text (self->search_status, status);
+  self->search_from = found;
+  return TRUE;
+}
+
+static void
+search_changed (MpWindow *self)
+{
+  self->search_from = 0;
+  mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
+static void
+search_activate (MpWindow *self)
+{
+  const MpGraph *graph;
+
+  if (self->set == NULL)
+    return;
+  graph = mp_plan_set_get_graph (self->set);
+  if (graph->n_tensors)
+    self->search_from = (self->search_from + 1) % graph->n_tensors;
+  mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
+}
+
+/* Export */
+
+static guint
+collect_indices (MpWindow *self, MpRenderIndex ***indices, MpRenderOptions *options)
+{
+  guint n = self->views->len;
+
+  *indices = g_new0 (MpRenderIndex *, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    (*indices)[i] = mp_plan_view_get_index (self->views->pdata[i]);
+  if (n)
+    mp_plan_view_get_options (self->views->pdata[0], options);
+  options->flags = 0;
+  options->shared_scale = mp_view_state_get_shared_scale (self->state);
+  if (!options->shared_scale)
+    options->viewport.addr_min = options->viewport.addr_max = 0;
+  return n;
+}
+
+gboolean
+mp_window_export_view (MpWindow *self, const char *path, GError **error)
+{
+  g_autofree MpRenderIndex **indices = NULL;
+  MpRenderOptions            options = { 0 };
+  MpRenderFormat             format;
+  guint                      n;
+
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+
+  if (!mp_render_format_from_path (path, &format, error))
+    return FALSE;
+  if ((n = collect_indices (self, &indices, &options)) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to export", path);
+      return FALSE;
+    }
+  return mp_render_write_file (path, format, indices, n, &options, EXPORT_WIDTH,
+                               EXPORT_PANE_HEIGHT * n, error);
+}
+
+gboolean
+mp_window_export_plans (MpWindow *self, const char *path, GError **error)
+{
+  g_autofree char     *contents = NULL;
+  g_autofree MpPlan  **plans = NULL;
+  guint                n;
+
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+
+  if (self->set == NULL || (n = mp_plan_set_get_n_plans (self->set)) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to save", path);
+      return FALSE;
+    }
+  plans = g_new (MpPlan *, n);
+  for (guint i = 0; i < n; i++)
+    plans[i] = mp_plan_set_get_plan (self->set, i);
+  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
+    contents = mp_plan_to_csv (mp_plan_set_get_graph (self->set), plans[0]);
+  else if (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".JSON"))
+    contents = mp_plan_to_json (mp_plan_set_get_graph (self->set), plans, n);
+  else
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "%s: unknown plan format (use .json for every plan, .csv for %s)", path,
+                   plans[0]->planner);
+      return FALSE;
+    }
+  return mp_write_file_atomic (path, contents, -1, error);
+}
+
+typedef gboolean (*ExportFunc) (MpWindow *self, const char *path, GError **error);
+
+static void
+save_response (GtkNativeDialog *dialog, int response, MpWindow *self)
+{
+  ExportFunc func = g_object_get_data (G_OBJECT (dialog), "export-func");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      g_autoptr (GError) error = NULL;
+
+      if (path == NULL)
+        show_error (self, "Only local files can be written.");
+      else if (!func (self, path, &error))
+        show_error (self, error->message);
+      else
+        {
+          g_autofree char *msg = g_strdup_printf ("Wrote %s.", path);
+
+          show_notice (self, msg);
+        }
+    }
+  g_object_unref (dialog);
+}
+
+static void
+add_filter (GtkFileChooser *chooser, const char *name, const char *pattern)
+{
+  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, name);
+  gtk_file_filter_add_pattern (filter, pattern);
+  gtk_file_chooser_add_filter (chooser, filter);
+}
+
+static void
+run_save_dialog (MpWindow *self, const char *title, const char *suffix, ExportFunc func,
+                 const char * const *filters)
+{
+  GtkFileChooserNative *dialog;
+  g_autofree char      *name = NULL;
+
+  if (self->set == NULL)
+    return;
+  /* GTK 4's chooser always asks before replacing an existing file. */
+  dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                        "_Save", "_Cancel");
+  name = g_strdup_printf ("%s%s", mp_plan_set_get_graph (self->set)->name, suffix);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  for (guint i = 0; filters[i]; i += 2)
+    add_filter (GTK_FILE_CHOOSER (dialog), filters[i], filters[i + 1]);
+  g_object_set_data (G_OBJECT (dialog), "export-func", func);
+  g_signal_connect (dialog, "response", G_CALLBACK (save_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+export_view_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  static const char * const filters[] = { "PNG image", "*.png", "SVG drawing", "*.svg",
+                                          "PDF document", "*.pdf", NULL };
+
+  run_save_dialog (MP_WINDOW (widget), "Export View", "-plans.png", mp_window_export_view,
+                   filters);
+}
+
+static void
+export_plans_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  static const char * const filters[] = { "Plans (JSON, every planner)", "*.json",
+                                          "Plan (CSV, the first planner)", "*.csv", NULL };
+
+  run_save_dialog (MP_WINDOW (widget), "Save Plans", "-plans.json", mp_window_export_plans,
+                   filters);
+}
+
+/* Opening */
+
+static void
+open_response (GtkNativeDialog *dialog, int response, MpWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      mp_window_open (self, file);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+open_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow             *self = MP_WINDOW (widget);
+  GtkFileChooserNative *dialog;
+  g_autoptr (GtkFileFilter) graphs = gtk_file_filter_new ();
+
+  dialog = gtk_file_chooser_native_new ("Open Graph", GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+  gtk_file_filter_set_name (graphs, "Graphs and usage records (JSON, CSV)");
+  gtk_file_filter_add_pattern (graphs, "*.json");
+  gtk_file_filter_add_pattern (graphs, "*.csv");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);
+  add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
+  if (self->file)
+    {
+      g_autoptr (GFile) dir = g_file_get_parent (self->file);
+
+      if (dir)
+        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), dir, NULL);
+    }
+  g_signal_connect (dialog, "response", G_CALLBACK (open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+open_default_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+
+  mp_window_open (MP_WINDOW (widget), file);
+}
+
+static void
+reload_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  start_build (MP_WINDOW (widget), TRUE);
+}
+
+static void
+cancel_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow *self = MP_WINDOW (widget);
+
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+}
+
+static gboolean
+drop_file (GtkDropTarget *target, const GValue *value, double x, double y, MpWindow *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  if (files == NULL)
+    return FALSE;
+  mp_window_open (self, files->data);
+  return TRUE;
+}
+
+/* View */
+
+static void
+zoom_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow *self = MP_WINDOW (widget);
+
+  if (g_str_equal (action, "win.zoom-in"))
+    mp_view_state_zoom (self->state, ZOOM_FACTOR, NAN);
+  else if (g_str_equal (action, "win.zoom-out"))
+    mp_view_state_zoom (self->state, 1 / ZOOM_FACTOR, NAN);
+  else if (g_str_equal (action, "win.zoom-fit"))
+    mp_view_state_fit (self->state);
+  else if (g_str_equal (action, "win.pan-left") || g_str_equal (action, "win.pan-right"))
+    {
+      gdouble min, max;
+
+      mp_view_state_get_steps (self->state, &min, &max);
+      mp_view_state_pan (self->state, (g_str_equal (action, "win.pan-left") ? -1 : 1) *
+                                        (max - min) / 4);
+    }
+}
+
+static void
+step_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow *self = MP_WINDOW (widget);
+  gint      step = mp_view_state_get_cursor (self->state);
+  gint      last = (gint) mp_view_state_get_n_steps (self->state) - 1;
+
+  step += g_str_equal (action, "win.step-next") ? 1 : -1;
+  step = CLAMP (step, 0, MAX (last, 0));
+  mp_view_state_set_cursor (self->state, step);
+  mp_view_state_reveal (self->state, step, step);
+}
+
+static void
+search_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow *self = MP_WINDOW (widget);
+
+  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+static void
+clear_selection_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  mp_view_state_set_selected (MP_WINDOW (widget)->state, -1);
+}
+
+static void
+state_notify (MpWindow *self, GParamSpec *pspec)
+{
+  const char *name = g_param_spec_get_name (pspec);
+
+  if (g_str_equal (name, "cursor"))
+    update_cursor_label (self);
+  else if (g_str_equal (name, "selected"))
+    update_status (self);
+  else if (g_str_equal (name, "color-by"))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLOR_BY]);
+  else if (g_str_equal (name, "shared-scale"))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHARED_SCALE]);
+}
+
+static void
+planner_selected (MpWindow *self, const char *planner)
+{
+  MpPlan *plan = self->set ? mp_plan_set_find_plan (self->set, planner) : NULL;
+
+  if (plan)
+    mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+}
+
+static void
+mp_window_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
+{
+  MpWindow *self = MP_WINDOW (widget);
+  GdkRGBA   fg;
+
+  GTK_WIDGET_CLASS (mp_window_parent_class)->css_changed (widget, change);
+  /* Light text means a dark theme: follow it, whatever set it. */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  mp_view_state_set_dark (self->state, 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5);
+}
+
+gboolean
+mp_window_screenshot (MpWindow *self, const char *path, GError **error)
+{
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
+  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
+
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+
+  if (renderer == NULL || width <= 0 || height <= 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the window is not shown", path);
+      return FALSE;
+    }
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  if (node == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: nothing drawn yet", path);
+      return FALSE;
+    }
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width,
+                                                                              height));
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the PNG", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  MpWindow *self = MP_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      g_value_set_boolean (value, mp_window_get_busy (self));
+      break;
+    case PROP_COLOR_BY:
+      g_value_set_string (value, mp_color_by_to_string (mp_view_state_get_color_by (self->state)));
+      break;
+    case PROP_SHARED_SCALE:
+      g_value_set_boolean (value, mp_view_state_get_shared_scale (self->state));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  MpWindow *self = MP_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_COLOR_BY:
+      {
+        MpColorBy by;
+
+        if (mp_color_by_from_string (g_value_get_string (value), &by))
+          mp_view_state_set_color_by (self->state, by);
+      }
+      break;
+    case PROP_SHARED_SCALE:
+      mp_view_state_set_shared_scale (self->state, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+mp_window_unrealize (GtkWidget *widget)
+{
+  MpWindow *self = MP_WINDOW (widget);
+
+  /* A closed window stops its planning; a result already on its way is
+   * dropped (the thread's reference keeps the window alive until then). */
+  self->generation++;
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  GTK_WIDGET_CLASS (mp_window_parent_class)->unrealize (widget);
+}
+
+static void
+mp_window_dispose (GObject *object)
+{
+  MpWindow *self = MP_WINDOW (object);
+
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  if (self->monitor)
+    g_signal_handlers_disconnect_by_data (self->monitor, self);
+  g_clear_object (&self->monitor);
+  g_clear_object (&self->file);
+  if (self->state)
+    g_signal_handlers_disconnect_by_data (self->state, self);
+  g_clear_pointer (&self->views, g_ptr_array_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), MP_TYPE_WINDOW);
+  g_clear_pointer (&self->set, mp_plan_set_unref);
+  g_clear_object (&self->planner_actions);
+  g_clear_pointer (&self->enabled, g_hash_table_unref);
+  g_clear_object (&self->state);
+  G_OBJECT_CLASS (mp_window_parent_class)->dispose (object);
+}
+
+static void
+mp_window_class_init (MpWindowClass *klass)
+{
+  GObjectClass   *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = mp_window_dispose;
+  object_class->get_property = mp_window_get_property;
+  object_class->set_property = mp_window_set_property;
+  widget_class->css_changed = mp_window_css_changed;
+  widget_class->unrealize = mp_window_unrealize;
+
+  properties[PROP_BUSY] = g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_COLOR_BY] =
+    g_param_spec_string ("color-by", NULL, NULL, "kind",
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHARED_SCALE] =
+    g_param_spec_boolean ("shared-scale", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (MP_TYPE_SUMMARY_TABLE);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/memplan/Memplan/memplan-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, planners_button);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, planners_box);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_box);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, spinner);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, title_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, search_status);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, error_bar);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, notice_bar);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, notice_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, empty_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, panes_box);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, cursor_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, cursor_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, notebook);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, summary_table);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, status_label);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-default", NULL, open_default_action);
+  gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "win.export-view", NULL, export_view_action);
+  gtk_widget_class_install_action (widget_class, "win.export-plans", NULL, export_plans_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.pan-left", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.pan-right", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.step-prev", NULL, step_action);
+  gtk_widget_class_install_action (widget_class, "win.step-next", NULL, step_action);
+  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL,
+                                   clear_selection_action);
+  gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");
+  gtk_widget_class_install_property_action (widget_class, "win.shared-scale", "shared-scale");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
+}
+
+static void
+mp_window_init (MpWindow *self)
+{
+  GtkDropTarget *drop;
+
+  self->state = mp_view_state_new ();
+  self->views = g_ptr_array_new ();
+  self->enabled = g_hash_table_new (g_str_hash, g_str_equal);
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  planners_init (self);
+  self->live_list = mp_live_list_new (self->state);
+  gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
+
+  g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
+  g_signal_connect_swapped (self->summary_table, "planner-selected",
+                            G_CALLBACK (planner_selected), self);
+  g_signal_connect_swapped (self->cursor_adjustment, "value-changed",
+                            G_CALLBACK (cursor_adjustment_changed), self);
+  g_signal_connect (self->error_bar, "response", G_CALLBACK (info_bar_response), NULL);
+  g_signal_connect (self->notice_bar, "response", G_CALLBACK (info_bar_response), NULL);
+  g_signal_connect_swapped (self->search_entry, "search-changed", G_CALLBACK (search_changed),
+                            self);
+  g_signal_connect_swapped (self->search_entry, "activate", G_CALLBACK (search_activate), self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_file), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", FALSE);
+  update_cursor_label (self);
+}
+
+MpWindow *
+mp_window_new (GtkApplication *application)
+{
+  return g_object_new (MP_TYPE_WINDOW, "application", application, NULL);
+}

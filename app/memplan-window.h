@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gtk/gtk.h>
+#include "plan-set.h"
+#include "view-state.h"
+
+G_BEGIN_DECLS
+
+#define MP_TYPE_WINDOW (mp_window_get_type ())
+G_DECLARE_FINAL_TYPE (MpWindow, mp_window, MP, WINDOW, GtkApplicationWindow)
+
+MpWindow    *mp_window_new                 (GtkApplication *application);
+/* Loads a graph and plans it off the UI thread; errors show in the window. */
+void         mp_window_open                (MpWindow *self, GFile *file);
+/* Runs only these planners (NULL: all); replans the open graph. */
+void         mp_window_set_planners        (MpWindow *self, const char * const *planners);
+gboolean     mp_window_get_planner_enabled (MpWindow *self, const char *planner);
+void         mp_window_set_planner_enabled (MpWindow *self, const char *planner, gboolean enabled);
+gboolean     mp_window_get_busy            (MpWindow *self);
+MpPlanSet   *mp_window_get_plan_set        (MpWindow *self);
+MpViewState *mp_window_get_state           (MpWindow *self);
+/* The plan panes, top to bottom (MpPlanView). */
+GPtrArray   *mp_window_get_plan_views      (MpWindow *self);
+GtkWidget   *mp_window_get_summary_table   (MpWindow *self);
+GtkWidget   *mp_window_get_live_list       (MpWindow *self);
+/* The message of the error bar, or NULL when none is shown. */
+const char  *mp_window_get_error           (MpWindow *self);
+const char  *mp_window_get_notice          (MpWindow *self);
+/* Brings the "Live at step" tab to the front. */
+void         mp_window_show_live_list      (MpWindow *self);
+/* Finds a tensor (selects it) or an op (moves the step cursor) by name, as
+ * the search entry does; returns FALSE when nothing matches. */
+gboolean     mp_window_search              (MpWindow *self, const char *text);
+/* The comparison of every pane, as the view shows it, to PNG, SVG or PDF. */
+gboolean     mp_window_export_view         (MpWindow *self, const char *path, GError **error);
+/* Every plan as JSON, or the first plan as CSV, by extension. */
+gboolean     mp_window_export_plans        (MpWindow *self, const char *path, GError **error);
+/* The window as it is drawn now, to a PNG file. */
+gboolean     mp_window_screenshot          (MpWindow *self, const char *path, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan"
+
+#include "plan-set.h"
+
+/* The graph and its lifetimes, shared by every plan set derived from one load. */
+typedef struct
+{
+  MpGraph     *graph;
+  MpLifetimes *lifetimes;
+} Loaded;
+
+struct _MpPlanSet
+{
+  Loaded    *loaded;   /* atomic rc box */
+  GPtrArray *plans;    /* atomic rc boxes holding an MpPlan *, in table order */
+  GStrv      skipped;
+  char      *path;
+  gdouble    seconds;
+};
+
+G_DEFINE_BOXED_TYPE (MpPlanSet, mp_plan_set, mp_plan_set_ref, mp_plan_set_unref)
+
+/* GUI planning must stay interactive: the exact search gets a short budget. */
+#define GUI_TIME_BUDGET 2.0
+
+static void
+loaded_clear (gpointer data)
+{
+  Loaded *loaded = data;
+
+  g_clear_pointer (&loaded->lifetimes, mp_lifetimes_free);
+  g_clear_pointer (&loaded->graph, mp_graph_free);
+}
+
+static void
+plan_box_clear (gpointer data)
+{
+  mp_plan_free (*(MpPlan **) data);
+}
+
+static void
+plan_box_release (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, plan_box_clear);
+}
+
+MpPlanSet *
+mp_plan_set_ref (MpPlanSet *set)
+{
+  return g_atomic_rc_box_acquire (set);
+}
+
+static void
+plan_set_clear (gpointer data)
+{
+  MpPlanSet *set = data;
+
+  g_atomic_rc_box_release_full (set->loaded, loaded_clear);
+  g_ptr_array_unref (set->plans);
+  g_strfreev (set->skipped);
+  g_free (set->path);
+}
+
+void
+mp_plan_set_unref (MpPlanSet *set)
+{
+  g_atomic_rc_box_release_full (set, plan_set_clear);
+}
+
+const MpGraph *
+mp_plan_set_get_graph (MpPlanSet *set)
+{
+  return set->loaded->graph;
+}
+
+const MpLifetimes *
+mp_plan_set_get_lifetimes (MpPlanSet *set)
+{
+  return set->loaded->lifetimes;
+}
+
+const char *
+mp_plan_set_get_path (MpPlanSet *set)
+{
+  return set->path;
+}
+
+guint
+mp_plan_set_get_n_plans (MpPlanSet *set)
+{
+  return set->plans->len;
+}
+
+MpPlan *
+mp_plan_set_get_plan (MpPlanSet *set, guint index)
+{
+  g_return_val_if_fail (index < set->plans->len, NULL);
+  return *(MpPlan **) set->plans->pdata[index];
+}
+
+MpPlan *
+mp_plan_set_find_plan (MpPlanSet *set, const char *planner)
+{
+  for (guint i = 0; i < set->plans->len; i++)
+    if (g_str_equal (mp_plan_set_get_plan (set, i)->planner, planner))
+      return mp_plan_set_get_plan (set, i);
+  return NULL;
+}
+
+const char * const *
+mp_plan_set_get_skipped (MpPlanSet *set)
+{
+  return (const char * const *) set->skipped;
+}
+
+gdouble
+mp_plan_set_get_seconds (MpPlanSet *set)
+{
+  return set->seconds;
+}
+
+static gpointer
+find_box (MpPlanSet *base, const char *planner)
+{
+  if (base == NULL)
+    return NULL;
+  for (guint i = 0; i < base->plans->len; i++)
+    if (g_str_equal (mp_plan_set_get_plan (base, i)->planner, planner))
+      return base->plans->pdata[i];
+  return NULL;
+}
+
+/* The plans so far, sharing the graph and the plans themselves. */
+static MpPlanSet *
+snapshot (MpPlanSet *set, gint64 start)
+{
+  MpPlanSet *copy = g_atomic_rc_box_new0 (MpPlanSet);
+
+  copy->loaded = g_atomic_rc_box_acquire (set->loaded);
+  copy->plans = g_ptr_array_new_with_free_func (plan_box_release);
+  for (guint i = 0; i < set->plans->len; i++)
+    g_ptr_array_add (copy->plans, g_atomic_rc_box_acquire (set->plans->pdata[i]));
+  copy->skipped = g_new0 (char *, 1);
+  copy->path = g_strdup (set->path);
+  copy->seconds = (g_get_monotonic_time () - start) / 1e6;
+  return copy;
+}
+
+MpPlanSet *
+mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planners,
+                   GCancellable *cancellable, GError **error)
+{
+  return mp_plan_set_build_full (path, base, planners, cancellable, NULL, NULL, error);
+}
+
+MpPlanSet *
+mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
+                        GCancellable *cancellable,
+                        MpPlanSetProgress report, gpointer report_data, GError **error)
+{
+  g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
+  g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
+  guint            total = 0, index = 0;
+  MpPlannerOptions popts = { .time_budget = GUI_TIME_BUDGET };
+  gint64           start = g_get_monotonic_time ();
+  guint            n_infos;
+  const MpPlannerInfo *infos = mp_planners (&n_infos);
+
+  g_return_val_if_fail ((path == NULL) != (base == NULL), NULL);
+
+  set->plans = g_ptr_array_new_with_free_func (plan_box_release);
+  if (base != NULL)
+    {
+      set->loaded = g_atomic_rc_box_acquire (base->loaded);
+      set->path = g_strdup (base->path);
+    }
+  else
+    {
+      Loaded *loaded = g_atomic_rc_box_new0 (Loaded);
+
+      set->loaded = loaded;
+      set->path = g_strdup (path);
+      if (report)
+        report (NULL, 0, 0, NULL, report_data);
+      if (!(loaded->graph = mp_graph_load (path, error)))
+        return NULL;
+      if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
+        return NULL;
+    }
+
+  for (guint i = 0; i < n_infos; i++)
+    total += g_strv_contains (planners, infos[i].name) && !find_box (base, infos[i].name);
+
+  /* Table order, so panes and rows keep a stable order whatever the toggles. */
+  for (guint i = 0; i < n_infos; i++)
+    {
+      g_autoptr (GError) local_error = NULL;
+      gpointer           box;
+      MpPlan            *plan;
+
+      if (!g_strv_contains (planners, infos[i].name))
+        continue;
+      if ((box = find_box (base, infos[i].name)))
+        {
+          g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (box));
+          continue;
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+      if (report)
+        {
+          g_autoptr (MpPlanSet) partial = set->plans->len ? snapshot (set, start) : NULL;
+
+          report (infos[i].name, index++, total, partial, report_data);
+        }
+      plan = mp_planner_run (&infos[i], set->loaded->graph, set->loaded->lifetimes, &popts,
+                             cancellable, &local_error);
+      if (plan == NULL)
+        {
+          if (g_error_matches (local_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+            {
+              g_strv_builder_add (skipped, local_error->message);
+              continue;
+            }
+          if (!g_cancellable_set_error_if_cancelled (cancellable, error))
+            g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ",
+                                        infos[i].name);
+          return NULL;
+        }
+      if (!plan->checked)
+        mp_plan_check (set->loaded->graph, plan);
+      box = g_atomic_rc_box_new (MpPlan *);
+      *(MpPlan **) box = plan;
+      g_ptr_array_add (set->plans, box);
+    }
+  set->skipped = g_strv_builder_end (skipped);
+  set->seconds = (g_get_monotonic_time () - start) / 1e6;
+  return g_steal_pointer (&set);
+}
+
+typedef struct
+{
+  char              *path;
+  MpPlanSet         *base;
+  GStrv              planners;
+  GMainContext      *context;
+  MpPlanSetProgress  progress;
+  gpointer           progress_data;
+  GDestroyNotify     progress_destroy;
+} BuildData;
+
+typedef struct
+{
+  BuildData *bd;   /* kept alive by the task, which outlives its queued reports */
+  GTask     *task;
+  char      *planner;
+  guint      index;
+  guint      total;
+  MpPlanSet *partial;
+} Report;
+
+static gboolean
+report_dispatch (gpointer data)
+{
+  Report *r = data;
+
+  r->bd->progress (r->planner, r->index, r->total, r->partial, r->bd->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+report_free (gpointer data)
+{
+  Report *r = data;
+
+  g_object_unref (r->task);
+  g_clear_pointer (&r->partial, mp_plan_set_unref);
+  g_free (r->planner);
+  g_free (r);
+}
+
+static void
+build_data_free (gpointer data)
+{
+  BuildData *bd = data;
+
+  g_free (bd->path);
+  g_clear_pointer (&bd->base, mp_plan_set_unref);
+  g_strfreev (bd->planners);
+  if (bd->progress_destroy)
+    bd->progress_destroy (bd->progress_data);
+  g_main_context_unref (bd->context);
+  g_free (bd);
+}
+
+static void
+report_in_thread (const char *planner, guint index, guint total, MpPlanSet *partial,
+                  gpointer data)
+{
+  GTask   *task = data;
+  Report  *r = g_new0 (Report, 1);
+  GSource *source;
+
+  r->bd = g_task_get_task_data (task);
+  r->task = g_object_ref (task);
+  r->planner = g_strdup (planner);
+  r->index = index;
+  r->total = total;
+  r->partial = partial ? mp_plan_set_ref (partial) : NULL;
+  /* always an idle on the caller's context: g_main_context_invoke could run
+   * it right here, in the worker thread, when the context is free */
+  source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, report_dispatch, r, report_free);
+  g_source_attach (source, r->bd->context);
+  g_source_unref (source);
+}
+
+static void
+build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  BuildData *bd = task_data;
+  GError    *error = NULL;
+  MpPlanSet *set;
+
+  set = mp_plan_set_build_full (bd->path, bd->base, (const char * const *) bd->planners,
+                                cancellable, bd->progress ? report_in_thread : NULL, task,
+                                &error);
+  if (set == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, set, (GDestroyNotify) mp_plan_set_unref);
+}
+
+void
+mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *planners,
+                         GCancellable *cancellable, MpPlanSetProgress progress,
+                         gpointer progress_data, GDestroyNotify progress_destroy,
+                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  BuildData *bd = g_new0 (BuildData, 1);
+
+  bd->path = g_strdup (path);
+  bd->base = base ? mp_plan_set_ref (base) : NULL;
+  bd->planners = g_strdupv ((char **) planners);
+  bd->context = g_main_context_ref_thread_default ();
+  bd->progress = progress;
+  bd->progress_data = progress_data;
+  bd->progress_destroy = progress_destroy;
+  g_task_set_source_tag (task, mp_plan_set_build_async);
+  g_task_set_task_data (task, bd, build_data_free);
+  /* A result that arrives after cancel must not replace newer work. */
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, build_thread);
+}
+
+MpPlanSet *
+mp_plan_set_build_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

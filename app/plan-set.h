@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <gio/gio.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+/* What the window shows: one loaded graph, its lifetimes and the plans of the
+ * chosen planners. Immutable once built, shared by reference between the
+ * planning thread and the widgets. */
+typedef struct _MpPlanSet MpPlanSet;
+
+#define MP_TYPE_PLAN_SET (mp_plan_set_get_type ())
+
+GType              mp_plan_set_get_type     (void) G_GNUC_CONST;
+MpPlanSet         *mp_plan_set_ref          (MpPlanSet *set);
+void               mp_plan_set_unref        (MpPlanSet *set);
+
+const MpGraph     *mp_plan_set_get_graph     (MpPlanSet *set);
+const MpLifetimes *mp_plan_set_get_lifetimes (MpPlanSet *set);
+const char        *mp_plan_set_get_path      (MpPlanSet *set);
+guint              mp_plan_set_get_n_plans   (MpPlanSet *set);
+MpPlan            *mp_plan_set_get_plan      (MpPlanSet *set, guint index);
+MpPlan            *mp_plan_set_find_plan     (MpPlanSet *set, const char *planner);
+/* One line per planner that could not run on this input ("partition needs …"). */
+const char * const *mp_plan_set_get_skipped  (MpPlanSet *set);
+gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */
+
+/* Called on the caller's main context while the file loads (planner NULL)
+ * and before each planner runs (index of total), with the plans finished so
+ * far (partial, NULL when none), so they can be shown at once. */
+typedef void (*MpPlanSetProgress) (const char *planner, guint index, guint total,
+                                   MpPlanSet *partial, gpointer user_data);
+
+/* Loads path (when base is NULL) or reuses base's graph and the plans it
+ * already has, then runs the planners named in planners that are missing.
+ * Runs in a worker thread; cancellable stops it between and inside planners. */
+void               mp_plan_set_build_async  (const char          *path,
+                                             MpPlanSet           *base,
+                                             const char * const  *planners,
+                                             GCancellable        *cancellable,
+                                             MpPlanSetProgress    progress,
+                                             gpointer             progress_data,
+                                             GDestroyNotify       progress_destroy,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+MpPlanSet         *mp_plan_set_build_finish (GAsyncResult  *result,
+                                             GError       **error);
+MpPlanSet         *mp_plan_set_build        (const char          *path,
+                                             MpPlanSet           *base,
+                                             const char * const  *planners,
+                                             GCancellable        *cancellable,
+                                             GError             **error);
+/* The same, calling report (on this thread) when not NULL. */
+MpPlanSet         *mp_plan_set_build_full   (const char          *path,
+                                             MpPlanSet           *base,
+                                             const char * const  *planners,
+                                             GCancellable        *cancellable,
+                                             MpPlanSetProgress    report,
+                                             gpointer             report_data,
+                                             GError             **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanSet, mp_plan_set_unref)
+
+G_END_DECLS

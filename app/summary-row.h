@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib-object.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+/* One planner's figures, as properties so the summary table can sort on them. */
+#define MP_TYPE_SUMMARY_ROW (mp_summary_row_get_type ())
+G_DECLARE_FINAL_TYPE (MpSummaryRow, mp_summary_row, MP, SUMMARY_ROW, GObject)
+
+MpSummaryRow *mp_summary_row_new         (const MpPlan *plan);
+const char   *mp_summary_row_get_planner (MpSummaryRow *self);
+/* The cell text of a column: planner, arena, lower-bound, ratio, fragmentation,
+ * partitions, time, valid. */
+char         *mp_summary_row_format      (MpSummaryRow *self, const char *column);
+
+G_END_DECLS

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan"
+
+#include "tensor-info.h"
+
+/* Consumers listed in a tooltip before "and N more". */
+#define MAX_CONSUMERS 6
+
+char *
+mp_tensor_shape_string (const MpTensor *tensor)
+{
+  GString *s;
+
+  if (tensor->n_dims == 0)
+    return g_strdup ("—");
+  s = g_string_new (NULL);
+  for (guint d = 0; d < tensor->n_dims; d++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? "×" : "", tensor->shape[d]);
+  return g_string_free (s, FALSE);
+}
+
+static void
+append_consumers (GString *s, const MpGraph *graph, guint tensor)
+{
+  guint n = 0;
+
+  /* A scan of the ops: one hover, one pass, no index to keep up to date. */
+  for (guint o = 0; o < graph->n_ops; o++)
+    for (guint i = 0; i < graph->ops[o].n_inputs; i++)
+      if (graph->ops[o].inputs[i] == tensor)
+        {
+          if (n < MAX_CONSUMERS)
+            {
+              g_autofree char *esc = g_markup_escape_text (graph->ops[o].name, -1);
+
+              g_string_append_printf (s, "%s%s", n ? ", " : "", esc);
+            }
+          n++;
+          break;
+        }
+  if (n == 0)
+    g_string_append (s, "none");
+  else if (n > MAX_CONSUMERS)
+    g_string_append_printf (s, " and %u more", n - MAX_CONSUMERS);
+}
+
+gint
+mp_plan_find_record (const MpPlan *plan, guint hint, guint tensor)
+{
+  /* Plans keep the lifetimes' record order, except those that measure
+   * lifetimes their own way (multistream): then scan. */
+  if (hint < plan->n_records && plan->records[hint].tensor == tensor)
+    return hint;
+  for (guint r = 0; r < plan->n_records; r++)
+    if (plan->records[r].tensor == tensor)
+      return r;
+  return -1;
+}
+
+char *
+mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *plan,
+                    guint tensor)
+{
+  const MpTensor  *t;
+  GString         *s = g_string_new (NULL);
+  g_autofree char *name = NULL;
+  g_autofree char *shape = NULL;
+  g_autofree char *size = NULL;
+  gint             rec;
+
+  g_return_val_if_fail (graph != NULL && tensor < graph->n_tensors, NULL);
+
+  t = &graph->tensors[tensor];
+  name = g_markup_escape_text (t->name, -1);
+  shape = mp_tensor_shape_string (t);
+  size = mp_format_bytes (t->size);
+  g_string_append_printf (s, "<b>%s</b>\n", name);
+  g_string_append_printf (s, "%s", mp_tensor_kind_to_string (t->kind));
+  if (t->dtype != MP_DTYPE_NONE)
+    g_string_append_printf (s, ", %s %s", mp_dtype_to_string (t->dtype), shape);
+  g_string_append_printf (s, ", %s (%" G_GUINT64_FORMAT " bytes)", size, t->size);
+  if (t->view_of >= 0)
+    {
+      g_autofree char *base = g_markup_escape_text (graph->tensors[t->view_of].name, -1);
+
+      g_string_append_printf (s, "\nview of %s at +%" G_GUINT64_FORMAT, base, t->view_offset);
+    }
+
+  rec = lifetimes ? lifetimes->record_of[tensor] : -1;
+  if (rec >= 0)
+    {
+      const MpUsage *u = &lifetimes->records[rec];
+      gint64         first, last;
+
+      mp_usage_times (graph, u, &first, &last);
+      g_string_append_printf (s, "\nlive %s %" G_GINT64_FORMAT " – %" G_GINT64_FORMAT,
+                              graph->has_ops ? "steps" : "times", first, last);
+      if (plan != NULL)
+        {
+          gint r = mp_plan_find_record (plan, (guint) rec, u->tensor);
+
+          if (r >= 0)
+            {
+              guint64          in_root = 0;
+              guint64          offset;
+              g_autofree char *off = NULL;
+
+              mp_graph_view_root (graph, tensor, &in_root);
+              offset = plan->offsets[r] + in_root;
+              off = mp_format_bytes (offset);
+              g_string_append_printf (s, "\noffset %s (%" G_GUINT64_FORMAT ") in %s", off,
+                                      offset, plan->planner);
+            }
+        }
+    }
+  else
+    g_string_append (s, "\nnot planned (lives outside the arena)");
+
+  if (graph->has_ops)
+    {
+      g_string_append (s, "\nproduced by ");
+      if (t->producer >= 0)
+        {
+          g_autofree char *op = g_markup_escape_text (graph->ops[t->producer].name, -1);
+
+          g_string_append (s, op);
+        }
+      else
+        g_string_append (s, "none (graph input)");
+      g_string_append (s, "\nconsumed by ");
+      append_consumers (s, graph, tensor);
+    }
+  return g_string_free (s, FALSE);
+}

@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* GUI smoke tests: the real window on the default graph, driven through the
+ * same calls its gestures and dialogs make. Run under xvfb-run; with no
+ * display the program reports a skipped plan (exit 77 is an error in TAP). */
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib/gstdio.h>
+
+#include "memplan-application.h"
+#include "memplan-window.h"
+#include "live-list.h"
+#include "live-row.h"
+#include "plan-view.h"
+#include "summary-row.h"
+#include "summary-table.h"
+
+/* Generous: planning the default graph takes milliseconds. */
+#define WAIT_SECONDS 60
+
+static gboolean
+timed_out (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Runs the main loop until cond (data) is TRUE or the guard fires. */
+static void
+run_until (gboolean (*cond) (gpointer), gpointer data)
+{
+  gboolean late = FALSE;
+  guint    guard = g_timeout_add_seconds (WAIT_SECONDS, timed_out, &late);
+
+  while (!cond (data) && !late)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (late);
+  g_source_remove (guard);
+}
+
+static gboolean
+window_ready (gpointer data)
+{
+  MpWindow  *win = data;
+  GPtrArray *views = mp_window_get_plan_views (win);
+
+  if (mp_window_get_busy (win))
+    return FALSE;
+  /* the panes must be laid out for hit-testing */
+  for (guint i = 0; i < views->len; i++)
+    if (gtk_widget_get_width (views->pdata[i]) <= 0)
+      return FALSE;
+  return TRUE;
+}
+
+static MpWindow *
+open_window (const char *path)
+{
+  MpWindow *win = mp_window_new (NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+
+  gtk_window_set_default_size (GTK_WINDOW (win), 1280, 860);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_open (win, file);
+  run_until (window_ready, win);
+  return win;
+}
+
+static char *
+data_path (const char *name)
+{
+  return g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), name, NULL);
+}
+
+static guint
+n_planners (void)
+{
+  guint n;
+
+  mp_planners (&n);
+  return n;
+}
+
+static void
+test_default_graph (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
+                            mp_window_get_summary_table (win)));
+  guint            n = n_planners ();
+
+  g_assert_true (g_str_has_suffix (path, "default.json"));
+  g_assert_null (mp_window_get_error (win));
+  g_assert_nonnull (set);
+  g_assert_cmpstr (mp_plan_set_get_graph (set)->name, ==, "encoder-4x512");
+  g_assert_cmpuint (mp_plan_set_get_n_plans (set), ==, n);
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, n);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n);
+
+  /* every plan has its row, with its own figures */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
+      MpPlan          *plan = mp_plan_set_find_plan (set, mp_summary_row_get_planner (row));
+      g_autofree char *arena = mp_summary_row_format (row, "arena");
+      g_autofree char *want = NULL;
+
+      g_assert_nonnull (plan);
+      want = mp_format_bytes (plan->arena);
+      g_assert_cmpstr (arena, ==, want);
+      g_assert_true (plan->valid);
+    }
+
+  /* sorting by arena, as a click on the header does */
+  mp_summary_table_sort_by (MP_SUMMARY_TABLE (mp_window_get_summary_table (win)), "arena",
+                            GTK_SORT_ASCENDING);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr (MpSummaryRow) a = g_list_model_get_item (rows, i - 1);
+      g_autoptr (MpSummaryRow) b = g_list_model_get_item (rows, i);
+      guint64 x, y;
+
+      g_object_get (a, "arena", &x, NULL);
+      g_object_get (b, "arena", &y, NULL);
+      g_assert_cmpuint (x, <=, y);
+    }
+  {
+    /* naive is never better than greedy-by-size: it sorts last or tied */
+    g_autoptr (MpSummaryRow) last = g_list_model_get_item (rows, n - 1);
+    guint64 top;
+
+    g_object_get (last, "arena", &top, NULL);
+    g_assert_cmpuint (top, ==, mp_plan_set_find_plan (set, "naive")->arena);
+  }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static void
+test_click_selects (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  const MpGraph   *graph = mp_plan_set_get_graph (set);
+  MpViewState     *state = mp_window_get_state (win);
+  GPtrArray       *views = mp_window_get_plan_views (win);
+  gint             tensor = mp_graph_find_tensor (graph, "l0.scores");
+
+  g_assert_cmpint (tensor, >=, 0);
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpPlanView     *view = views->pdata[i];
+      MpPlan         *plan = mp_plan_view_get_plan (view);
+      MpRenderLayout  layout;
+      MpRenderOptions options;
+      gdouble         x0, y0, x1, y1, step, address;
+      guint           r;
+
+      /* where the record is, from the plan itself */
+      for (r = 0; r < plan->n_records; r++)
+        if (plan->records[r].tensor == (guint) tensor)
+          break;
+      g_assert_cmpuint (r, <, plan->n_records);
+      mp_plan_view_get_options (view, &options);
+      mp_render_layout (mp_plan_view_get_index (view), &options,
+                        gtk_widget_get_width (GTK_WIDGET (view)),
+                        gtk_widget_get_height (GTK_WIDGET (view)), &layout);
+      mp_render_layout_to_device (&layout, plan->records[r].first, plan->offsets[r], &x0, &y0);
+      mp_render_layout_to_device (&layout, plan->records[r].last + 1.0,
+                                  plan->offsets[r] + plan->records[r].bytes, &x1, &y1);
+
+      /* a click in its middle selects it, in every pane at once */
+      mp_view_state_set_selected (state, -1);
+      mp_plan_view_click (view, (x0 + x1) / 2, (y0 + y1) / 2);
+      g_assert_cmpint (mp_view_state_get_selected (state), ==, tensor);
+      /* and the pane's plan becomes the one whose memory map is listed */
+      g_assert_true (mp_live_list_get_plan (MP_LIVE_LIST (mp_window_get_live_list (win))) == plan);
+      g_assert_cmpint (mp_plan_view_tensor_at (view, (x0 + x1) / 2, (y0 + y1) / 2), ==, tensor);
+      for (guint j = 0; j < views->len; j++)
+        {
+          MpRenderOptions o;
+
+          mp_plan_view_get_options (views->pdata[j], &o);
+          g_assert_cmpuint (o.n_highlight, ==, 1);
+          g_assert_cmpuint (o.highlight[0], ==, (guint) tensor);
+        }
+
+      /* the tooltip text names it, with its lifetime and producer */
+      {
+        g_autofree char *tip = mp_plan_view_describe (view, tensor);
+
+        g_assert_nonnull (strstr (tip, "<b>l0.scores</b>"));
+        g_assert_nonnull (strstr (tip, "produced by "));
+        g_assert_nonnull (strstr (tip, plan->planner));
+      }
+
+      /* a click on the step axis moves the step cursor there */
+      mp_render_layout_to_data (&layout, layout.x_axis.x + layout.x_axis.width / 2,
+                                layout.x_axis.y + layout.x_axis.height / 2, &step, &address);
+      mp_plan_view_click (view, layout.x_axis.x + layout.x_axis.width / 2,
+                          layout.x_axis.y + layout.x_axis.height / 2);
+      g_assert_cmpint (mp_view_state_get_cursor (state), ==, (gint) step);
+
+      /* a click on the title line clears the selection */
+      mp_plan_view_click (view, layout.title.x + 2, layout.title.y + 2);
+      g_assert_cmpint (mp_view_state_get_selected (state), ==, -1);
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static void
+test_zoom_shared (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  MpWindow        *win = open_window (path);
+  MpViewState     *state = mp_window_get_state (win);
+  GPtrArray       *views = mp_window_get_plan_views (win);
+  guint            n_steps = mp_plan_set_get_lifetimes (mp_window_get_plan_set (win))->n_steps;
+  gdouble          min, max;
+
+  mp_view_state_get_steps (state, &min, &max);
+  g_assert_cmpfloat (min, ==, 0);
+  g_assert_cmpfloat (max, ==, n_steps);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.zoom-in", NULL));
+  mp_view_state_get_steps (state, &min, &max);
+  g_assert_cmpfloat_with_epsilon (max - min, n_steps / 1.5, 1e-9);
+  /* every pane draws the same step range */
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpRenderOptions o;
+
+      mp_plan_view_get_options (views->pdata[i], &o);
+      g_assert_cmpfloat (o.viewport.step_min, ==, min);
+      g_assert_cmpfloat (o.viewport.step_max, ==, max);
+    }
+  mp_view_state_pan (state, 1e9);
+  mp_view_state_get_steps (state, &min, &max);
+  g_assert_cmpfloat (max, ==, n_steps);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.zoom-fit", NULL));
+  mp_view_state_get_steps (state, &min, &max);
+  g_assert_cmpfloat (min, ==, 0);
+  g_assert_cmpfloat (max, ==, n_steps);
+
+  /* the menu's colour key and address scale reach every pane */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.color-by", "s", "op"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.shared-scale", NULL));
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpRenderOptions o;
+      MpPlan         *plan = mp_plan_view_get_plan (views->pdata[i]);
+      MpViewport      full;
+
+      mp_plan_view_get_options (views->pdata[i], &o);
+      g_assert_cmpint (o.color_by, ==, MP_COLOR_BY_OP);
+      /* one scale: the widest arena (naive's) with this pane's headroom */
+      mp_render_full_viewport (mp_plan_view_get_index (views->pdata[i]), &full);
+      g_assert_cmpfloat_with_epsilon (o.viewport.addr_max / full.addr_max,
+                                      (gdouble) mp_plan_set_find_plan (
+                                        mp_window_get_plan_set (win), "naive")->arena / plan->arena,
+                                      1e-9);
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static gboolean
+n_views_is (gpointer data)
+{
+  MpWindow *win = data;
+
+  return !mp_window_get_busy (win) &&
+         mp_window_get_plan_views (win)->len ==
+           GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (win), "want"));
+}
+
+static void
+test_toggle_planner (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  MpWindow        *win = open_window (path);
+  guint            n = n_planners ();
+  GPtrArray       *views = mp_window_get_plan_views (win);
+
+  MpRenderIndex   *kept = mp_plan_view_get_index (views->pdata[1]);
+
+  g_assert_true (mp_window_get_planner_enabled (win, "naive"));
+  mp_window_set_planner_enabled (win, "naive", FALSE);
+  g_object_set_data (G_OBJECT (win), "want", GUINT_TO_POINTER (n - 1));
+  run_until (n_views_is, win);
+  /* the other panes keep their plans and drawing indices: nothing replanned */
+  g_assert_true (mp_plan_view_get_index (views->pdata[0]) == kept);
+  for (guint i = 0; i < views->len; i++)
+    g_assert_cmpstr (mp_plan_view_get_plan (views->pdata[i])->planner, !=, "naive");
+  g_assert_null (mp_plan_set_find_plan (mp_window_get_plan_set (win), "naive"));
+
+  mp_window_set_planner_enabled (win, "naive", TRUE);
+  g_object_set_data (G_OBJECT (win), "want", GUINT_TO_POINTER (n));
+  run_until (n_views_is, win);
+  /* table order: naive first again */
+  g_assert_cmpstr (mp_plan_view_get_plan (views->pdata[0])->planner, ==, "naive");
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static void
+test_bad_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "bad.json", NULL);
+  const char      *bad = "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", "
+                         "\"size\": 64}], \"ops\": [{\"name\": \"f\", \"inputs\": [\"nope\"], "
+                         "\"outputs\": [\"a\"]}]}";
+  g_autoptr (GError) want = NULL;
+  MpWindow        *win;
+
+  g_assert_true (g_file_set_contents (path, bad, -1, NULL));
+  g_assert_null (mp_graph_load (path, &want));
+  win = open_window (path);
+  /* the loader's own message, naming the file and the op */
+  g_assert_cmpstr (mp_window_get_error (win), ==, want->message);
+  g_assert_nonnull (strstr (want->message, path));
+  g_assert_nonnull (strstr (want->message, "'f'"));
+  g_assert_null (mp_window_get_plan_set (win));
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, 0);
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_close_while_planning (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  MpWindow        *win = mp_window_new (NULL);
+  gboolean         late = FALSE;
+
+  /* closing a window whose planning thread still runs must drop the result */
+  g_object_ref (win);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_open (win, file);
+  g_assert_true (mp_window_get_busy (win));
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_assert_false (mp_window_get_busy (win));
+  g_timeout_add (500, timed_out, &late);
+  while (!late)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_null (mp_window_get_plan_set (win));
+  g_assert_false (mp_window_get_busy (win));
+  g_object_unref (win);
+}
+
+static void
+assert_file_starts (const char *path, const char *magic, gsize length)
+{
+  g_autofree char *contents = NULL;
+  gsize            size;
+
+  g_assert_true (g_file_get_contents (path, &contents, &size, NULL));
+  g_assert_cmpuint (size, >, length);
+  g_assert_cmpmem (contents, length, magic, length);
+}
+
+static void
+test_export (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "view.png", NULL);
+  g_autofree char *svg = g_build_filename (dir, "view.svg", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "view.pdf", NULL);
+  g_autofree char *json = g_build_filename (dir, "plans.json", NULL);
+  g_autofree char *csv = g_build_filename (dir, "plan.csv", NULL);
+  g_autofree char *shot = g_build_filename (dir, "window.png", NULL);
+  g_autofree char *bad = g_build_filename (dir, "view.bmp", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *plans = NULL;
+  MpWindow        *win = open_window (path);
+  guint            n = n_planners ();
+
+  g_assert_true (mp_window_export_view (win, png, &error));
+  g_assert_no_error (error);
+  texture = gdk_texture_new_from_filename (png, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, 1600);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, 360 * n);
+  g_assert_true (mp_window_export_view (win, svg, &error));
+  assert_file_starts (svg, "<?xml", 5);
+  g_assert_true (mp_window_export_view (win, pdf, &error));
+  assert_file_starts (pdf, "%PDF", 4);
+  g_assert_false (mp_window_export_view (win, bad, &error));
+  g_assert_nonnull (strstr (error->message, bad));
+  g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+
+  g_assert_true (mp_window_export_plans (win, json, &error));
+  g_assert_true (g_file_get_contents (json, &plans, NULL, NULL));
+  g_assert_nonnull (strstr (plans, "memplan.plan/1"));
+  g_assert_true (mp_window_export_plans (win, csv, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (mp_window_screenshot (win, shot, &error));
+  g_assert_no_error (error);
+  assert_file_starts (shot, "\x89PNG", 4);
+  gtk_window_destroy (GTK_WINDOW (win));
+  for (const char *const *p = (const char *const[]) { png, svg, pdf, json, csv, shot, NULL }; *p;
+       p++)
+    g_unlink (*p);
+  g_rmdir (dir);
+}
+
+static void
+test_search_and_cursor (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  MpWindow        *win = open_window (path);
+  MpViewState     *state = mp_window_get_state (win);
+  const MpGraph   *graph = mp_plan_set_get_graph (mp_window_get_plan_set (win));
+  GListModel      *live = mp_live_list_get_model (MP_LIVE_LIST (mp_window_get_live_list (win)));
+  MpPlan          *first = mp_plan_set_get_plan (mp_window_get_plan_set (win), 0);
+  guint            expect = 0;
+
+  g_assert_true (mp_window_search (win, "l2.probs"));
+  g_assert_cmpint (mp_view_state_get_selected (state), ==,
+                   mp_graph_find_tensor (graph, "l2.probs"));
+  /* an op name moves the step cursor to its step */
+  g_assert_true (mp_window_search (win, graph->ops[7].name));
+  g_assert_cmpint (mp_view_state_get_cursor (state), ==, 7);
+  g_assert_false (mp_window_search (win, "no-such-name"));
+
+  /* the live list holds exactly the buffers live at step 7, by address */
+  for (guint r = 0; r < first->n_records; r++)
+    expect += first->records[r].first <= 7 && 7 <= first->records[r].last;
+  g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
+  g_assert_cmpuint (expect, >, 0);
+  for (guint i = 1; i < expect; i++)
+    {
+      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+      g_assert_cmpuint (mp_live_row_get_offset (a), <=, mp_live_row_get_offset (b));
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static gboolean
+notice_says_reloaded (gpointer data)
+{
+  const char *notice = mp_window_get_notice (data);
+
+  return !mp_window_get_busy (data) && notice && strstr (notice, "changed on disk");
+}
+
+static void
+test_reload (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "g.csv", NULL);
+  MpWindow        *win;
+
+  g_assert_true (g_file_set_contents (path, "id,lower,upper,size\n0,0,2,64\n1,1,3,64\n", -1,
+                                      NULL));
+  win = open_window (path);
+  g_assert_cmpuint (mp_plan_set_get_graph (mp_window_get_plan_set (win))->n_tensors, ==, 2);
+  g_assert_true (mp_window_search (win, "1"));
+  g_assert_true (g_file_set_contents (path, "id,lower,upper,size\n0,0,2,64\n1,1,3,64\n"
+                                            "2,3,5,128\n", -1, NULL));
+  run_until (notice_says_reloaded, win);
+  g_assert_cmpuint (mp_plan_set_get_graph (mp_window_get_plan_set (win))->n_tensors, ==, 3);
+  /* the followed tensor is still followed, by name */
+  g_assert_cmpint (mp_view_state_get_selected (mp_window_get_state (win)), ==,
+                   mp_graph_find_tensor (mp_plan_set_get_graph (mp_window_get_plan_set (win)),
+                                         "1"));
+  g_assert_cmpint (mp_view_state_get_selected (mp_window_get_state (win)), >=, 0);
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_command_line (void)
+{
+  const char      *exe = g_getenv ("MEMPLAN_GUI");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  g_autofree char *shot = g_build_filename (dir, "shot.png", NULL);
+  g_autofree char *graph = data_path ("teaching.json");
+  g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  int              status;
+
+  g_assert_nonnull (exe);
+  {
+    const char *argv[] = { exe, "--screenshot", shot, "--size", "1000x700", graph, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    assert_file_starts (shot, "\x89PNG", 4);
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    const char *argv[] = { exe, "--screenshot", shot, missing, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, missing));
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    const char *argv[] = { exe, "--planner", "bogus", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "unknown planner 'bogus'"));
+  }
+  g_unlink (shot);
+  g_rmdir (dir);
+}
+
+static gboolean
+app_window_ready (gpointer data)
+{
+  GtkApplication *app = data;
+  GtkWindow      *win = gtk_application_get_active_window (app);
+
+  return win && MP_IS_WINDOW (win) && window_ready (win);
+}
+
+static void
+app_started (GApplication *app, gpointer data)
+{
+  MpWindow    *win;
+  GtkWidget   *overlay;
+  gboolean     about = FALSE;
+  g_autoptr (GListModel) toplevels = NULL;
+
+  run_until (app_window_ready, app);
+  win = MP_WINDOW (gtk_application_get_active_window (GTK_APPLICATION (app)));
+  /* no file: the bundled default graph, every planner */
+  g_assert_cmpstr (mp_plan_set_get_graph (mp_window_get_plan_set (win))->name, ==,
+                   "encoder-4x512");
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, n_planners ());
+
+  /* Ctrl+? opens the shortcuts window loaded from the resources */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.show-help-overlay", NULL));
+  overlay = GTK_WIDGET (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (win)));
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
+  g_assert_true (gtk_widget_get_visible (overlay));
+  {
+    g_autofree char **accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                       "win.export-view");
+
+    g_assert_cmpstr (accels[0], ==, "<Control>e");
+  }
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (toplevels, i);
+
+      about |= GTK_IS_ABOUT_DIALOG (w);
+    }
+  g_assert_true (about);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+}
+
+static void
+test_application (void)
+{
+  /* A GtkApplication run ends GTK for its process: give it its own. */
+  if (g_test_subprocess ())
+    {
+      g_autoptr (MpApplication) app = mp_application_new ();
+      char *argv[] = { (char *) "memplan", NULL };
+
+      g_signal_connect_after (app, "activate", G_CALLBACK (app_started), NULL);
+      g_assert_cmpint (g_application_run (G_APPLICATION (app), 1, argv), ==, 0);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+int
+main (int argc, char **argv)
+{
+  /* gtk_init would abort without a display: report a skipped plan instead */
+  if (!gtk_init_check ())
+    {
+      printf ("1..0 # SKIP no display\n");
+      return 0;
+    }
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/app/window/default-graph", test_default_graph);
+  g_test_add_func ("/app/window/click-selects", test_click_selects);
+  g_test_add_func ("/app/window/zoom-shared", test_zoom_shared);
+  g_test_add_func ("/app/window/toggle-planner", test_toggle_planner);
+  g_test_add_func ("/app/window/bad-file", test_bad_file);
+  g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
+  g_test_add_func ("/app/window/export", test_export);
+  g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
+  g_test_add_func ("/app/window/reload", test_reload);
+  g_test_add_func ("/app/command-line", test_command_line);
+  g_test_add_func ("/app/application", test_application);
+  return g_test_run ();
+}
