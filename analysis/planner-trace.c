@@ -448,6 +448,10 @@ explain_partition (GString *s, const MpPlanTrace *trace, const MpTraceStep *step
             g_string_append_printf (s, "1 of %u partitions is free over its lifetime: joins P%u "
                                        "(%s of members), at %s",
                                     step->n_candidates, step->partition, w, at);
+          else if (step->n_fitting == step->n_candidates)
+            g_string_append_printf (s, "all %u partitions are free over its lifetime; joins the "
+                                       "heaviest, P%u (%s of members), at %s",
+                                    step->n_candidates, step->partition, w, at);
           else
             g_string_append_printf (s, "%u of %u partitions are free over its lifetime; joins "
                                        "the heaviest, P%u (%s of members), at %s",
