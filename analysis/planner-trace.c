@@ -252,6 +252,7 @@ mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_
 {
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   gboolean full = n_steps >= trace->steps->len;
+  guint64  top = 0;
 
   g_return_val_if_fail (trace != NULL && offsets != NULL, FALSE);
 
@@ -270,7 +271,7 @@ mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_
   if (!stack_partitions (trace, records, n_records, n_steps, sizes, error))
     return FALSE;
   /* prefix sums: partitions stacked in the order they were opened */
-  for (guint p = 0, top = 0; p < sizes->len; p++)
+  for (guint p = 0; p < sizes->len; p++)
     {
       guint64 size = g_array_index (sizes, guint64, p);
 
@@ -319,7 +320,9 @@ mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan)
       trace->n_partitions = sizes->len;
       trace->partition_sizes = g_memdup2 (sizes->data, sizes->len * sizeof (guint64));
       trace->partition_offsets = g_new (guint64, sizes->len);
-      for (guint p = 0, top = 0; p < sizes->len; p++)
+      guint64 top = 0;
+
+      for (guint p = 0; p < sizes->len; p++)
         {
           trace->partition_offsets[p] = top;
           top += trace->partition_sizes[p];

@@ -327,9 +327,16 @@ draw_canvas (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   MpRenderOptions options = { 0 };
   MpRenderLayout  layout;
   guint           current;
+  GdkRGBA         fg;
 
   if (self->shown_index == NULL)
     return;
+  /* light text means a dark theme, as in the main window */
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  if (0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5)
+    options.theme = MP_THEME_DARK;
   current = self->plan->records[mp_plan_trace_step (self->trace, self->position)->record].tensor;
   options.flags = MP_RENDER_HIDE_CURVE;
   options.highlight = &current;

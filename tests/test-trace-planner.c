@@ -486,6 +486,18 @@ test_explain_cli (void)
   g_assert_cmpstr (err3, ==, "memplan-cli: greedy-by-breadth needs the ops of a graph; 'test' "
                              "has usage records only\n");
   g_unlink (path);
+
+  /* bad input: the loader's message, exit 2, nothing on stdout */
+  g_clear_pointer (&out3, g_free);
+  g_clear_pointer (&err3, g_free);
+  g_assert_true (g_file_set_contents (path, "id,lower,upper,size\nb0,3,1,4\n", -1, NULL));
+  g_assert_cmpint (test_run_cli (&out3, &err3, "explain", path, NULL), ==, 2);
+  g_assert_cmpstr (out3, ==, "");
+  g_free (expected);
+  expected = g_strdup_printf ("memplan-cli: %s: line 2 (buffer 'b0'): upper 1 must be greater "
+                              "than lower 3\n", path);
+  g_assert_cmpstr (err3, ==, expected);
+  g_unlink (path);
   g_rmdir (dir);
 }
 
