@@ -262,7 +262,8 @@ outline (cairo_t *cr, const MpRenderLayout *layout, gdouble first, gdouble last,
 
   mp_render_layout_to_device (layout, first, offset, &x0, &y0);
   mp_render_layout_to_device (layout, last, offset + size, &x1, &y1);
-  cairo_rectangle (cr, MIN (x0, x1), MIN (y0, y1), MAX (fabs (x1 - x0), 1), MAX (fabs (y1 - y0), 1));
+  cairo_rectangle (cr, MIN (x0, x1), MIN (y0, y1), MAX (fabs (x1 - x0), 1),
+                   MAX (fabs (y1 - y0), 1));
 }
 
 static void
@@ -387,6 +388,12 @@ order_model (MpStepThrough *self)
 
 /* Object --------------------------------------------------------------- */
 
+static const char *
+or_dash (const char *text)
+{
+  return text ? text : "–";
+}
+
 MpStepThrough *
 mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GError **error)
 {
@@ -396,6 +403,7 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
   MpPlannerOptions     options = { .trace = trace };
   g_autoptr (MpPlan) plan = NULL;
   g_autofree char     *title = NULL;
+  g_autofree char     *rules = NULL;
   MpStepThrough       *self;
 
   g_return_val_if_fail (set != NULL && planner != NULL, NULL);
@@ -431,12 +439,9 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
   title = g_strdup_printf ("%s on %s", self->plan->planner, mp_plan_set_get_graph (set)->name);
   gtk_window_set_title (GTK_WINDOW (self), title);
   gtk_label_set_text (GTK_LABEL (self->title_label), title);
-  {
-    g_autofree char *rules = g_strdup_printf ("Order: %s.\nRule: %s.",
-                                              self->trace->order_rule ? self->trace->order_rule : "–",
-                                              self->trace->place_rule ? self->trace->place_rule : "–");
-    gtk_label_set_text (GTK_LABEL (self->rule_label), rules);
-  }
+  rules = g_strdup_printf ("Order: %s.\nRule: %s.", or_dash (self->trace->order_rule),
+                           or_dash (self->trace->place_rule));
+  gtk_label_set_text (GTK_LABEL (self->rule_label), rules);
   self->selection = gtk_single_selection_new (order_model (self));
   gtk_single_selection_set_autoselect (self->selection, TRUE);
   gtk_list_view_set_model (GTK_LIST_VIEW (self->order_view), GTK_SELECTION_MODEL (self->selection));
