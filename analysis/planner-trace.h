@@ -150,7 +150,12 @@ char        *mp_plan_trace_explain      (const MpPlanTrace *trace,
                                          const MpGraph     *graph,
                                          const MpPlan      *plan);
 
-/* For the optimal planner's search. */
+/* For the optimal planner's search (branch optimal): call these behind a
+ * NULL check on options->trace, one incumbent per improvement (the first
+ * from the best heuristic), prunes counted per reason; set search.nodes
+ * and search.proved at the end. It must run the heuristics that give its
+ * first incumbent with a copy of the options whose trace is NULL, or their
+ * steps land in its trace. */
 void         mp_plan_trace_search_incumbent (MpPlanTrace *trace,
                                              gdouble      seconds,
                                              guint64      nodes,
