@@ -6,7 +6,12 @@
 #include "planner-private.h"
 #include "time-index.h"
 
-/* XLA's heap simulator, global decreasing-size best fit: buffers by size,
+/* The placement rule every greedy planner shares: in the given order, each
+ * buffer takes the lowest of the smallest gaps among the buffers live with it
+ * that holds it, else the space above them. Greedy-by-size, greedy-by-breadth
+ * and best-fit differ only in the order.
+ *
+ * XLA's heap simulator, global decreasing-size best fit: buffers by size,
  * largest first (ties: the longer lifetime first, then first appearance);
  * each takes the free interval of the address space, free over its whole
  * lifetime, that wastes least: the smallest gap among the buffers live with
@@ -20,7 +25,6 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
                    GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
-  g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
 
   for (guint k = 0; k < n; k++)
     {
@@ -30,11 +34,11 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
       if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      mp_time_index_busy (index, r->first, r->last, busy);
-      offset = mp_spans_best_fit (busy, r->size);
-      offsets[order[k]] = offset;
       if (G_UNLIKELY (trace))
-        mp_plan_trace_gaps (trace, order[k], busy, r->size, offset);
+        offset = mp_plan_trace_best_fit (trace, index, order[k], r);
+      else
+        offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
+      offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
     }
   return TRUE;
@@ -81,14 +85,10 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
   qsort (keys, n, sizeof (SortKey), cmp_size_span);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
-  if (G_UNLIKELY (options->trace))
-    {
-      options->trace->order_rule = "largest first; on a tie the longer lifetime first, then first "
-                                   "appearance";
-      options->trace->place_rule = "each into the free interval over its lifetime that wastes "
-                                   "least (the lowest on a tie), else above the tensors live "
-                                   "with it";
-    }
+  mp_plan_trace_rules (options->trace,
+                       "largest first; on a tie the longer lifetime first, then first appearance",
+                       "each into the free interval over its lifetime that wastes least (the "
+                       "lowest on a tie), else above the tensors live with it");
   if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, options->trace,
                           cancellable, error))
     return NULL;

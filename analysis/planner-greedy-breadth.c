@@ -43,10 +43,10 @@ trace_ops (MpPlanTrace *trace, const SortKey *ops, guint n_ops, const MpGraph *g
   g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
   guint                k = 0;
 
-  trace->order_rule = "ops by decreasing breadth (the bytes they read and write; ties in op "
-                      "order), each op's tensors not yet placed largest first";
-  trace->place_rule = "each into the smallest gap between the placed tensors that overlap it in "
-                      "time (the lowest on a tie), else on top of them";
+  mp_plan_trace_rules (trace,
+                       "ops by decreasing breadth (the bytes they read and write; ties in op "
+                       "order), each op's tensors not yet placed largest first",
+                       MP_RULE_SMALLEST_GAP);
   for (guint i = 0; i < n_ops; i++)
     {
       const MpOp *op = &graph->ops[ops[i].index];

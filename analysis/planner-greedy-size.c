@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "planner-private.h"
-#include "time-index.h"
 
 /* Pisarchyk & Lee's greedy by size for offset calculation, with AITemplate's
  * exact rules: largest first (a stable sort, so ties keep first-appearance
@@ -50,19 +49,11 @@ guint64
 mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64 *offsets)
 {
   g_autofree guint *order = mp_order_by_size (records, n);
-  g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
-  guint64 arena = 0;
+  guint64           arena = 0;
 
-  for (guint k = 0; k < n; k++)
-    {
-      const MpUsage *r = &records[order[k]];
-      guint64        offset;
-
-      offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
-      offsets[order[k]] = offset;
-      mp_time_index_insert (index, r->first, r->last, offset, r->size);
-      arena = MAX (arena, offset + r->size);
-    }
+  mp_place_best_fit (records, n, n_steps, order, offsets, NULL, NULL, NULL);
+  for (guint i = 0; i < n; i++)
+    arena = MAX (arena, offsets[i] + records[i].size);
   return arena;
 }
 
@@ -71,12 +62,12 @@ mp_planner_greedy_by_size (const MpGraph *graph, const MpLifetimes *lifetimes,
                            const MpPlannerOptions *options, GCancellable *cancellable,
                            GError **error)
 {
-  MpPlan *plan = mp_plan_new ("greedy-by-size", lifetimes);
+  g_autoptr (MpPlan) plan = mp_plan_new ("greedy-by-size", lifetimes);
+  g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
 
-  if (G_UNLIKELY (options->trace))
-    mp_place_greedy_by_size_traced (plan->records, plan->n_records, plan->n_steps, plan->offsets,
-                                    options->trace);
-  else
-    mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
-  return plan;
+  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
+  if (!mp_place_best_fit (plan->records, plan->n_records, plan->n_steps, order, plan->offsets,
+                          options->trace, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&plan);
 }

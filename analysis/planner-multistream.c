@@ -18,17 +18,18 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
   g_autofree MpUsage *records = mp_schedule_usage (schedule, graph, lifetimes->records,
                                                    lifetimes->n_records);
-  MpPlan *plan = mp_plan_new_records ("multistream", records, lifetimes->n_records,
-                                      MAX (schedule->n_groups, 1), lifetimes->alignment);
+  g_autoptr (MpPlan) plan = mp_plan_new_records ("multistream", records, lifetimes->n_records,
+                                                 MAX (schedule->n_groups, 1),
+                                                 lifetimes->alignment);
+  g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
 
   plan->workspace = lifetimes->workspace;
   plan->parallel = TRUE;
   plan->max_parallel_ops = options->max_parallel_ops;
-  if (G_UNLIKELY (options->trace))
-    mp_place_greedy_by_size_traced (plan->records, plan->n_records, plan->n_steps, plan->offsets,
-                                    options->trace);
-  else
-    mp_place_greedy_by_size (plan->records, plan->n_records, plan->n_steps, plan->offsets);
+  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
+  if (!mp_place_best_fit (plan->records, plan->n_records, plan->n_steps, order, plan->offsets,
+                          options->trace, cancellable, error))
+    return NULL;
   if (options->max_parallel_ops)
     plan->note = g_strdup_printf ("%u ops in %u parallel groups over %u levels, at most %u ops "
                                   "per group; steps are groups",
@@ -38,5 +39,5 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
     plan->note = g_strdup_printf ("%u ops in %u parallel groups (one per level); steps are "
                                   "groups",
                                   graph->n_ops, schedule->n_groups);
-  return plan;
+  return g_steal_pointer (&plan);
 }

@@ -114,14 +114,10 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
       keys[i].index = i;
     }
   qsort (keys, n, sizeof (SortKey), cmp_bytes_desc);
-  if (G_UNLIKELY (options->trace))
-    {
-      options->trace->order_rule = "largest first (ties in first appearance)";
-      options->trace->place_rule = "each joins the heaviest partition none of whose members is "
-                                   "live with it (the oldest on a tie), else opens a new one; "
-                                   "partitions are stacked in the order they were opened, each "
-                                   "as large as its first (largest) member";
-    }
+  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST,
+                       "each joins the heaviest partition none of whose members is live with it "
+                       "(the oldest on a tie), else opens a new one; partitions are stacked in "
+                       "the order they were opened, each as large as its first (largest) member");
 
   for (guint k = 0; k < n; k++)
     {

@@ -58,6 +58,7 @@ mp_plan_trace_free (MpPlanTrace *trace)
   mp_plan_trace_reset (trace);
   g_array_unref (trace->steps);
   g_array_unref (trace->candidates);
+  g_clear_pointer (&trace->busy, g_array_unref);
   g_free (trace);
 }
 
@@ -105,9 +106,8 @@ mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset)
   step->top = offset;
 }
 
-void
-mp_plan_trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size,
-                    guint64 offset)
+static void
+trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, guint64 offset)
 {
   const MpSpan *s = (const MpSpan *) busy->data;
   guint64       prev = 0;
@@ -563,15 +563,23 @@ mp_plan_trace_explain (const MpPlanTrace *trace, const MpGraph *graph, const MpP
 /* Placement --------------------------------------------------------------- */
 
 void
-mp_place_greedy_by_size_traced (const MpUsage *records, guint n, guint n_steps, guint64 *offsets,
-                                MpPlanTrace *trace)
+mp_plan_trace_rules (MpPlanTrace *trace, const char *order, const char *place)
 {
-  g_autofree guint *order = mp_order_by_size (records, n);
-  gboolean          ok;
+  if (trace == NULL)
+    return;
+  trace->order_rule = order;
+  trace->place_rule = place;
+}
 
-  trace->order_rule = "largest first (ties in first appearance)";
-  trace->place_rule = "each into the smallest gap between the placed tensors that overlap it in "
-                      "time (the lowest on a tie), else on top of them";
-  ok = mp_place_best_fit (records, n, n_steps, order, offsets, trace, NULL, NULL);
-  g_assert (ok);
+guint64
+mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+{
+  guint64 offset;
+
+  if (trace->busy == NULL)
+    trace->busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  mp_time_index_busy (index, r->first, r->last, trace->busy);
+  offset = mp_spans_best_fit (trace->busy, r->size);
+  trace_gaps (trace, record, trace->busy, r->size, offset);
+  return offset;
 }

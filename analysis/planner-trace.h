@@ -98,6 +98,7 @@ struct _MpPlanTrace
   MpSearchSummary search;
   gboolean        has_search;
   gboolean        finished;
+  GArray         *busy;              /* scratch span union of the tracing path */
 };
 
 MpPlanTrace *mp_plan_trace_new    (void);
