@@ -67,6 +67,8 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
   gint64  start;
 
   g_return_val_if_fail (info != NULL && graph != NULL && lifetimes != NULL, NULL);
+  if (options && options->trace)
+    mp_plan_trace_reset (options->trace);
 
   if (info->needs_ops && !graph->has_ops)
     {
@@ -75,8 +77,6 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
                    graph->name);
       return NULL;
     }
-  if (options && options->trace)
-    mp_plan_trace_reset (options->trace);
   start = g_get_monotonic_time ();
   plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
   if (plan == NULL)
