@@ -73,6 +73,21 @@ wait_frames (GtkWidget *widget, guint n)
   run_until (no_frames_left, &n);
 }
 
+static GtkWidget *
+find_widget (GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 static MpWindow *
 open_teaching (const char *name)
 {
@@ -179,6 +194,22 @@ test_to_the_end_and_back (void)
   assert_position (step, 0);
   mp_step_through_set_position (step, 3);
   assert_position (step, 3);
+
+  /* a click in the order list jumps there */
+  {
+    GtkWidget          *list = find_widget (GTK_WIDGET (step), GTK_TYPE_LIST_VIEW);
+    GtkSingleSelection *model = GTK_SINGLE_SELECTION (gtk_list_view_get_model (
+                                  GTK_LIST_VIEW (list)));
+
+    g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, n);
+    gtk_single_selection_set_selected (model, 1);
+    assert_position (step, 1);
+    {
+      g_autoptr (GtkStringObject) row = g_list_model_get_item (G_LIST_MODEL (model), 1);
+
+      g_assert_cmpstr (gtk_string_object_get_string (row), ==, "2. skip  4.00 MiB");
+    }
+  }
 
   g_unlink (png);
   g_rmdir (dir);
