@@ -178,6 +178,34 @@ test_greedy_candidates (void)
   g_assert_cmpstr (line, ==, "b4 (5 B, step 2): 1 of 2 gaps fits, at 0 B, wasting 25 B");
 }
 
+/* Two gaps that fit: b0 (16, steps 2-3) meets b3 (48-80), b2 (80-104) and
+ * b5 (128-152); the gaps 0-48 and 104-128 both hold it, the smaller wins. */
+static void
+test_greedy_smallest_of_two (void)
+{
+  static const TestRecord recs[] = { { 16, 2, 3 }, { 48, 1, 1 }, { 24, 1, 2 },
+                                     { 32, 0, 2 }, { 24, 1, 1 }, { 24, 0, 2 } };
+  g_autoptr (MpGraph) graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
+  const MpTraceStep *s = mp_plan_trace_step (trace, 5);
+  g_autofree char   *line = mp_plan_trace_explain_step (trace, graph, plan, 5);
+
+  g_assert_cmpuint (s->record, ==, 0);
+  g_assert_cmpint (s->reason, ==, GAP);
+  g_assert_cmpuint (s->n_candidates, ==, 2);
+  g_assert_cmpuint (s->n_fitting, ==, 2);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->offset, ==, 0);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->size, ==, 48);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 1)->offset, ==, 104);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 1)->size, ==, 24);
+  g_assert_cmpint (s->chosen, ==, 1);
+  g_assert_cmpuint (s->offset, ==, 104);
+  g_assert_cmpstr (line, ==,
+                   "b0 (16 B, steps 2–3): 2 gaps fit; the smallest, at 104 B, wastes 8 B");
+}
+
 /* Partition on case1 (by size: b2, b3, b0, b1, b4): b2 opens P0; b3
  * overlaps b2: P1; b0 is disjoint from both, joins the heavier P0; b1
  * overlaps b0 and b2 (P0), joins P1; b4 overlaps b3 (P1), joins P0. P0 is
@@ -570,6 +598,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &hand_cases[i], test_greedy_hand_case);
     }
   g_test_add_func ("/analysis/trace/greedy-by-size/candidates", test_greedy_candidates);
+  g_test_add_func ("/analysis/trace/greedy-by-size/smallest-of-two", test_greedy_smallest_of_two);
   g_test_add_func ("/analysis/trace/partition/decisions", test_partition_decisions);
   g_test_add_func ("/analysis/trace/greedy-by-breadth/ops", test_breadth_ops);
   g_test_add_func ("/analysis/trace/replay/random-records", test_replay_random_records);
