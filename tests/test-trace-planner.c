@@ -3,6 +3,7 @@
 #include <glib/gstdio.h>
 
 #include "test-util.h"
+#include "planner-private.h"
 
 /* Decision traces (planner-trace.h): greedy-by-size's decisions on the
  * foundation's hand-worked cases, step by step; replay reproduces every
@@ -204,6 +205,37 @@ test_greedy_smallest_of_two (void)
   g_assert_cmpuint (s->offset, ==, 104);
   g_assert_cmpstr (line, ==,
                    "b0 (16 B, steps 2–3): 2 gaps fit; the smallest, at 104 B, wastes 8 B");
+}
+
+/* More gaps than a step keeps: the counts stay complete and the chosen gap,
+ * the smallest and the last, takes the last place kept. */
+static void
+test_candidates_capped (void)
+{
+  g_autoptr (MpTimeIndex) index = mp_time_index_new (1);
+  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  const MpUsage r = { .tensor = 0, .first = 0, .last = 0, .size = 100, .bytes = 100 };
+  guint64       top = 0, last_gap = 0, offset;
+  const MpTraceStep *s;
+
+  for (guint k = 0; k < 100; k++)
+    {
+      last_gap = top;
+      top += 200 - k; /* gap k: 200 - k bytes, then a 10-byte buffer */
+      mp_time_index_insert (index, 0, 0, top, 10);
+      top += 10;
+    }
+  offset = mp_plan_trace_best_fit (trace, index, 0, &r);
+  s = mp_plan_trace_step (trace, 0);
+  g_assert_cmpuint (offset, ==, last_gap);
+  g_assert_cmpuint (s->n_candidates, ==, 100);
+  g_assert_cmpuint (s->n_fitting, ==, 100);
+  g_assert_cmpuint (s->n_stored, ==, MP_TRACE_MAX_CANDIDATES);
+  g_assert_cmpint (s->chosen, ==, MP_TRACE_MAX_CANDIDATES - 1);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen)->offset, ==, last_gap);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen)->size, ==, 101);
+  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen - 1)->size, ==, 200 - 62);
+  g_assert_cmpuint (s->gap, ==, 101);
 }
 
 /* Partition on case1 (by size: b2, b3, b0, b1, b4): b2 opens P0; b3
@@ -599,6 +631,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/analysis/trace/greedy-by-size/candidates", test_greedy_candidates);
   g_test_add_func ("/analysis/trace/greedy-by-size/smallest-of-two", test_greedy_smallest_of_two);
+  g_test_add_func ("/analysis/trace/greedy-by-size/candidates-capped", test_candidates_capped);
   g_test_add_func ("/analysis/trace/partition/decisions", test_partition_decisions);
   g_test_add_func ("/analysis/trace/greedy-by-breadth/ops", test_breadth_ops);
   g_test_add_func ("/analysis/trace/replay/random-records", test_replay_random_records);
