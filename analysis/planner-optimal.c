@@ -144,6 +144,11 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
   guint64             *best = g_new (guint64, MAX (lt->n_records, 1));
   guint64              best_arena = mp_place_greedy_by_size (lt->records, lt->n_records,
                                                              lt->n_steps, best);
+  /* the heuristics run untraced: their steps are not optimal's */
+  MpPlannerOptions     quiet = *options;
+
+  quiet.trace = NULL;
+  quiet.progress = NULL;
 
   *from = g_strdup ("greedy-by-size");
   for (guint k = 0; k < n_info; k++)
@@ -155,7 +160,7 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
       if (info->func == mp_planner_optimal || g_str_equal (info->name, "greedy-by-size") ||
           g_str_equal (info->name, "naive") || (info->needs_ops && !graph->has_ops))
         continue;
-      plan = info->func (graph, lt, options, NULL, NULL);
+      plan = info->func (graph, lt, &quiet, NULL, NULL);
       if (plan == NULL || plan->n_records != lt->n_records)
         continue;
       for (guint i = 0; i < lt->n_records && same; i++)

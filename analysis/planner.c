@@ -71,6 +71,8 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
   gint64  start;
 
   g_return_val_if_fail (info != NULL && graph != NULL && lifetimes != NULL, NULL);
+  if (options && options->trace)
+    mp_plan_trace_reset (options->trace);
 
   if (info->needs_ops && !graph->has_ops)
     {
@@ -84,6 +86,8 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
   if (plan == NULL)
     return NULL;
   plan->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (options && options->trace)
+    mp_plan_trace_finish (options->trace, plan);
   if (plan->graph_name == NULL)
     plan->graph_name = g_strdup (graph->name);
   mp_plan_finish (plan);

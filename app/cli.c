@@ -18,6 +18,7 @@ static const MpCliCommand commands[] = {
   { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
   { "bench-optimal", "time the exact planner on usage records (MiniMalloc's set)",
     mp_cli_bench_optimal },
+  { "explain", "explain a planner's decisions tensor by tensor, in words", mp_cli_explain },
 };
 
 void

@@ -9,7 +9,9 @@
 #include "plan-render.h"
 #include "plan-view.h"
 #include "summary-table.h"
+#include "step-through.h"
 #include "tensor-info.h"
+#include "widget-shot.h"
 
 struct _MpWindow
 {
@@ -189,6 +191,28 @@ cursor_adjustment_changed (MpWindow *self)
   if (!self->syncing_cursor)
     mp_view_state_set_cursor (self->state, (gint) lround (gtk_adjustment_get_value (
                                              self->cursor_adjustment)));
+}
+
+/* Teaching mode for the plan the live list shows (the pane or summary row
+ * clicked last), else greedy-by-size. */
+static void
+step_through_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  MpWindow      *self = MP_WINDOW (widget);
+  const MpPlan  *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
+  MpStepThrough *step;
+  g_autoptr (GError) error = NULL;
+
+  if (self->set == NULL)
+    return;
+  step = mp_step_through_new (GTK_WINDOW (self), self->set,
+                              plan ? plan->planner : "greedy-by-size", &error);
+  if (step == NULL)
+    {
+      show_error (self, error->message);
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (step));
 }
 
 static void
@@ -1033,36 +1057,9 @@ mp_window_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
 gboolean
 mp_window_screenshot (MpWindow *self, const char *path, GError **error)
 {
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-
   g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
 
-  if (renderer == NULL || width <= 0 || height <= 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the window is not shown", path);
-      return FALSE;
-    }
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  if (node == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: nothing drawn yet", path);
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width,
-                                                                              height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the PNG", path);
-      return FALSE;
-    }
-  return TRUE;
+  return mp_widget_screenshot (GTK_WIDGET (self), path, error);
 }
 
 static void
@@ -1210,6 +1207,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.step-prev", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "win.step-next", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.step-through", NULL, step_through_action);
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL,
                                    clear_selection_action);
   gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");
