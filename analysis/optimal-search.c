@@ -78,6 +78,7 @@ struct _MpOptSearch
   guint        *pool;
   gsize         pool_len, pool_cap;
   guint64       nodes, limit, all_nodes;
+  guint64       prunes[MP_OPT_N_PRUNES];
   guint64       check_mask;     /* look at the clock when nodes & mask == 1 */
   gint64        deadline;
   GCancellable *cancellable;
@@ -390,6 +391,27 @@ mp_opt_search_nodes (const MpOptSearch *s)
   return s->all_nodes;
 }
 
+guint64
+mp_opt_search_prunes (const MpOptSearch *s, MpOptPrune reason)
+{
+  g_return_val_if_fail (reason < MP_OPT_N_PRUNES, 0);
+  return s->prunes[reason];
+}
+
+const char *
+mp_opt_prune_name (MpOptPrune reason)
+{
+  static const char *names[MP_OPT_N_PRUNES] = {
+    [MP_OPT_PRUNE_ORDER] = "canonical order",
+    [MP_OPT_PRUNE_DOMINANCE] = "dominance (a gap below that nothing else can use)",
+    [MP_OPT_PRUNE_CAPACITY] = "capacity",
+    [MP_OPT_PRUNE_SECTIONS] = "section inference",
+  };
+
+  g_return_val_if_fail (reason < MP_OPT_N_PRUNES, "?");
+  return names[reason];
+}
+
 static inline void
 trail_set (MpOptSearch *s, guint64 *slot, guint64 value)
 {
@@ -611,15 +633,26 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
       gboolean split = FALSE;
 
       if (o < last_off || (o == last_off && s->rank[c] < last_rank))
-        continue;
+        {
+          s->prunes[MP_OPT_PRUNE_ORDER]++;
+          continue;
+        }
       /* dominance: a buffer could sit below o in a gap nothing else uses */
       if (o >= min_height)
-        break;
+        {
+          s->prunes[MP_OPT_PRUNE_DOMINANCE]++;
+          break;
+        }
       if (o + s->bytes[c] > s->cap)
-        continue;
+        {
+          s->prunes[MP_OPT_PRUNE_CAPACITY]++;
+          continue;
+        }
 
       mark = s->trail_len;
-      if (place (s, c, o) && sections_fit (s, lo, hi, o))
+      if (!(place (s, c, o) && sections_fit (s, lo, hi, o)))
+        s->prunes[MP_OPT_PRUNE_SECTIONS]++;
+      else
         {
           for (guint q = s->s0[c]; q < s->s1[c]; q++)
             if (--s->cuts[q] == 0)

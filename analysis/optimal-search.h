@@ -28,6 +28,16 @@ typedef enum
   MP_OPT_STOPPED,    /* deadline passed or cancelled */
 } MpOptResult;
 
+/* Why a branch was cut, counted for teaching (memplan-cli explain). */
+typedef enum
+{
+  MP_OPT_PRUNE_ORDER,     /* placements out of canonical order */
+  MP_OPT_PRUNE_DOMINANCE, /* a lower gap nothing else can use */
+  MP_OPT_PRUNE_CAPACITY,  /* the buffer itself passes the capacity */
+  MP_OPT_PRUNE_SECTIONS,  /* some section's unplaced buffers no longer fit */
+  MP_OPT_N_PRUNES
+} MpOptPrune;
+
 typedef struct _MpOptSearch MpOptSearch;
 
 /* NULL when the search would need more than about max_entries entries of
@@ -48,6 +58,9 @@ MpOptResult  mp_opt_search_fit   (MpOptSearch  *search,
 guint64      mp_opt_search_bound (const MpOptSearch *search);
 /* Nodes explored by every fit so far. */
 guint64      mp_opt_search_nodes (const MpOptSearch *search);
+/* Branches cut for a reason, over every fit so far. */
+guint64      mp_opt_search_prunes (const MpOptSearch *search, MpOptPrune reason);
+const char  *mp_opt_prune_name    (MpOptPrune reason);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpOptSearch, mp_opt_search_free)
 

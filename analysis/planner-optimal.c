@@ -231,6 +231,17 @@ report_progress (Optimal *opt)
 
 /* One exact probe: does partition p fit in target? Updates its best plan or
  * its proved bound. */
+static guint64
+total_nodes (const Optimal *opt)
+{
+  guint64 nodes = 0;
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].search)
+      nodes += mp_opt_search_nodes (opt->parts[k].search);
+  return nodes;
+}
+
 static MpOptResult
 probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
 {
@@ -282,6 +293,10 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
           {
             p->arena = arena;
             memcpy (p->best, offsets, sizeof (guint64) * p->n);
+            if (opt->options->trace)
+              mp_plan_trace_search_incumbent (opt->options->trace,
+                                              (g_get_monotonic_time () - opt->start) / 1e6,
+                                              total_nodes (opt), plan_arena (opt), "search");
           }
       }
       break;
@@ -438,6 +453,10 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
       opt.bound = MAX (opt.bound, p->proved);
     }
 
+  if (options->trace)
+    mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
+                                    plan_arena (&opt), from);
+
   /* passes with doubling node limits, the largest partitions first */
   by_arena = g_new (guint, MAX (opt.n_parts, 1));
   for (limit = 2 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
@@ -475,9 +494,24 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
       if (p->search)
         nodes += mp_opt_search_nodes (p->search);
     }
+  if (options->trace)
+    for (guint r = 0; r < MP_OPT_N_PRUNES; r++)
+      {
+        guint64 count = 0;
+
+        for (guint k = 0; k < opt.n_parts; k++)
+          if (opt.parts[k].search)
+            count += mp_opt_search_prunes (opt.parts[k].search, r);
+        mp_plan_trace_search_prune (options->trace, mp_opt_prune_name (r), count);
+      }
   plan->note = describe (&opt, plan_arena (&opt), capacity,
                          (g_get_monotonic_time () - start) / 1e6, nodes, from,
                          &plan->proved_optimal);
+  if (options->trace)
+    {
+      options->trace->search.nodes = MAX (options->trace->search.nodes, nodes);
+      options->trace->search.proved = plan->proved_optimal;
+    }
   for (guint k = 0; k < opt.n_parts; k++)
     partition_clear (&opt.parts[k]);
   g_free (opt.parts);

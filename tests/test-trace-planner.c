@@ -621,6 +621,35 @@ test_teaching_graphs (void)
     }
 }
 
+/* optimal records its search in summary: the heuristic it starts from, each
+ * better incumbent (the last one is the plan), prunes by reason, and the
+ * proof; and no steps of the heuristics it ran. */
+static void
+test_optimal_summary (void)
+{
+  g_autofree char *path = test_data_path ("teaching/only-search.csv");
+  g_autoptr (MpGraph) graph = mp_graph_load (path, NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpPlan) plan = run_traced ("optimal", graph, lt, trace);
+  const MpSearchIncumbent *first, *last;
+
+  g_assert_true (trace->has_search);
+  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, 0);
+  g_assert_cmpuint (trace->search.incumbents->len, >=, 2);
+  first = &g_array_index (trace->search.incumbents, MpSearchIncumbent, 0);
+  last = &g_array_index (trace->search.incumbents, MpSearchIncumbent,
+                         trace->search.incumbents->len - 1);
+  g_assert_cmpstr (first->source, ==, "greedy-by-size");
+  g_assert_cmpuint (first->arena, ==, 12 * 1048576);
+  g_assert_cmpstr (last->source, ==, "search");
+  g_assert_cmpuint (last->arena, ==, plan->arena);
+  g_assert_cmpuint (plan->arena, ==, 11 * 1048576);
+  g_assert_cmpuint (trace->search.prunes->len, ==, 4);
+  g_assert_cmpuint (trace->search.nodes, >, 0);
+  g_assert_true (trace->search.proved);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -643,5 +672,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace/explain/text", test_explain_text);
   g_test_add_func ("/analysis/trace/explain/cli", test_explain_cli);
   g_test_add_func ("/analysis/trace/teaching-graphs", test_teaching_graphs);
+  g_test_add_func ("/analysis/trace/optimal-summary", test_optimal_summary);
   return g_test_run ();
 }
