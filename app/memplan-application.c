@@ -11,6 +11,7 @@
 #include "memplan-application.h"
 #include "memplan-window.h"
 #include "plan-view.h"
+#include "window-export.h"
 
 struct _MpApplication
 {

@@ -15,6 +15,7 @@
 #include "plan-view.h"
 #include "summary-row.h"
 #include "summary-table.h"
+#include "window-export.h"
 
 /* Generous: planning the default graph takes milliseconds. */
 #define WAIT_SECONDS 60
