@@ -236,8 +236,9 @@ update_panes (MpWindow *self, MpPlanSet *set)
         gtk_box_reorder_child_after (self->panes_box, view, prev);
       prev = view;
     }
-  g_ptr_array_unref (self->views);
-  self->views = views;
+  /* the same array: mp_window_get_plan_views hands it out */
+  g_ptr_array_set_size (self->views, 0);
+  g_ptr_array_extend_and_steal (self->views, views);
 }
 
 static void

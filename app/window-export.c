@@ -187,37 +187,42 @@ describe_written (MpWindow *self, MpExportKind kind, const char *path)
   return g_strdup_printf ("Wrote %s.", path);
 }
 
+gboolean
+mp_window_save (MpWindow *self, MpExportKind kind, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *msg = NULL;
+  gboolean         ok;
+
+  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
+
+  if (kind == MP_EXPORT_VIEW)
+    ok = mp_window_export_view (self, path, &error);
+  else
+    ok = mp_window_export_plans (self, path, &error);
+  if (!ok)
+    {
+      mp_window_show_error (self, error->message);
+      return FALSE;
+    }
+  msg = describe_written (self, kind, path);
+  mp_window_show_notice (self, msg);
+  return TRUE;
+}
+
 static void
 save_response (GtkNativeDialog *dialog, int response, SaveRequest *request)
 {
-  MpWindow *self = request->self;
-
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-      gboolean         ok;
 
       if (path == NULL)
-        {
-          mp_window_show_error (self, "Only local files can be written.");
-          goto out;
-        }
-      if (request->kind == MP_EXPORT_VIEW)
-        ok = mp_window_export_view (self, path, &error);
+        mp_window_show_error (request->self, "Only local files can be written.");
       else
-        ok = mp_window_export_plans (self, path, &error);
-      if (ok)
-        {
-          g_autofree char *msg = describe_written (self, request->kind, path);
-
-          mp_window_show_notice (self, msg);
-        }
-      else
-        mp_window_show_error (self, error->message);
+        mp_window_save (request->self, request->kind, path);
     }
-out:
   /* frees the request, and with it the dialog, once the emission is over */
   g_signal_handler_disconnect (dialog, request->handler);
 }

@@ -20,6 +20,9 @@ gboolean mp_window_export_view      (MpWindow *self, const char *path, GError **
 gboolean mp_window_export_plans     (MpWindow *self, const char *path, GError **error);
 /* The window as it is drawn now, to a PNG file. */
 gboolean mp_window_screenshot       (MpWindow *self, const char *path, GError **error);
+/* Writes path as the save dialog does and says what it wrote (which plan,
+ * for CSV) in the notice bar, or shows the error; FALSE on error. */
+gboolean mp_window_save             (MpWindow *self, MpExportKind kind, const char *path);
 /* Asks where to save (a modal dialog), writes, and reports in the window. */
 void     mp_window_run_save_dialog  (MpWindow *self, MpExportKind kind);
 void     mp_file_chooser_add_filter (GtkFileChooser *chooser, const char *name,
