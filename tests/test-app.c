@@ -528,6 +528,7 @@ test_search_and_cursor (void)
 
   /* at every step the live list holds exactly the buffers live then, by
    * address (checked against a scan of every record) */
+  mp_window_show_live_list (win);
   for (guint step = 0; step < mp_view_state_get_n_steps (state); step++)
     {
       guint64 sum = 0, want = 0;
@@ -556,6 +557,22 @@ test_search_and_cursor (void)
         }
       g_assert_cmpuint (sum, ==, want);
     }
+
+  /* hidden, the list waits; shown again, it catches up with the cursor */
+  {
+    GtkWidget  *list = mp_window_get_live_list (win);
+    GtkNotebook *book = GTK_NOTEBOOK (gtk_widget_get_ancestor (list, GTK_TYPE_NOTEBOOK));
+
+    gtk_notebook_set_current_page (book, 0);
+    g_assert_false (gtk_widget_get_mapped (list));
+    mp_view_state_set_cursor (state, 7);
+    expect = 0;
+    for (guint r = 0; r < first->n_records; r++)
+      expect += first->records[r].first <= 7 && 7 <= first->records[r].last;
+    g_assert_cmpuint (g_list_model_get_n_items (live), !=, expect);
+    mp_window_show_live_list (win);
+    g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
+  }
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
