@@ -204,7 +204,9 @@ append_outline (GtkSnapshot *snapshot, const graphene_rect_t *r, const GdkRGBA *
 
 /* The selected tensor stands out as mp_render_plan's highlight does: the
  * rest of the plot dimmed by one translucent layer around its rectangle,
- * and an outline. */
+ * and an outline. The layer also covers the arena and lower-bound labels,
+ * so it dims less than the renderer does (which leaves those alone). */
+#define SELECTION_DIM_SHARE 0.65
 static void
 append_selection (MpPlanView *self, GtkSnapshot *snapshot, const MpRenderLayout *layout,
                   const MpPalette *palette)
@@ -215,7 +217,7 @@ append_selection (MpPlanView *self, GtkSnapshot *snapshot, const MpRenderLayout 
                                              layout->plot.height);
   graphene_rect_t r;
   GdkRGBA         dim = { palette->background.r, palette->background.g, palette->background.b,
-                          palette->dim };
+                          palette->dim * SELECTION_DIM_SHARE };
   GdkRGBA         line = { palette->highlight.r, palette->highlight.g, palette->highlight.b,
                            1.0 };
   float           px0, py0, px1, py1, x0, y0, x1, y1;

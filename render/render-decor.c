@@ -188,10 +188,11 @@ mp_render_draw_lines (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       cairo_set_dash (cr, NULL, 0, 0);
       mp_text_set (text, s, TRUE);
       mp_text_size (text, &w, &h);
-      /* below its line; left of the arena label when the two would meet
-       * (an arena at or near the lower bound) */
+      /* below its line (above it when the line is near the bottom of a
+       * short plot); left of the arena label when the two would meet (an
+       * arena at or near the lower bound) */
       lx = right - w;
-      ly = yl + 2;
+      ly = yl + 2 + h <= p->y + p->height ? yl + 2 : yl - h - 2;
       if (aw > 0 && ly < ay + ah && ly + h > ay)
         lx = ax - w - 8;
       plate_text (cr, text, palette, palette->lower_bound, lx, ly);
