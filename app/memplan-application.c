@@ -13,6 +13,7 @@
 #include "plan-view.h"
 #include "step-through.h"
 #include "widget-shot.h"
+#include "window-export.h"
 
 struct _MpApplication
 {
