@@ -254,7 +254,9 @@ mp_render_draw_curve (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       g_autofree char    *b = mp_format_bytes (index->live_max);
       g_autofree char    *s = NULL;
 
-      if (graph->has_ops && index->peak_step < graph->n_ops)
+      if (index->plan->parallel)
+        s = g_strdup_printf ("peak %s at parallel group %u", b, index->peak_step);
+      else if (graph->has_ops && index->peak_step < graph->n_ops)
         s = g_strdup_printf ("peak %s at step %u (%s)", b, index->peak_step,
                              graph->ops[index->peak_step].name);
       else
@@ -334,7 +336,9 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
   gdouble             xstep = x_tick_step (layout, f);
   gdouble             pps = p->width / (v->step_max - v->step_min), w, h;
   gdouble             y = x_axis->y + 3;
-  gboolean            ops = graph->has_ops && pps >= f * 3;
+  /* a multistream plan counts parallel groups, not ops */
+  gboolean            groups = index->plan->parallel;
+  gboolean            ops = graph->has_ops && !groups && pps >= f * 3;
 
   cairo_save (cr);
   for (gdouble s = ceil (MAX (v->step_min, 0) / xstep) * xstep; s < v->step_max; s += xstep)
@@ -376,7 +380,7 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       pango_layout_set_ellipsize (text->layout, PANGO_ELLIPSIZE_NONE);
     }
   mp_cairo_set_rgb (cr, palette->foreground);
-  mp_text_set (text, "step", TRUE);
+  mp_text_set (text, groups ? "group" : "step", TRUE);
   mp_text_size (text, &w, &h);
   mp_text_draw (text, cr, p->x - f * 0.5 - w, y);
   if (ops)
