@@ -81,7 +81,9 @@ mp_cli_render (int argc, char **argv)
   gboolean         all_valid = TRUE;
   GOptionEntry     entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
-    { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
+    { "plans", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &plans_path, "Same as --plan",
+      "PLANFILE" },
+    { "plan", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
       "(memplan-cli plan --format json, or a CSV with offsets) instead of running planners",
       "PLANFILE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Picture to write (atomically): .png, "
@@ -94,7 +96,7 @@ mp_cli_render (int argc, char **argv)
       "(default: kind for graphs, op for usage records)", "KEY" },
     { "theme", 't', 0, G_OPTION_ARG_STRING, &theme, "light (default) or dark", "THEME" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Same as --theme dark", NULL },
-    { "steps", 's', 0, G_OPTION_ARG_STRING, &steps, "Show only steps FIRST to LAST (inclusive)",
+    { "steps", 0, 0, G_OPTION_ARG_STRING, &steps, "Show only steps FIRST to LAST (inclusive)",
       "FIRST:LAST" },
     { "highlight", 0, 0, G_OPTION_ARG_STRING_ARRAY, &highlight_names, "Follow these tensors: "
       "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
@@ -161,7 +163,7 @@ mp_cli_render (int argc, char **argv)
     }
   if (plans_path && planner_names)
     {
-      mp_cli_error ("--plans and --planner exclude each other");
+      mp_cli_error ("--plan and --planner exclude each other");
       return MP_EXIT_BAD_INPUT;
     }
   if (!plans_path)
