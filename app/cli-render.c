@@ -68,6 +68,7 @@ mp_cli_render (int argc, char **argv)
   g_autoptr (MpLifetimes) lt = NULL;
   g_autoptr (GPtrArray) infos = NULL;
   g_autoptr (GPtrArray) plans = NULL;
+  g_autoptr (MpSchedule) schedule = NULL;
   g_autoptr (GPtrArray) indices = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
   g_autoptr (GArray) highlight = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GOptionContext) ctx = NULL;
@@ -231,9 +232,12 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s: no plan to draw", argv[1]);
       return MP_EXIT_BAD_INPUT;
     }
+  /* as in plan: with several streams a plan must also hold when they run together */
+  if (graph->has_ops && mp_graph_n_streams (graph) > 1)
+    schedule = mp_schedule_parallel (graph, 0);
   for (guint i = 0; i < plans->len; i++)
     {
-      all_valid &= mp_plan_check (graph, plans->pdata[i]);
+      all_valid &= mp_plan_check_schedules (graph, plans->pdata[i], schedule);
       g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
     }
 
