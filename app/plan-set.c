@@ -9,6 +9,7 @@ typedef struct
 {
   MpGraph     *graph;
   MpLifetimes *lifetimes;
+  gpointer     observed; /* a PlanBox (atomic rc): what the allocator of a trace did, or NULL */
 } Loaded;
 
 struct _MpPlanSet
@@ -33,11 +34,15 @@ typedef struct
 /* GUI planning must stay interactive: the exact search gets a short budget. */
 #define GUI_TIME_BUDGET 2.0
 
+static void plan_box_release (gpointer data);
+
 static void
 loaded_clear (gpointer data)
 {
   Loaded *loaded = data;
 
+  /* the observed plan's index points into the graph: it goes first */
+  g_clear_pointer (&loaded->observed, plan_box_release);
   g_clear_pointer (&loaded->lifetimes, mp_lifetimes_free);
   g_clear_pointer (&loaded->graph, mp_graph_free);
 }
@@ -214,11 +219,34 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, report_data);
-      if (!(loaded->graph = mp_graph_load (path, error)))
-        return NULL;
-      if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
-        return NULL;
+      if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
+        {
+          /* an allocator trace: its records, plus what the allocator did */
+          g_autoptr (MpTrace) trace = mp_trace_load (path, NULL, error);
+          PlanBox *box;
+
+          if (trace == NULL)
+            return NULL;
+          loaded->graph = g_steal_pointer (&trace->graph);
+          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
+            return NULL;
+          box = g_atomic_rc_box_new0 (PlanBox);
+          box->plan = mp_trace_observed_plan (trace, loaded->lifetimes);
+          mp_plan_check (loaded->graph, box->plan);
+          box->index = mp_render_index_new (loaded->graph, box->plan);
+          loaded->observed = box;
+        }
+      else
+        {
+          if (!(loaded->graph = mp_graph_load (path, error)))
+            return NULL;
+          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
+            return NULL;
+        }
     }
+  /* the allocator's own layout comes first, next to the planners */
+  if (set->loaded->observed)
+    g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
   graph = set->loaded->graph;
   /* Streams may run side by side: check every plan that way too, as
    * memplan-cli plan does. */

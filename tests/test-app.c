@@ -411,6 +411,26 @@ test_concurrent_validity (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* A PyTorch memory snapshot opens with the allocator's own layout as the
+ * first pane, "observed", next to every planner. */
+static void
+test_trace_observed (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                            "snapshot-p2.pickle", NULL);
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  MpPlan          *observed = mp_plan_set_get_plan (set, 0);
+
+  g_assert_cmpstr (observed->planner, ==, "observed");
+  g_assert_true (observed->valid);
+  /* usage records have no ops: greedy-by-breadth and multistream are skipped */
+  g_assert_cmpuint (mp_plan_set_get_n_plans (set), ==, 1 + n_planners () - 2);
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, mp_plan_set_get_n_plans (set));
+  g_assert_nonnull (mp_plan_set_find_plan (set, "greedy-by-size"));
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 static void
 assert_file_starts (const char *path, const char *magic, gsize length)
 {
@@ -739,6 +759,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
+  g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/command-line", test_command_line);
