@@ -16,29 +16,7 @@
 #include "summary-row.h"
 #include "summary-table.h"
 #include "window-export.h"
-
-/* Generous: planning the default graph takes milliseconds. */
-#define WAIT_SECONDS 60
-
-static gboolean
-timed_out (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until cond (data) is TRUE or the guard fires. */
-static void
-run_until (gboolean (*cond) (gpointer), gpointer data)
-{
-  gboolean late = FALSE;
-  guint    guard = g_timeout_add_seconds (WAIT_SECONDS, timed_out, &late);
-
-  while (!cond (data) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (late);
-  g_source_remove (guard);
-}
+#include "test-gui.h"
 
 static gboolean
 window_ready (gpointer data)

@@ -4,7 +4,7 @@
 #include <json.h>
 
 #include "optimal-search.h"
-#include "test-util.h"
+#include "hand-cases.h"
 
 static MpPlan *
 run_optimal (const MpGraph *graph, const MpLifetimes *lt, gdouble budget, guint64 capacity,
@@ -85,15 +85,6 @@ test_search_core (void)
 }
 
 /* The foundation's greedy-by-size cases: optimal reaches the lower bound. */
-static const TestRecord case1[] = { { 16, 0, 1 }, { 8, 1, 2 }, { 64, 2, 3 }, { 32, 3, 4 },
-                                    { 8, 4, 5 } };
-static const TestRecord case2[] = { { 32, 0, 1 }, { 32, 1, 4 }, { 8, 2, 5 }, { 16, 3, 5 },
-                                    { 8, 4, 5 },  { 64, 5, 7 }, { 8, 6, 8 }, { 8, 7, 8 },
-                                    { 16, 8, 9 } };
-static const TestRecord case3[] = { { 32, 0, 1 }, { 28, 1, 4 }, { 36, 2, 5 }, { 16, 3, 5 },
-                                    { 8, 4, 5 },  { 64, 5, 7 }, { 10, 6, 8 }, { 40, 7, 8 } };
-static const TestRecord case4[] = { { 56, 1, 1 }, { 40, 0, 1 }, { 64, 1, 1 }, { 152, 0, 0 },
-                                    { 20, 1, 1 } };
 
 static void
 test_greedy_cases (void)
@@ -207,8 +198,10 @@ random_graph (GRand *rand, guint n, guint n_steps, guint max_size)
 
   for (guint i = 0; i < n; i++)
     {
+      guint span = g_rand_int_range (rand, 0, n_steps);
+
       recs[i].first = g_rand_int_range (rand, 0, n_steps);
-      recs[i].last = MIN (recs[i].first + g_rand_int_range (rand, 0, n_steps), n_steps - 1);
+      recs[i].last = MIN (recs[i].first + span, n_steps - 1);
       recs[i].size = g_rand_int_range (rand, 1, max_size + 1);
     }
   return test_graph_from_records (recs, n);

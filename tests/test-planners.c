@@ -420,7 +420,7 @@ test_random_ops_graphs (void)
 }
 
 static void
-test_random_records (void)
+test_invariants_random_records (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
 
@@ -615,7 +615,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/validate/concurrent", test_concurrent_validation);
   g_test_add_func ("/analysis/planner/cancelled", test_cancelled);
   g_test_add_func ("/analysis/planner/random-ops-graphs", test_random_ops_graphs);
-  g_test_add_func ("/analysis/planner/random-records", test_random_records);
+  g_test_add_func ("/analysis/planner/random-records", test_invariants_random_records);
   g_test_add_func ("/analysis/planner/generated-streams", test_generated_streams);
   g_test_add_func ("/cli/plan/csv-skips-ops-planners", test_cli_csv_skips);
   g_test_add_func ("/cli/plan/concurrent-sample", test_cli_sample);

@@ -11,27 +11,7 @@
 #include "plan-view.h"
 #include "step-through.h"
 #include "widget-shot.h"
-
-#define WAIT_SECONDS 60
-
-static gboolean
-timed_out (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-run_until (gboolean (*cond) (gpointer), gpointer data)
-{
-  gboolean late = FALSE;
-  guint    guard = g_timeout_add_seconds (WAIT_SECONDS, timed_out, &late);
-
-  while (!cond (data) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (late);
-  g_source_remove (guard);
-}
+#include "test-gui.h"
 
 static gboolean
 planned (gpointer data)

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 
-#include "test-util.h"
+#include "hand-cases.h"
 #include "planner-private.h"
 
 /* Decision traces (planner-trace.h): greedy-by-size's decisions on the
@@ -28,8 +28,6 @@ typedef struct
  * b4 8 (4-5). Largest first: b2 alone at 0; b3 meets b2, on top at 64; b0
  * meets nothing placed; b1 meets b0 and b2 (busy 0-64), on top; b4 meets
  * only b3 (64-96): the gap 0-64 takes it. */
-static const TestRecord case1[] = { { 16, 0, 1 }, { 8, 1, 2 }, { 64, 2, 3 }, { 32, 3, 4 },
-                                    { 8, 4, 5 } };
 static const Decision case1_steps[] = {
   { 2, TOP, 0, 0, 0, 0, 0, 64 },  { 3, TOP, 64, 0, 0, 0, 64, 96 },
   { 0, TOP, 0, 0, 0, 0, 0, 96 },  { 1, TOP, 64, 0, 0, 0, 64, 96 },
@@ -37,9 +35,6 @@ static const Decision case1_steps[] = {
 };
 
 /* Every tensor lands on top of the ones it overlaps. */
-static const TestRecord case2[] = { { 32, 0, 1 }, { 32, 1, 4 }, { 8, 2, 5 }, { 16, 3, 5 },
-                                    { 8, 4, 5 },  { 64, 5, 7 }, { 8, 6, 8 }, { 8, 7, 8 },
-                                    { 16, 8, 9 } };
 static const Decision case2_steps[] = {
   { 5, TOP, 0, 0, 0, 0, 0, 64 },   { 0, TOP, 0, 0, 0, 0, 0, 64 },
   { 1, TOP, 32, 0, 0, 0, 32, 64 }, { 3, TOP, 64, 0, 0, 0, 64, 80 },
@@ -51,8 +46,6 @@ static const Decision case2_steps[] = {
 /* b1 (28) takes the 32-byte gap between b0 (0-32) and b2 (64-100),
  * wasting 4; b5 (0-64) covers the 4 bytes left under b2, so b3 and b4 find
  * no gap and go on top. */
-static const TestRecord case3[] = { { 32, 0, 1 }, { 28, 1, 4 }, { 36, 2, 5 }, { 16, 3, 5 },
-                                    { 8, 4, 5 },  { 64, 5, 7 }, { 10, 6, 8 }, { 40, 7, 8 } };
 static const Decision case3_steps[] = {
   { 5, TOP, 0, 0, 0, 0, 0, 64 },      { 7, TOP, 64, 0, 0, 0, 64, 104 },
   { 2, TOP, 64, 0, 0, 0, 64, 104 },   { 0, TOP, 0, 0, 0, 0, 0, 104 },
@@ -61,8 +54,6 @@ static const Decision case3_steps[] = {
 };
 
 /* b4 (20) fits the 32-byte gap between b0 (64-120) and b1 (152-192). */
-static const TestRecord case4[] = { { 56, 1, 1 }, { 40, 0, 1 }, { 64, 1, 1 }, { 152, 0, 0 },
-                                    { 20, 1, 1 } };
 static const Decision case4_steps[] = {
   { 3, TOP, 0, 0, 0, 0, 0, 152 },     { 2, TOP, 0, 0, 0, 0, 0, 152 },
   { 0, TOP, 64, 0, 0, 0, 64, 152 },   { 1, TOP, 152, 0, 0, 0, 152, 192 },
@@ -325,24 +316,6 @@ assert_replay (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   g_assert_cmpuint (placed, ==, half);
 }
 
-static MpGraph *
-random_records (GRand *rand, guint n, guint n_steps)
-{
-  g_autofree TestRecord *recs = g_new (TestRecord, n);
-
-  for (guint i = 0; i < n; i++)
-    {
-      guint first = g_rand_int_range (rand, 0, n_steps);
-      guint span = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 3)
-                                         : g_rand_int_range (rand, 0, n_steps);
-
-      recs[i].first = first;
-      recs[i].last = MIN (first + span, n_steps - 1);
-      recs[i].size = g_rand_int_range (rand, 1, 5) * (1u << g_rand_int_range (rand, 0, 10));
-    }
-  return test_graph_from_records (recs, n);
-}
-
 static void
 test_replay_random_records (void)
 {
@@ -352,8 +325,8 @@ test_replay_random_records (void)
 
   for (guint iter = 0; iter < 300; iter++)
     {
-      g_autoptr (MpGraph) graph = random_records (rand, g_rand_int_range (rand, 1, 80),
-                                                  g_rand_int_range (rand, 1, 30));
+      g_autoptr (MpGraph) graph = test_random_records (rand, g_rand_int_range (rand, 1, 80),
+                                                       g_rand_int_range (rand, 1, 30), 10);
       MpLifetimeOptions opts = { .alignment = 1u << g_rand_int_range (rand, 0, 6) };
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
 
