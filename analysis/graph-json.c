@@ -535,6 +535,20 @@ scan_layout (MpJsonReader *r, Layout *layout, GError **error)
   return TRUE;
 }
 
+/* Moves to the list of tensors or ops that starts at offset and opens it. */
+static gboolean
+open_list (MpJsonReader *r, MpGraph *graph, gsize offset, GError **error)
+{
+  mp_json_reader_seek (r, offset);
+  if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "\"tensors\" and \"ops\" must be lists");
+      return FALSE;
+    }
+  return mp_json_reader_begin_array (r);
+}
+
 static gboolean
 parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **error)
 {
@@ -567,15 +581,8 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 
   if (layout->tensors != (gsize) -1)
     {
-      mp_json_reader_seek (r, layout->tensors);
-      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "\"tensors\" and \"ops\" must be lists");
-          ok = FALSE;
-          goto out;
-        }
-      mp_json_reader_begin_array (r);
+      if (!(ok = open_list (r, graph, layout->tensors, error)))
+        goto out;
       for (index = 0; ok && mp_json_reader_next_element (r); index++)
         {
           tensor_fields_reset (&tf);
@@ -594,15 +601,8 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 
   if (ok && layout->ops != (gsize) -1)
     {
-      mp_json_reader_seek (r, layout->ops);
-      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "\"tensors\" and \"ops\" must be lists");
-          ok = FALSE;
-          goto out;
-        }
-      mp_json_reader_begin_array (r);
+      if (!(ok = open_list (r, graph, layout->ops, error)))
+        goto out;
       for (index = 0; ok && mp_json_reader_next_element (r); index++)
         {
           op_fields_reset (&of);

@@ -93,8 +93,9 @@ expect_char (MpJsonReader *r, char c, const char *what)
   return FALSE;
 }
 
-gboolean
-mp_json_reader_begin_object (MpJsonReader *r)
+/* Opens an object or a list: one more level, its first item still to come. */
+static gboolean
+begin_container (MpJsonReader *r, char open, const char *what)
 {
   if (r->error)
     return FALSE;
@@ -103,10 +104,16 @@ mp_json_reader_begin_object (MpJsonReader *r)
       fail_at (r, r->p, "nesting deeper than 64 levels");
       return FALSE;
     }
-  if (!expect_char (r, '{', "expected an object"))
+  if (!expect_char (r, open, what))
     return FALSE;
   r->fresh[++r->depth] = TRUE;
   return TRUE;
+}
+
+gboolean
+mp_json_reader_begin_object (MpJsonReader *r)
+{
+  return begin_container (r, '{', "expected an object");
 }
 
 static gboolean read_string_token (MpJsonReader *r);
@@ -143,17 +150,7 @@ mp_json_reader_next_member (MpJsonReader *r)
 gboolean
 mp_json_reader_begin_array (MpJsonReader *r)
 {
-  if (r->error)
-    return FALSE;
-  if (r->depth >= MAX_DEPTH)
-    {
-      fail_at (r, r->p, "nesting deeper than 64 levels");
-      return FALSE;
-    }
-  if (!expect_char (r, '[', "expected a list"))
-    return FALSE;
-  r->fresh[++r->depth] = TRUE;
-  return TRUE;
+  return begin_container (r, '[', "expected a list");
 }
 
 gboolean
