@@ -191,6 +191,7 @@ static gboolean
 read_string_token (MpJsonReader *r)
 {
   const char *p = r->p + 1, *start;
+  guchar      high = 0; /* any byte >= 0x80 seen: then the UTF-8 must be checked */
 
   g_string_truncate (r->text, 0);
   r->raw = r->p;
@@ -198,7 +199,7 @@ read_string_token (MpJsonReader *r)
     {
       start = p;
       while (p < r->end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
-        p++;
+        high |= (guchar) *p++;
       g_string_append_len (r->text, start, p - start);
       if (p >= r->end)
         {
@@ -272,7 +273,8 @@ read_string_token (MpJsonReader *r)
     }
   r->p = p + 1;
   r->raw_len = r->p - r->raw;
-  if (!g_utf8_validate (r->text->str, r->text->len, NULL))
+  /* escapes decode to valid UTF-8; plain ASCII needs no check */
+  if ((high & 0x80) && !g_utf8_validate (r->text->str, r->text->len, NULL))
     {
       fail_at (r, r->raw, "invalid UTF-8 in a string");
       return FALSE;

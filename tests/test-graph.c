@@ -112,6 +112,8 @@ static const BadInput bad_inputs[] = {
     "bad.json: not valid JSON: bad escape in a string at line 1, column 54" },
   { "lone-surrogate", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"\\udc00\", \"size\": 4}]}",
     "bad.json: not valid JSON: unpaired surrogate in a string at line 1, column 53" },
+  { "bad-utf8", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\xff\", \"size\": 4}]}",
+    "bad.json: not valid JSON: invalid UTF-8 in a string at line 1, column 52" },
   { "bad-literal", FALSE, "{\"format\": \"memplan.graph/1\", \"x\": tru}",
     "bad.json: not valid JSON: unexpected character at line 1, column 36" },
   { "missing-colon", FALSE, "{\"format\" \"memplan.graph/1\"}",
