@@ -26,6 +26,19 @@ raw_is_digits (MpJsonReader *r)
   return TRUE;
 }
 
+/* A view whose base is named before all tensors are known. */
+typedef struct
+{
+  gint  tensor;
+  char *base;
+} PendingView;
+
+static void
+pending_view_clear (gpointer data)
+{
+  g_free (((PendingView *) data)->base);
+}
+
 typedef struct
 {
   GString *name;
@@ -136,7 +149,7 @@ read_tensor_fields (MpJsonReader *r, TensorFields *f)
 }
 
 static gboolean
-build_tensor (MpGraph *graph, TensorFields *f, guint index, GHashTable *views, GError **error)
+build_tensor (MpGraph *graph, TensorFields *f, guint index, GArray *views, GError **error)
 {
   const char *path = graph->path;
   const char *name;
@@ -263,7 +276,10 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GHashTable *views, G
         }
       t->view_offset = f->has_offset ? f->offset : 0;
       /* resolved once all tensors are known: a view may name a later tensor */
-      g_hash_table_insert (views, GINT_TO_POINTER (id), g_strdup (f->view_of->str));
+      {
+        PendingView v = { id, g_strdup (f->view_of->str) };
+        g_array_append_val (views, v);
+      }
       /* a view without a size covers the rest of its base: mp_graph_check */
       if (!has_size)
         t->size = G_MAXUINT64;
@@ -294,23 +310,21 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GHashTable *views, G
   return TRUE;
 }
 
+/* Views in file order, so the first bad view in the file is the one reported. */
 static gboolean
-resolve_views (MpGraph *graph, GHashTable *views, GError **error)
+resolve_views (MpGraph *graph, GArray *views, GError **error)
 {
-  GHashTableIter iter;
-  gpointer       key, value;
-
-  g_hash_table_iter_init (&iter, views);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  for (guint i = 0; i < views->len; i++)
     {
-      MpTensor *t = &graph->tensors[GPOINTER_TO_INT (key)];
-      gint      base = mp_graph_find_tensor (graph, value);
+      const PendingView *v = &g_array_index (views, PendingView, i);
+      MpTensor          *t = &graph->tensors[v->tensor];
+      const char        *name = v->base;
+      gint        base = mp_graph_find_tensor (graph, name);
 
       if (base < 0)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "tensor '%s' is a view of unknown tensor '%s'", t->name,
-                             (const char *) value);
+                             "tensor '%s' is a view of unknown tensor '%s'", t->name, name);
           return FALSE;
         }
       t->view_of = base;
@@ -525,16 +539,32 @@ scan_layout (MpJsonReader *r, Layout *layout, GError **error)
   return TRUE;
 }
 
+/* Moves to the list of tensors or ops that starts at offset and opens it. */
+static gboolean
+open_list (MpJsonReader *r, MpGraph *graph, gsize offset, GError **error)
+{
+  mp_json_reader_seek (r, offset);
+  if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "\"tensors\" and \"ops\" must be lists");
+      return FALSE;
+    }
+  return mp_json_reader_begin_array (r);
+}
+
 static gboolean
 parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **error)
 {
-  g_autoptr (GHashTable) views = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr (GArray) views = g_array_new (FALSE, FALSE, sizeof (PendingView));
   TensorFields tf = { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
                       g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)) };
   OpFields     of = { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
                       g_array_new (FALSE, FALSE, sizeof (guint)) };
   gboolean     ok = TRUE;
   guint        index;
+
+  g_array_set_clear_func (views, pending_view_clear);
 
   if (layout->alignment != (gsize) -1)
     {
@@ -555,15 +585,8 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 
   if (layout->tensors != (gsize) -1)
     {
-      mp_json_reader_seek (r, layout->tensors);
-      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "\"tensors\" and \"ops\" must be lists");
-          ok = FALSE;
-          goto out;
-        }
-      mp_json_reader_begin_array (r);
+      if (!(ok = open_list (r, graph, layout->tensors, error)))
+        goto out;
       for (index = 0; ok && mp_json_reader_next_element (r); index++)
         {
           tensor_fields_reset (&tf);
@@ -582,15 +605,8 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 
   if (ok && layout->ops != (gsize) -1)
     {
-      mp_json_reader_seek (r, layout->ops);
-      if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "\"tensors\" and \"ops\" must be lists");
-          ok = FALSE;
-          goto out;
-        }
-      mp_json_reader_begin_array (r);
+      if (!(ok = open_list (r, graph, layout->ops, error)))
+        goto out;
       for (index = 0; ok && mp_json_reader_next_element (r); index++)
         {
           op_fields_reset (&of);

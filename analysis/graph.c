@@ -116,6 +116,7 @@ mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error)
   t->name = g_strdup (name);
   t->view_of = -1;
   t->producer = -1;
+  t->root = -1;
   t->first = t->last = -1;
   g_hash_table_insert (graph->tensor_index, t->name, GUINT_TO_POINTER (graph->n_tensors + 1));
   return graph->n_tensors++;
@@ -172,6 +173,13 @@ mp_graph_view_root (const MpGraph *graph, guint tensor, guint64 *offset)
   guint64 off = 0;
   guint   t = tensor;
 
+  /* resolved once by mp_graph_check: long in-place chains stay linear */
+  if (graph->tensors[tensor].root >= 0)
+    {
+      if (offset)
+        *offset = graph->tensors[tensor].root_offset;
+      return graph->tensors[tensor].root;
+    }
   while (graph->tensors[t].view_of >= 0)
     {
       off += graph->tensors[t].view_offset;
@@ -180,6 +188,38 @@ mp_graph_view_root (const MpGraph *graph, guint tensor, guint64 *offset)
   if (offset)
     *offset = off;
   return t;
+}
+
+/* Fills root and root_offset of every tensor, each chain walked once. */
+static void
+resolve_roots (MpGraph *graph)
+{
+  g_autofree guint *chain = g_new (guint, MAX (graph->n_tensors, 1));
+
+  for (guint i = 0; i < graph->n_tensors; i++)
+    {
+      guint n = 0, t = i;
+
+      /* climb until a tensor whose root is known, or a base */
+      while (graph->tensors[t].root < 0 && graph->tensors[t].view_of >= 0)
+        {
+          chain[n++] = t;
+          t = graph->tensors[t].view_of;
+        }
+      if (graph->tensors[t].root < 0)
+        {
+          graph->tensors[t].root = t;
+          graph->tensors[t].root_offset = 0;
+        }
+      while (n-- > 0)
+        {
+          MpTensor       *v = &graph->tensors[chain[n]];
+          const MpTensor *b = &graph->tensors[v->view_of];
+
+          v->root = b->root;
+          v->root_offset = b->root_offset + v->view_offset;
+        }
+    }
 }
 
 const char *
@@ -254,6 +294,8 @@ check_views (MpGraph *graph, GError **error)
         state[t] = 2;
       state[t] = 2;
     }
+
+  resolve_roots (graph);
 
   /* A view given without a size covers the rest of its base. */
   for (guint i = 0; i < graph->n_tensors; i++)

@@ -42,6 +42,8 @@ typedef struct
   gint         view_of;     /* index of the tensor this is a view of, or -1 */
   guint64      view_offset; /* byte offset inside view_of */
   gint         producer;    /* index of the op that writes it, or -1 */
+  gint         root;        /* owner of the storage (itself unless a view), -1 until checked */
+  guint64      root_offset; /* this tensor's byte offset inside root */
   /* Explicit lifetime (inclusive steps) for usage-record inputs (CSV, traces);
    * -1 when the lifetime is derived from the ops. */
   gint64       first;

@@ -93,8 +93,9 @@ expect_char (MpJsonReader *r, char c, const char *what)
   return FALSE;
 }
 
-gboolean
-mp_json_reader_begin_object (MpJsonReader *r)
+/* Opens an object or a list: one more level, its first item still to come. */
+static gboolean
+begin_container (MpJsonReader *r, char open, const char *what)
 {
   if (r->error)
     return FALSE;
@@ -103,10 +104,16 @@ mp_json_reader_begin_object (MpJsonReader *r)
       fail_at (r, r->p, "nesting deeper than 64 levels");
       return FALSE;
     }
-  if (!expect_char (r, '{', "expected an object"))
+  if (!expect_char (r, open, what))
     return FALSE;
   r->fresh[++r->depth] = TRUE;
   return TRUE;
+}
+
+gboolean
+mp_json_reader_begin_object (MpJsonReader *r)
+{
+  return begin_container (r, '{', "expected an object");
 }
 
 static gboolean read_string_token (MpJsonReader *r);
@@ -143,17 +150,7 @@ mp_json_reader_next_member (MpJsonReader *r)
 gboolean
 mp_json_reader_begin_array (MpJsonReader *r)
 {
-  if (r->error)
-    return FALSE;
-  if (r->depth >= MAX_DEPTH)
-    {
-      fail_at (r, r->p, "nesting deeper than 64 levels");
-      return FALSE;
-    }
-  if (!expect_char (r, '[', "expected a list"))
-    return FALSE;
-  r->fresh[++r->depth] = TRUE;
-  return TRUE;
+  return begin_container (r, '[', "expected a list");
 }
 
 gboolean
@@ -194,6 +191,7 @@ static gboolean
 read_string_token (MpJsonReader *r)
 {
   const char *p = r->p + 1, *start;
+  guchar      high = 0; /* any byte >= 0x80 seen: then the UTF-8 must be checked */
 
   g_string_truncate (r->text, 0);
   r->raw = r->p;
@@ -201,7 +199,7 @@ read_string_token (MpJsonReader *r)
     {
       start = p;
       while (p < r->end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
-        p++;
+        high |= (guchar) *p++;
       g_string_append_len (r->text, start, p - start);
       if (p >= r->end)
         {
@@ -275,7 +273,8 @@ read_string_token (MpJsonReader *r)
     }
   r->p = p + 1;
   r->raw_len = r->p - r->raw;
-  if (!g_utf8_validate (r->text->str, r->text->len, NULL))
+  /* escapes decode to valid UTF-8; plain ASCII needs no check */
+  if ((high & 0x80) && !g_utf8_validate (r->text->str, r->text->len, NULL))
     {
       fail_at (r, r->raw, "invalid UTF-8 in a string");
       return FALSE;

@@ -9,6 +9,7 @@
 #include "schedule.h"
 #include "plan-io.h"
 #include "planner.h"
+#include "planner-trace.h"
 #include "validate.h"
 #include "time-index.h"
 #include "gen.h"

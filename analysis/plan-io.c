@@ -55,6 +55,8 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
     json_object_object_add (obj, "partitions", json_object_new_int (plan->n_partitions));
   if (plan->note)
     json_object_object_add (obj, "note", json_object_new_string (plan->note));
+  if (g_strcmp0 (plan->planner, "optimal") == 0)
+    json_object_object_add (obj, "proven_optimal", json_object_new_boolean (plan->proved_optimal));
   for (guint i = 0; i < plan->n_records; i++)
     {
       json_object *t = json_object_new_object ();
@@ -85,7 +87,6 @@ mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
 {
   json_object *root = json_object_new_object ();
   json_object *list = json_object_new_array ();
-  char        *out;
 
   json_object_object_add (root, "format", json_object_new_string (PLAN_FORMAT));
   json_object_object_add (root, "graph", json_object_new_string (graph->name));
@@ -109,12 +110,7 @@ mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
         }
       json_object_object_add (root, "skipped", skips);
     }
-  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                     "\n", NULL);
-  json_object_put (root);
-  return out;
+  return mp_json_to_text_free (root);
 }
 
 char *

@@ -21,7 +21,8 @@
 
 gboolean
 mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                   guint64 *offsets, GCancellable *cancellable, GError **error)
+                   guint64 *offsets, MpPlanTrace *trace, GCancellable *cancellable,
+                   GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
 
@@ -33,7 +34,10 @@ mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *
       if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;
 
-      offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
+      if (G_UNLIKELY (trace))
+        offset = mp_plan_trace_best_fit (trace, index, order[k], r);
+      else
+        offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
       offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
     }
@@ -81,8 +85,12 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
   qsort (keys, n, sizeof (SortKey), cmp_size_span);
   for (guint i = 0; i < n; i++)
     order[i] = keys[i].index;
-  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
-                          error))
+  mp_plan_trace_rules (options->trace,
+                       "largest first; on a tie the longer lifetime first, then first appearance",
+                       "each into the free interval over its lifetime that wastes least (the "
+                       "lowest on a tie), else above the tensors live with it");
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, options->trace,
+                          cancellable, error))
     return NULL;
   return g_steal_pointer (&plan);
 }

@@ -34,6 +34,35 @@ op_arg (const MpOp *op, guint k)
   return k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs];
 }
 
+/* Tracing only: the op whose visit placed each tensor, found by walking the
+ * sorted ops again (the trace's steps are in placement order). */
+static void
+trace_ops (MpPlanTrace *trace, const SortKey *ops, guint n_ops, const MpGraph *graph,
+           const MpLifetimes *lifetimes, guint n)
+{
+  g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
+  guint                k = 0;
+
+  mp_plan_trace_rules (trace,
+                       "ops by decreasing breadth (the bytes they read and write; ties in op "
+                       "order), each op's tensors not yet placed largest first",
+                       MP_RULE_SMALLEST_GAP);
+  for (guint i = 0; i < n_ops; i++)
+    {
+      const MpOp *op = &graph->ops[ops[i].index];
+
+      for (guint a = 0; a < op->n_inputs + op->n_outputs; a++)
+        {
+          gint r = lifetimes->record_of[op_arg (op, a)];
+
+          if (r < 0 || queued[r])
+            continue;
+          queued[r] = TRUE;
+          mp_plan_trace_set_op (trace, k++, ops[i].index);
+        }
+    }
+}
+
 MpPlan *
 mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes,
                               const MpPlannerOptions *options, GCancellable *cancellable,
@@ -94,8 +123,10 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
       order[n_order++] = r;
   g_assert (n_order == n);
 
-  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, cancellable,
-                          error))
+  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, options->trace,
+                          cancellable, error))
     return NULL;
+  if (G_UNLIKELY (options->trace))
+    trace_ops (options->trace, ops, n_ops, graph, lifetimes, n);
   return g_steal_pointer (&plan);
 }

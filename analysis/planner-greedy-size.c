@@ -51,7 +51,7 @@ mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64
   g_autofree guint *order = mp_order_by_size (records, n);
   guint64           arena = 0;
 
-  mp_place_best_fit (records, n, n_steps, order, offsets, NULL, NULL);
+  mp_place_best_fit (records, n, n_steps, order, offsets, NULL, NULL, NULL);
   for (guint i = 0; i < n; i++)
     arena = MAX (arena, offsets[i] + records[i].size);
   return arena;
@@ -65,8 +65,9 @@ mp_planner_greedy_by_size (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autoptr (MpPlan) plan = mp_plan_new ("greedy-by-size", lifetimes);
   g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
 
+  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
   if (!mp_place_best_fit (plan->records, plan->n_records, plan->n_steps, order, plan->offsets,
-                          cancellable, error))
+                          options->trace, cancellable, error))
     return NULL;
   return g_steal_pointer (&plan);
 }

@@ -114,6 +114,10 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
       keys[i].index = i;
     }
   qsort (keys, n, sizeof (SortKey), cmp_bytes_desc);
+  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST,
+                       "each joins the heaviest partition none of whose members is live with it "
+                       "(the oldest on a tie), else opens a new one; partitions are stacked in "
+                       "the order they were opened, each as large as its first (largest) member");
 
   for (guint k = 0; k < n; k++)
     {
@@ -136,6 +140,9 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
           if (j < busy->len)
             prev = (guint) s[j].end;
         }
+      if (G_UNLIKELY (options->trace))
+        mp_plan_trace_partition (options->trace, keys[k].index, busy, n_parts, tree.weight,
+                                 best == G_MAXUINT ? n_parts : best, best == G_MAXUINT);
       if (best == G_MAXUINT)
         {
           best = n_parts++;

@@ -3,6 +3,7 @@
 
 #include "planner.h"
 #include "mp-error.h"
+#include "time-index.h"
 
 G_BEGIN_DECLS
 
@@ -13,7 +14,27 @@ guint  *mp_order_by_size (const MpUsage *records, guint n);
  * placed records whose lifetimes overlap it (the lowest on a tie), else on
  * top of them. FALSE, and error set, when cancellable was cancelled. */
 gboolean mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                            guint64 *offsets, GCancellable *cancellable, GError **error);
+                            guint64 *offsets, MpPlanTrace *trace, GCancellable *cancellable,
+                            GError **error);
+
+/* Decision recording (planner-trace.c), called only when a trace is asked
+ * for. busy: the sorted span union over the record's lifetime. */
+void mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset);
+void mp_plan_trace_partition  (MpPlanTrace *trace, guint record, const GArray *busy,
+                               guint n_parts, const guint64 *weights, guint chosen,
+                               gboolean opened);
+void mp_plan_trace_set_op     (MpPlanTrace *trace, guint k, gint op);
+/* mp_time_index_best_fit's answer found from mp_time_index_busy's union,
+ * whose gaps it records (tests/test-trace-planner.c checks the offsets). */
+guint64 mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record,
+                                const MpUsage *r);
+/* Names the planner's order and placement rule; nothing when trace is NULL. */
+void mp_plan_trace_rules      (MpPlanTrace *trace, const char *order, const char *place);
+
+#define MP_RULE_LARGEST_FIRST "largest first (ties in first appearance)"
+#define MP_RULE_SMALLEST_GAP                                                                     \
+  "each into the smallest gap between the placed tensors that overlap it in time (the lowest "  \
+  "on a tie), else on top of them"
 
 /* How many placements run between two looks at the cancellable. */
 #define MP_CANCEL_STRIDE 4096
@@ -30,6 +51,8 @@ MpPlan *mp_planner_partition      (const MpGraph *, const MpLifetimes *, const M
 MpPlan *mp_planner_multistream    (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 MpPlan *mp_planner_best_fit       (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
+MpPlan *mp_planner_optimal        (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 
 G_END_DECLS

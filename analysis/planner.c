@@ -26,6 +26,10 @@ static const MpPlannerInfo planners[] = {
     "largest first (longer lifetime on a tie), each into the lowest-waste free interval over "
     "its lifetime (XLA heap simulator)",
     FALSE, mp_planner_best_fit },
+  { "optimal", "Optimal (exact search)",
+    "branch and bound over canonical placements with a time budget: proves the plan optimal "
+    "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",
+    FALSE, mp_planner_optimal },
 };
 
 const MpPlannerInfo *
@@ -67,6 +71,8 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
   gint64  start;
 
   g_return_val_if_fail (info != NULL && graph != NULL && lifetimes != NULL, NULL);
+  if (options && options->trace)
+    mp_plan_trace_reset (options->trace);
 
   if (info->needs_ops && !graph->has_ops)
     {
@@ -75,13 +81,13 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
                    graph->name);
       return NULL;
     }
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return NULL;
   start = g_get_monotonic_time ();
   plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
   if (plan == NULL)
     return NULL;
   plan->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (options && options->trace)
+    mp_plan_trace_finish (options->trace, plan);
   if (plan->graph_name == NULL)
     plan->graph_name = g_strdup (graph->name);
   mp_plan_finish (plan);

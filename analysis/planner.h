@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include "plan.h"
+#include "planner-trace.h"
 
 G_BEGIN_DECLS
 
@@ -11,6 +12,11 @@ typedef struct
   guint   max_parallel_ops; /* multistream: ops per parallel group, 0 = unlimited */
   gdouble time_budget;      /* optimal: seconds, 0 = default */
   guint64 capacity;         /* optimal: target capacity, 0 = none */
+  /* optimal: called about twice a second during a long search with a one-line
+   * summary (time, best arena, gap, nodes); NULL = silent */
+  void   (*progress) (const char *line, gpointer data);
+  gpointer progress_data;
+  MpPlanTrace *trace;       /* record the decisions (planner-trace.h), or NULL */
 } MpPlannerOptions;
 
 typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,

@@ -13,7 +13,8 @@
  *   Kept materialised because short queries, the vast majority, need
  *   exactly this: a short lifetime sees cover[B] plus the few partial
  *   buffers of its block whose steps really meet its own.
- * - part[B]: the buffers that touch block B partly, with their steps.
+ * - part[B]: the buffers that touch block B partly, with their steps, in
+ *   address order.
  * - sub: a segment tree over blocks for long queries: sub[v] is the union of
  *   every buffer that touches a step of v's blocks and is stored at or below
  *   v (at the canonical nodes of its covered blocks, or as a partial end).
@@ -63,6 +64,7 @@ struct _MpTimeIndex
   SpanSet  *cover;
   PartList *part;
   GArray   *hits;    /* MpSpan: partial buffers that meet the query */
+  GArray   *scratch; /* MpSpan */
   GArray   *cursors; /* Cursor */
 };
 
@@ -128,7 +130,22 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
       list->cap = list->cap ? 2 * list->cap : 8;
       list->items = g_renew (Part, list->items, list->cap);
     }
-  list->items[list->len++] = (Part) { start, end, first, last };
+  /* kept in address order, so a query's hits come out sorted */
+  {
+    guint lo = 0, hi = list->len;
+
+    while (lo < hi)
+      {
+        guint mid = lo + (hi - lo) / 2;
+        if (list->items[mid].start <= start)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+    memmove (&list->items[lo + 1], &list->items[lo], (list->len - lo) * sizeof (Part));
+    list->items[lo] = (Part) { start, end, first, last };
+    list->len++;
+  }
 }
 
 MpTimeIndex *
@@ -148,6 +165,7 @@ mp_time_index_new_with_block (guint n_steps, guint block)
     index->cover[b].gap = g_new (guint64, 1); /* non-NULL: this set keeps gaps */
   index->part = g_new0 (PartList, index->n_blocks);
   index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
+  index->scratch = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->cursors = g_array_new (FALSE, FALSE, sizeof (Cursor));
   return index;
 }
@@ -183,6 +201,7 @@ mp_time_index_free (MpTimeIndex *index)
   g_free (index->cover);
   g_free (index->part);
   g_array_unref (index->hits);
+  g_array_unref (index->scratch);
   g_array_unref (index->cursors);
   g_free (index);
 }
@@ -291,24 +310,6 @@ collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray
     }
 }
 
-static void
-sort_spans (MpSpan *s, guint n)
-{
-  /* few items: insertion sort */
-  for (guint i = 1; i < n; i++)
-    {
-      MpSpan v = s[i];
-      guint  j = i;
-
-      while (j > 0 && s[j - 1].start > v.start)
-        {
-          s[j] = s[j - 1];
-          j--;
-        }
-      s[j] = v;
-    }
-}
-
 /* Sorted spans -> their disjoint union, in place. */
 static void
 normalize (GArray *spans)
@@ -326,13 +327,6 @@ normalize (GArray *spans)
   g_array_set_size (spans, n);
 }
 
-static int
-cmp_span (const void *pa, const void *pb)
-{
-  const MpSpan *a = pa, *b = pb;
-
-  return (a->start > b->start) - (a->start < b->start);
-}
 
 /* Yields the union of sorted lists of disjoint spans (so both starts and
  * ends increase along a list), one merged component at a time. A component
@@ -439,14 +433,27 @@ merger_next (Merger *m, MpSpan *out)
   return TRUE;
 }
 
-/* Sorts the hits by start and merges them into a disjoint union. */
+/* The hits of one or two blocks, each run already in address order (the
+ * part lists are kept so): merge the runs, then join into a disjoint union. */
 static void
-sort_hits (GArray *hits)
+sort_hits (GArray *hits, guint first_run, GArray *scratch)
 {
-  if (hits->len < 32)
-    sort_spans ((MpSpan *) hits->data, hits->len);
-  else
-    qsort (hits->data, hits->len, sizeof (MpSpan), cmp_span);
+  MpSpan *h = (MpSpan *) hits->data;
+
+  if (first_run > 0 && first_run < hits->len)
+    {
+      guint i = 0, j = first_run, n = 0;
+
+      g_array_set_size (scratch, hits->len);
+      while (i < first_run || j < hits->len)
+        {
+          if (j == hits->len || (i < first_run && h[i].start <= h[j].start))
+            g_array_index (scratch, MpSpan, n++) = h[i++];
+          else
+            g_array_index (scratch, MpSpan, n++) = h[j++];
+        }
+      memcpy (h, scratch->data, hits->len * sizeof (MpSpan));
+    }
   normalize (hits);
 }
 
@@ -457,7 +464,7 @@ gather (MpTimeIndex *index, guint first, guint last)
 {
   GArray *cursors = index->cursors;
   GArray *hits = index->hits;
-  guint   bf, bl, p, q1;
+  guint   bf, bl, p, q1, first_run;
 
   g_assert (first <= last && last < index->n_steps);
   block_range (index, first, last, &bf, &bl, &p, &q1);
@@ -490,9 +497,10 @@ gather (MpTimeIndex *index, guint first, guint last)
     }
   if (!(p <= bf && bf < q1))
     collect_hits (index, bf, first, last, hits);
+  first_run = hits->len;
   if (bl != bf && !(p <= bl && bl < q1))
     collect_hits (index, bl, first, last, hits);
-  sort_hits (hits);
+  sort_hits (hits, first_run, index->scratch);
   add_cursor (cursors, (MpSpan *) hits->data, hits->len);
   return p < q1;
 }
@@ -641,7 +649,7 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
       /* the common case: a short lifetime inside one block */
       g_array_set_size (index->hits, 0);
       collect_hits (index, bf, first, last, index->hits);
-      sort_hits (index->hits);
+      normalize (index->hits);
       offset = best_fit_cover (&index->cover[bf], index->hits, size);
       if (offset != G_MAXUINT64)
         return offset;

@@ -110,7 +110,7 @@ mp_cli_exec (int argc, char **argv)
       "a CSV with an offset column) instead of planning", "PLAN" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "auto (default: CUDA when a device is "
       "usable, else the CPU), cpu or cuda", "NAME" },
-    { "iterations", 'n', 0, G_OPTION_ARG_INT, &iterations, "Run the program N times (default: "
+    { "iterations", 'i', 0, G_OPTION_ARG_INT, &iterations, "Run the program N times (default: "
       "once, or with concurrent streams once free-running and once staggered per stream)", "N" },
     { "no-stagger", 0, 0, G_OPTION_ARG_NONE, &no_stagger, "Let every iteration run free; by "
       "default each iteration after the first holds one stream (in turn) until the others have "

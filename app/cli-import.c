@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <json-c/json.h>
 
+#include "json-util.h"
 #include "cli.h"
 
 /* A PyTorch trace or snapshot as usage records: JSON with every
@@ -14,7 +15,6 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
   json_object     *devices = json_object_new_array ();
   json_object     *ranges = json_object_new_array ();
   json_object     *allocs = json_object_new_array ();
-  char            *text;
 
   json_object_object_add (root, "format", json_object_new_string ("memplan.trace/1"));
   json_object_object_add (root, "source", json_object_new_string (graph->path));
@@ -61,11 +61,7 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
       json_object_array_add (allocs, a);
     }
   json_object_object_add (root, "allocations", allocs);
-  text = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                              JSON_C_TO_STRING_NOSLASHESCAPE),
-                      "\n", NULL);
-  json_object_put (root);
-  return text;
+  return mp_json_to_text_free (root);
 }
 
 /* half-open [first, last + 1) in event steps, the allocator's offsets */

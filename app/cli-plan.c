@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -63,6 +64,15 @@ print_table (GString *out, const MpGraph *graph, const MpLifetimes *lt,
                           "order; only a plan invalid under its own schedule fails the run)\n");
 }
 
+/* The optimal planner's progress, on one rewritten line of a terminal. */
+static void
+show_progress (const char *line, gpointer data)
+{
+  fprintf (stderr, "\r%s\033[K", line);
+  fflush (stderr);
+  *(gboolean *) data = TRUE;
+}
+
 int
 mp_cli_plan (int argc, char **argv)
 {
@@ -75,6 +85,7 @@ mp_cli_plan (int argc, char **argv)
   gboolean         plan_inputs = FALSE;
   gint             max_parallel = 0;
   gdouble          budget = 0;
+  gint64           capacity = 0;
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = NULL;
   g_autoptr (MpLifetimes) lt = NULL;
@@ -91,6 +102,7 @@ mp_cli_plan (int argc, char **argv)
   MpLifetimeOptions  lopts = { 0 };
   MpPlannerOptions   popts = { 0 };
   gboolean           all_valid = TRUE;
+  gboolean           progressed = FALSE;
   GOptionEntry       entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, csv",
@@ -107,6 +119,10 @@ mp_cli_plan (int argc, char **argv)
       "seconds (default 10)", "S" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "PyTorch trace or snapshot: the device to "
       "import, cuda:N or cpu (default: the first CUDA device)", "DEV" },
+    { "time-limit", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE, &budget, "Same as --time-budget",
+      "S" },
+    { "capacity", 0, 0, G_OPTION_ARG_INT64, &capacity, "optimal: only ask whether the plan fits "
+      "in N bytes (MiniMalloc's question) instead of minimising the arena", "N" },
     { NULL }
   };
 
@@ -134,6 +150,11 @@ mp_cli_plan (int argc, char **argv)
   if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
     {
       mp_cli_error ("--alignment must be a power of two up to 2^30");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (capacity < 0)
+    {
+      mp_cli_error ("--capacity must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
   if (max_parallel < 0 || budget < 0)
@@ -186,6 +207,12 @@ mp_cli_plan (int argc, char **argv)
   if (graph->has_ops)
     schedule = mp_schedule_parallel (graph, max_parallel);
   popts.time_budget = budget;
+  popts.capacity = capacity;
+  if (isatty (STDERR_FILENO))
+    {
+      popts.progress = show_progress;
+      popts.progress_data = &progressed;
+    }
   for (guint i = 0; i < infos->len; i++)
     {
       const MpPlannerInfo *info = infos->pdata[i];
@@ -193,6 +220,9 @@ mp_cli_plan (int argc, char **argv)
 
       g_clear_error (&error);
       plan = mp_planner_run (info, graph, lt, &popts, NULL, &error);
+      if (progressed)
+        fputs ("\n", stderr);
+      progressed = FALSE;
       if (plan == NULL)
         {
           if (g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))

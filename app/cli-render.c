@@ -68,6 +68,7 @@ mp_cli_render (int argc, char **argv)
   g_autoptr (MpLifetimes) lt = NULL;
   g_autoptr (GPtrArray) infos = NULL;
   g_autoptr (GPtrArray) plans = NULL;
+  g_autoptr (MpSchedule) schedule = NULL;
   g_autoptr (GPtrArray) indices = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
   g_autoptr (GArray) highlight = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GOptionContext) ctx = NULL;
@@ -81,7 +82,9 @@ mp_cli_render (int argc, char **argv)
   gboolean         all_valid = TRUE;
   GOptionEntry     entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
-    { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
+    { "plans", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &plans_path, "Same as --plan",
+      "PLANFILE" },
+    { "plan", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
       "(memplan-cli plan --format json, or a CSV with offsets) instead of running planners",
       "PLANFILE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Picture to write (atomically): .png, "
@@ -94,7 +97,7 @@ mp_cli_render (int argc, char **argv)
       "(default: kind for graphs, op for usage records)", "KEY" },
     { "theme", 't', 0, G_OPTION_ARG_STRING, &theme, "light (default) or dark", "THEME" },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Same as --theme dark", NULL },
-    { "steps", 's', 0, G_OPTION_ARG_STRING, &steps, "Show only steps FIRST to LAST (inclusive)",
+    { "steps", 0, 0, G_OPTION_ARG_STRING, &steps, "Show only steps FIRST to LAST (inclusive)",
       "FIRST:LAST" },
     { "highlight", 0, 0, G_OPTION_ARG_STRING_ARRAY, &highlight_names, "Follow these tensors: "
       "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
@@ -162,7 +165,7 @@ mp_cli_render (int argc, char **argv)
     }
   if (plans_path && planner_names)
     {
-      mp_cli_error ("--plans and --planner exclude each other");
+      mp_cli_error ("--plan and --planner exclude each other");
       return MP_EXIT_BAD_INPUT;
     }
   if (!plans_path)
@@ -230,9 +233,12 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s: no plan to draw", argv[1]);
       return MP_EXIT_BAD_INPUT;
     }
+  /* as in plan: with several streams a plan must also hold when they run together */
+  if (graph->has_ops && mp_graph_n_streams (graph) > 1)
+    schedule = mp_schedule_parallel (graph, 0);
   for (guint i = 0; i < plans->len; i++)
     {
-      all_valid &= mp_plan_check (graph, plans->pdata[i]);
+      all_valid &= mp_plan_check_schedules (graph, plans->pdata[i], schedule);
       g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
     }
 

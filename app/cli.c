@@ -24,6 +24,9 @@ static const MpCliCommand commands[] = {
   { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
   { "exec", "execute plans on the GPU or CPU and check them for corruption", mp_cli_exec },
   { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
+  { "bench-optimal", "time the exact planner on usage records (MiniMalloc's set)",
+    mp_cli_bench_optimal },
+  { "explain", "explain a planner's decisions tensor by tensor, in words", mp_cli_explain },
 };
 
 void

@@ -31,6 +31,8 @@ int  mp_cli_suite    (int argc, char **argv);
 int  mp_cli_compare  (int argc, char **argv);
 int  mp_cli_exec     (int argc, char **argv);
 int  mp_cli_render   (int argc, char **argv);
+int  mp_cli_bench_optimal (int argc, char **argv);
+int  mp_cli_explain  (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
 void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);

@@ -30,8 +30,8 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
   GtkWidget       *label = gtk_list_item_get_child (item);
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  /* a verdict cell: "INVALID: …" shows as an error */
-  if (g_str_has_prefix (text, "INVALID"))
+  /* a verdict cell: "INVALID: …" or "NO (concurrent)" shows as an error */
+  if (g_str_has_prefix (text, "INVALID") || g_str_has_prefix (text, "NO ("))
     gtk_widget_add_css_class (label, "error");
   else
     gtk_widget_remove_css_class (label, "error");

@@ -12,6 +12,8 @@ typedef struct
   GdkFrameClock *clock;
   GArray        *ms;         /* per pan/zoom frame */
   GArray        *full_ms;    /* per frame that draws every pane again */
+  GArray        *cursor_ms;  /* per step-cursor move (the live list follows) */
+  GArray        *select_ms;  /* per selection change */
   guint          n_frames;
   guint          frame;
   gint64         started;    /* this frame's update phase, µs; 0 when none */
@@ -24,8 +26,11 @@ typedef struct
 /* Steps panned per frame, as a share of the visible span. */
 #define PAN_SHARE 0.01
 #define ZOOM_STEP 1.03
-/* Frames, after the pan/zoom ones, that redraw every pane from scratch. */
-#define FULL_FRAMES 30
+/* Frames, after the pan/zoom ones, that redraw every pane from scratch,
+ * then that move the step cursor, then that select a tensor or clear it. */
+#define FULL_FRAMES   30
+#define CURSOR_FRAMES 30
+#define SELECT_FRAMES 30
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
@@ -61,9 +66,13 @@ finish (FrameBench *fb)
           fb->open_seconds, mp_plan_set_get_seconds (set));
   print_figures ("pan/zoom frames", fb->ms);
   print_figures ("frames redrawing every pane", fb->full_ms);
+  print_figures ("step-cursor moves (live list shown)", fb->cursor_ms);
+  print_figures ("selection changes", fb->select_ms);
   g_signal_handler_disconnect (fb->clock, fb->after_paint);
   g_array_unref (fb->ms);
   g_array_unref (fb->full_ms);
+  g_array_unref (fb->cursor_ms);
+  g_array_unref (fb->select_ms);
   ((void (*) (gpointer)) fb->done) (fb->user_data);
   g_free (fb);
 }
@@ -73,8 +82,14 @@ after_paint (GdkFrameClock *clock, FrameBench *fb)
 {
   if (fb->started == 0)
     return;
-  g_array_append_val (fb->frame > fb->n_frames ? fb->full_ms : fb->ms,
-                      (gdouble) { (g_get_monotonic_time () - fb->started) / 1000.0 });
+  /* fb->frame was counted after this frame's update */
+  guint   f = fb->frame - 1;
+  GArray *ms = f < fb->n_frames                               ? fb->ms
+               : f < fb->n_frames + FULL_FRAMES                ? fb->full_ms
+               : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES ? fb->cursor_ms
+                                                               : fb->select_ms;
+
+  g_array_append_val (ms, (gdouble) { (g_get_monotonic_time () - fb->started) / 1000.0 });
   fb->started = 0;
 }
 
@@ -86,14 +101,34 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   gdouble      min, max;
   guint        half = fb->n_frames / 2;
 
-  if (fb->frame == fb->n_frames + FULL_FRAMES)
+  if (fb->frame == fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES)
     {
       finish (fb);
       return G_SOURCE_REMOVE;
     }
   fb->started = g_get_monotonic_time ();
   mp_view_state_get_steps (state, &min, &max);
-  if (fb->frame >= fb->n_frames)
+  if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES)
+    {
+      /* a tensor live at the cursor, every other frame none */
+      MpPlanSet *set = mp_window_get_plan_set (fb->window);
+      guint      k = fb->frame - fb->n_frames - FULL_FRAMES - CURSOR_FRAMES;
+      MpPlan    *plan = mp_plan_set_get_plan (set, 0);
+
+      mp_view_state_set_selected (state, k % 2 || plan->n_records == 0
+                                           ? -1
+                                           : (gint) plan->records[(k * 7919u) %
+                                                                  plan->n_records].tensor);
+    }
+  else if (fb->frame >= fb->n_frames + FULL_FRAMES)
+    {
+      guint n_steps = mp_view_state_get_n_steps (state);
+
+      if (fb->frame == fb->n_frames + FULL_FRAMES)
+        mp_window_show_live_list (fb->window);
+      mp_view_state_set_cursor (state, n_steps ? (gint) ((fb->frame * 37u) % n_steps) : -1);
+    }
+  else if (fb->frame >= fb->n_frames)
     {
       GPtrArray *views = mp_window_get_plan_views (fb->window);
 
@@ -129,6 +164,8 @@ mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble open_seconds, GCal
   fb->clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   fb->ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->full_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  fb->cursor_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  fb->select_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->n_frames = n_frames;
   fb->open_seconds = open_seconds;
   fb->done = done;

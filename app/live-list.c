@@ -16,7 +16,9 @@ struct _MpLiveList
   MpViewState        *state;
   MpPlanSet          *set;
   const MpPlan       *plan;
+  MpRenderIndex      *index;   /* the set's, for plan */
   gboolean            updating;
+  gboolean            stale;   /* the cursor or plan changed while hidden */
 };
 
 G_DEFINE_FINAL_TYPE (MpLiveList, mp_live_list, GTK_TYPE_WIDGET)
@@ -30,11 +32,21 @@ compare_offset (gconstpointer a, gconstpointer b, gpointer data)
   return x < y ? -1 : x > y;
 }
 
-/* g_ptr_array_sort passes pointers to the elements */
-static int
-compare_offset_ptr (gconstpointer a, gconstpointer b)
+static void
+add_record (guint record, gpointer data)
 {
-  return compare_offset (*(gpointer *) a, *(gpointer *) b, NULL);
+  g_array_append_val ((GArray *) data, record);
+}
+
+/* records by offset in the plan (g_array_sort_with_data passes pointers) */
+static int
+compare_record_offset (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const MpPlan *plan = data;
+  guint64       x = plan->offsets[*(const guint *) a];
+  guint64       y = plan->offsets[*(const guint *) b];
+
+  return x < y ? -1 : x > y;
 }
 
 static int
@@ -50,6 +62,7 @@ static void
 refresh (MpLiveList *self)
 {
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GArray) live_records = g_array_new (FALSE, FALSE, sizeof (guint));
   gint             step = mp_view_state_get_cursor (self->state);
   guint64          live = 0;
   const MpGraph   *graph;
@@ -57,7 +70,15 @@ refresh (MpLiveList *self)
   g_autofree char *text = NULL;
   g_autofree char *op = NULL;
 
-  if (self->set == NULL || self->plan == NULL || step < 0)
+  /* GTK's rows cost far more than the query (about 0.1 ms each): a hidden
+   * list catches up when it is shown */
+  if (!gtk_widget_get_mapped (GTK_WIDGET (self)))
+    {
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
+  if (self->set == NULL || self->plan == NULL || self->index == NULL || step < 0)
     {
       g_list_store_remove_all (self->store);
       gtk_label_set_text (self->heading, "Click the step axis under a plan, or drag the step "
@@ -65,17 +86,16 @@ refresh (MpLiveList *self)
       return;
     }
   graph = mp_plan_set_get_graph (self->set);
-  for (guint r = 0; r < self->plan->n_records; r++)
+  /* the step tree finds the k live records in O(log n + k) */
+  mp_render_index_foreach_at (self->index, step, add_record, live_records);
+  g_array_sort_with_data (live_records, compare_record_offset, (gpointer) self->plan);
+  for (guint i = 0; i < live_records->len; i++)
     {
-      const MpUsage *u = &self->plan->records[r];
+      guint r = g_array_index (live_records, guint, i);
 
-      if (u->first <= (guint) step && (guint) step <= u->last)
-        {
-          g_ptr_array_add (rows, mp_live_row_new (graph, self->plan, r));
-          live += u->bytes;
-        }
+      g_ptr_array_add (rows, mp_live_row_new (graph, self->plan, r));
+      live += self->plan->records[r].bytes;
     }
-  g_ptr_array_sort (rows, compare_offset_ptr);
   bytes = mp_format_bytes (live);
   if (graph->has_ops && (guint) step < graph->n_ops)
     op = g_strdup_printf (" (op %s)", graph->ops[step].name);
@@ -100,6 +120,16 @@ selection_changed (MpLiveList *self)
 }
 
 static void
+mp_live_list_map (GtkWidget *widget)
+{
+  MpLiveList *self = MP_LIVE_LIST (widget);
+
+  GTK_WIDGET_CLASS (mp_live_list_parent_class)->map (widget);
+  if (self->stale)
+    refresh (self);
+}
+
+static void
 mp_live_list_dispose (GObject *object)
 {
   MpLiveList *self = MP_LIVE_LIST (object);
@@ -120,6 +150,7 @@ mp_live_list_class_init (MpLiveListClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = mp_live_list_dispose;
+  widget_class->map = mp_live_list_map;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "livelist");
 }
@@ -191,6 +222,7 @@ mp_live_list_set_plan (MpLiveList *self, MpPlanSet *set, const MpPlan *plan)
   g_clear_pointer (&self->set, mp_plan_set_unref);
   self->set = set;
   self->plan = plan;
+  self->index = set && plan ? mp_plan_set_find_index (set, plan) : NULL;
   refresh (self);
 }
 

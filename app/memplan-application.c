@@ -11,6 +11,9 @@
 #include "memplan-application.h"
 #include "memplan-window.h"
 #include "plan-view.h"
+#include "step-through.h"
+#include "widget-shot.h"
+#include "window-export.h"
 
 struct _MpApplication
 {
@@ -33,6 +36,8 @@ struct _MpApplication
   char          *bench_file;  /* the generated graph, removed at exit */
   gint64         started;     /* µs, when the command line was read */
   gint           status;
+  char          *step_through; /* teaching mode for this planner once planned */
+  gint           step;         /* at this decision (from 1) */
 };
 
 G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
@@ -155,6 +160,52 @@ apply_view_options (MpApplication *self, MpWindow *window)
     mp_window_show_live_list (window);
 }
 
+/* --step-through with --screenshot: the teaching window is the picture. */
+static gboolean
+step_shot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpApplication *self = data;
+  guint          frames = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "frames"));
+  g_autoptr (GError) error = NULL;
+
+  g_object_set_data (G_OBJECT (widget), "frames", GUINT_TO_POINTER (frames + 1));
+  if (frames < SCREENSHOT_FRAMES)
+    return G_SOURCE_CONTINUE;
+  if (!mp_widget_screenshot (widget, self->screenshot, &error))
+    {
+      g_printerr ("memplan: %s\n", error->message);
+      self->status = 1;
+    }
+  g_application_quit (G_APPLICATION (self));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+open_step_through (MpApplication *self, MpWindow *window)
+{
+  g_autoptr (GError) error = NULL;
+  MpStepThrough *step = NULL;
+
+  if (mp_window_get_plan_set (window))
+    step = mp_step_through_new (GTK_WINDOW (window), mp_window_get_plan_set (window),
+                                self->step_through, &error);
+  if (step == NULL)
+    {
+      g_printerr ("memplan: --step-through: %s\n",
+                  error ? error->message : mp_window_get_error (window));
+      self->status = 2;
+      g_application_quit (G_APPLICATION (self));
+      return FALSE;
+    }
+  if (self->width > 0 && self->height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (step), self->width, self->height);
+  mp_step_through_set_position (step, self->step > 0 ? self->step - 1 : 0);
+  gtk_window_present (GTK_WINDOW (step));
+  if (self->screenshot)
+    gtk_widget_add_tick_callback (GTK_WIDGET (step), step_shot_tick, self, NULL);
+  return TRUE;
+}
+
 static void
 window_busy_changed (MpWindow *window, GParamSpec *pspec, MpApplication *self)
 {
@@ -162,7 +213,9 @@ window_busy_changed (MpWindow *window, GParamSpec *pspec, MpApplication *self)
     return;
   g_signal_handlers_disconnect_by_func (window, window_busy_changed, self);
   apply_view_options (self, window);
-  if (self->screenshot || self->hover)
+  if (self->step_through)
+    open_step_through (self, window);
+  else if (self->screenshot || self->hover)
     gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
   else if (self->benchmark)
     {
@@ -296,6 +349,7 @@ mp_application_startup (GApplication *app)
     { "win.export-view", { "<Primary>e", NULL } },
     { "win.export-plans", { "<Primary>s", NULL } },
     { "win.search", { "<Primary>f", NULL } },
+    { "win.step-through", { "<Primary>t", NULL } },
     { "win.zoom-in", { "<Primary>plus", "<Primary>equal", "<Primary>KP_Add", NULL } },
     { "win.zoom-out", { "<Primary>minus", "<Primary>KP_Subtract", NULL } },
     { "win.zoom-fit", { "<Primary>0", "<Primary>KP_0", NULL } },
@@ -388,6 +442,15 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
         g_clear_pointer (&self->planners, g_strfreev);
     }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->screenshot);
+  g_variant_dict_lookup (options, "step", "i", &self->step);
+  if (g_variant_dict_lookup (options, "step-through", "s", &self->step_through) &&
+      mp_planner_lookup (self->step_through) == NULL)
+    {
+      g_autofree char *names = mp_planner_names (", ");
+
+      g_printerr ("memplan: unknown planner '%s' (known: %s)\n", self->step_through, names);
+      return 2;
+    }
   g_variant_dict_lookup (options, "select", "s", &self->select);
   g_variant_dict_lookup (options, "hover", "s", &self->hover);
   self->show_live = g_variant_dict_contains (options, "show-live");
@@ -438,6 +501,7 @@ mp_application_finalize (GObject *object)
   g_free (self->hover);
   g_free (self->color_by);
   g_free (self->theme);
+  g_free (self->step_through);
   if (self->bench_file)
     g_unlink (self->bench_file);
   g_free (self->bench_file);
@@ -481,6 +545,10 @@ mp_application_init (MpApplication *self)
       "the figures and quit", NULL },
     { "bench-tensors", 0, 0, G_OPTION_ARG_INT, NULL,
       "Tensors in the generated benchmark graph (default 100000)", "N" },
+    { "step-through", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Once planned, step through PLANNER's decisions (teaching mode)", "PLANNER" },
+    { "step", 0, 0, G_OPTION_ARG_INT, NULL, "With --step-through: show decision N (from 1)",
+      "N" },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
     { NULL }
   };

@@ -9,7 +9,10 @@
 #include "plan-render.h"
 #include "plan-view.h"
 #include "summary-table.h"
+#include "step-through.h"
 #include "tensor-info.h"
+#include "widget-shot.h"
+#include "window-export.h"
 
 struct _MpWindow
 {
@@ -54,6 +57,7 @@ struct _MpWindow
   gboolean         reloading;
   gint             search_from;
   gboolean         syncing_cursor;
+  gboolean         new_graph;      /* the running build loads a file */
 };
 
 G_DEFINE_FINAL_TYPE (MpWindow, mp_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -72,9 +76,6 @@ static GParamSpec *properties[N_PROPS];
 /* The monitor fires several times for one save: wait for quiet. */
 #define RELOAD_DELAY_MS 300
 #define ZOOM_FACTOR     1.5
-/* Exported comparison: width, and height per plan, in pixels or points. */
-#define EXPORT_WIDTH      1600
-#define EXPORT_PANE_HEIGHT 360
 
 typedef struct
 {
@@ -191,22 +192,89 @@ cursor_adjustment_changed (MpWindow *self)
                                              self->cursor_adjustment)));
 }
 
+/* Teaching mode for the plan the live list shows (the pane or summary row
+ * clicked last), else greedy-by-size. */
+static void
+step_through_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  MpWindow      *self = MP_WINDOW (widget);
+  const MpPlan  *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
+  MpStepThrough *step;
+  g_autoptr (GError) error = NULL;
+
+  if (self->set == NULL)
+    return;
+  step = mp_step_through_new (GTK_WINDOW (self), self->set,
+                              plan ? plan->planner : "greedy-by-size", &error);
+  if (step == NULL)
+    {
+      show_error (self, error->message);
+      return;
+    }
+  gtk_window_present (GTK_WINDOW (step));
+}
+
 static void
 pane_clicked (MpWindow *self, MpPlanView *view)
 {
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
 }
 
+/* Panes whose plan is kept (a toggle, or more planners finishing) stay,
+ * with their drawing index; new plans get a pane, the panes of plans that
+ * are gone leave, and the rest is put in table order. */
+static void
+update_panes (MpWindow *self, MpPlanSet *set)
+{
+  guint      n = mp_plan_set_get_n_plans (set);
+  GPtrArray *views = g_ptr_array_sized_new (n);
+  GtkWidget *prev = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *view = NULL;
+
+      for (guint j = 0; j < self->views->len && view == NULL; j++)
+        if (mp_plan_view_get_plan (self->views->pdata[j]) == mp_plan_set_get_plan (set, i))
+          {
+            view = self->views->pdata[j];
+            mp_plan_view_rebind (MP_PLAN_VIEW (view), set, i);
+          }
+      if (view == NULL)
+        {
+          view = mp_plan_view_new (set, i, self->state);
+          g_signal_connect_swapped (view, "clicked", G_CALLBACK (pane_clicked), self);
+        }
+      g_ptr_array_add (views, view);
+    }
+  for (guint j = 0; j < self->views->len; j++)
+    if (!g_ptr_array_find (views, self->views->pdata[j], NULL))
+      gtk_box_remove (self->panes_box, self->views->pdata[j]);
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *view = views->pdata[i];
+
+      if (gtk_widget_get_parent (view) == NULL)
+        gtk_box_insert_child_after (self->panes_box, view, prev);
+      else if (gtk_widget_get_prev_sibling (view) != prev)
+        gtk_box_reorder_child_after (self->panes_box, view, prev);
+      prev = view;
+    }
+  /* the same array: mp_window_get_plan_views hands it out */
+  g_ptr_array_set_size (self->views, 0);
+  g_ptr_array_extend_and_steal (self->views, views);
+}
+
 static void
 show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
 {
-  GtkWidget         *child;
   const MpGraph     *graph = mp_plan_set_get_graph (set);
   const MpLifetimes *lt = mp_plan_set_get_lifetimes (set);
   const char * const *skipped = mp_plan_set_get_skipped (set);
+  const MpPlan      *listed = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
+  MpPlan            *list_plan = NULL;
 
   g_autofree char *selected = NULL;
-  g_autoptr (GPtrArray) old_views = NULL;
   gdouble          min = 0, max = 0;
   gboolean         keep_view = FALSE;
 
@@ -224,15 +292,6 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   g_clear_pointer (&self->set, mp_plan_set_unref);
   self->set = set;
 
-  /* Panes whose plan is kept (a toggle, or more planners finishing) stay,
-   * with their drawing index; the others go. */
-  old_views = g_ptr_array_new_full (self->views->len, g_object_unref);
-  for (guint i = 0; i < self->views->len; i++)
-    g_ptr_array_add (old_views, g_object_ref (self->views->pdata[i]));
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->panes_box))))
-    gtk_box_remove (self->panes_box, child);
-  g_ptr_array_set_size (self->views, 0);
-
   if (new_graph)
     {
       mp_view_state_reset (self->state, lt->n_steps);
@@ -241,27 +300,15 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
       if (selected)
         mp_view_state_set_selected (self->state, mp_graph_find_tensor (graph, selected));
     }
-  for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
-    {
-      GtkWidget *view = NULL;
-
-      for (guint j = 0; j < old_views->len && view == NULL; j++)
-        if (mp_plan_view_get_plan (old_views->pdata[j]) == mp_plan_set_get_plan (set, i))
-          {
-            view = old_views->pdata[j];
-            mp_plan_view_rebind (MP_PLAN_VIEW (view), set, i);
-          }
-      if (view == NULL)
-        {
-          view = mp_plan_view_new (set, i, self->state);
-          g_signal_connect_swapped (view, "clicked", G_CALLBACK (pane_clicked), self);
-        }
-      g_ptr_array_add (self->views, view);
-      gtk_box_append (self->panes_box, view);
-    }
+  update_panes (self, set);
   mp_summary_table_set_plan_set (self->summary_table, set);
-  mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set,
-                         mp_plan_set_get_n_plans (set) ? mp_plan_set_get_plan (set, 0) : NULL);
+  /* the listed plan stays while it is still there */
+  for (guint i = 0; i < mp_plan_set_get_n_plans (set) && list_plan == NULL; i++)
+    if (mp_plan_set_get_plan (set, i) == listed)
+      list_plan = mp_plan_set_get_plan (set, i);
+  if (list_plan == NULL && mp_plan_set_get_n_plans (set))
+    list_plan = mp_plan_set_get_plan (set, 0);
+  mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set, list_plan);
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
                             MAX (lt->n_steps, 1) - 1, 1, 10, 0);
@@ -304,8 +351,7 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (call->generation == self->generation)
     {
-      gboolean new_graph = self->set == NULL ||
-                           g_object_get_data (G_OBJECT (self), "new-graph") != NULL;
+      gboolean new_graph = self->set == NULL || self->new_graph;
 
       g_clear_object (&self->cancellable);
       if (set != NULL)
@@ -320,7 +366,7 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 
               show_notice (self, msg);
             }
-          g_object_set_data (G_OBJECT (self), "new-graph", NULL);
+          self->new_graph = FALSE;
         }
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_notice (self, "Planning cancelled: the panes show the last finished plans.");
@@ -346,8 +392,8 @@ build_progress (const char *planner, guint index, guint total, MpPlanSet *partia
   /* show the plans already made while the slower planners run */
   if (partial)
     {
-      show_plan_set (self, partial, g_object_get_data (G_OBJECT (self), "new-graph") != NULL);
-      g_object_set_data (G_OBJECT (self), "new-graph", NULL);
+      show_plan_set (self, partial, self->set == NULL || self->new_graph);
+      self->new_graph = FALSE;
     }
   if (planner == NULL)
     text = g_strdup ("Loading…");
@@ -383,7 +429,7 @@ start_build (MpWindow *self, gboolean load)
       path = g_file_get_path (self->file);
       if (path == NULL)
         path = g_file_get_uri (self->file);
-      g_object_set_data (G_OBJECT (self), "new-graph", GINT_TO_POINTER (1));
+      self->new_graph = TRUE;
     }
   call = g_new0 (BuildCall, 1);
   call->self = g_object_ref (self);
@@ -416,6 +462,20 @@ show_notice (MpWindow *self, const char *message)
 {
   gtk_label_set_text (self->notice_label, message);
   gtk_info_bar_set_revealed (self->notice_bar, TRUE);
+}
+
+void
+mp_window_show_error (MpWindow *self, const char *message)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  show_error (self, message);
+}
+
+void
+mp_window_show_notice (MpWindow *self, const char *message)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  show_notice (self, message);
 }
 
 const char *
@@ -715,153 +775,18 @@ search_activate (MpWindow *self)
   mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
-/* Export */
-
-static guint
-collect_indices (MpWindow *self, MpRenderIndex ***indices, MpRenderOptions *options)
-{
-  guint n = self->views->len;
-
-  *indices = g_new0 (MpRenderIndex *, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    (*indices)[i] = mp_plan_view_get_index (self->views->pdata[i]);
-  if (n)
-    mp_plan_view_get_options (self->views->pdata[0], options);
-  options->flags = 0;
-  options->shared_scale = mp_view_state_get_shared_scale (self->state);
-  if (!options->shared_scale)
-    options->viewport.addr_min = options->viewport.addr_max = 0;
-  return n;
-}
-
-gboolean
-mp_window_export_view (MpWindow *self, const char *path, GError **error)
-{
-  g_autofree MpRenderIndex **indices = NULL;
-  MpRenderOptions            options = { 0 };
-  MpRenderFormat             format;
-  guint                      n;
-
-  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-
-  if (!mp_render_format_from_path (path, &format, error))
-    return FALSE;
-  if ((n = collect_indices (self, &indices, &options)) == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to export", path);
-      return FALSE;
-    }
-  return mp_render_write_file (path, format, indices, n, &options, EXPORT_WIDTH,
-                               EXPORT_PANE_HEIGHT * n, error);
-}
-
-gboolean
-mp_window_export_plans (MpWindow *self, const char *path, GError **error)
-{
-  g_autofree char     *contents = NULL;
-  g_autofree MpPlan  **plans = NULL;
-  guint                n;
-
-  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-
-  if (self->set == NULL || (n = mp_plan_set_get_n_plans (self->set)) == 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to save", path);
-      return FALSE;
-    }
-  plans = g_new (MpPlan *, n);
-  for (guint i = 0; i < n; i++)
-    plans[i] = mp_plan_set_get_plan (self->set, i);
-  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
-    contents = mp_plan_to_csv (mp_plan_set_get_graph (self->set), plans[0]);
-  else if (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".JSON"))
-    contents = mp_plan_to_json (mp_plan_set_get_graph (self->set), plans, n);
-  else
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "%s: unknown plan format (use .json for every plan, .csv for %s)", path,
-                   plans[0]->planner);
-      return FALSE;
-    }
-  return mp_write_file_atomic (path, contents, -1, error);
-}
-
-typedef gboolean (*ExportFunc) (MpWindow *self, const char *path, GError **error);
-
-static void
-save_response (GtkNativeDialog *dialog, int response, MpWindow *self)
-{
-  ExportFunc func = g_object_get_data (G_OBJECT (dialog), "export-func");
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-
-      if (path == NULL)
-        show_error (self, "Only local files can be written.");
-      else if (!func (self, path, &error))
-        show_error (self, error->message);
-      else
-        {
-          g_autofree char *msg = g_strdup_printf ("Wrote %s.", path);
-
-          show_notice (self, msg);
-        }
-    }
-  g_object_unref (dialog);
-}
-
-static void
-add_filter (GtkFileChooser *chooser, const char *name, const char *pattern)
-{
-  g_autoptr (GtkFileFilter) filter = gtk_file_filter_new ();
-
-  gtk_file_filter_set_name (filter, name);
-  gtk_file_filter_add_pattern (filter, pattern);
-  gtk_file_chooser_add_filter (chooser, filter);
-}
-
-static void
-run_save_dialog (MpWindow *self, const char *title, const char *suffix, ExportFunc func,
-                 const char * const *filters)
-{
-  GtkFileChooserNative *dialog;
-  g_autofree char      *name = NULL;
-
-  if (self->set == NULL)
-    return;
-  /* GTK 4's chooser always asks before replacing an existing file. */
-  dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                        "_Save", "_Cancel");
-  name = g_strdup_printf ("%s%s", mp_plan_set_get_graph (self->set)->name, suffix);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  for (guint i = 0; filters[i]; i += 2)
-    add_filter (GTK_FILE_CHOOSER (dialog), filters[i], filters[i + 1]);
-  g_object_set_data (G_OBJECT (dialog), "export-func", func);
-  g_signal_connect (dialog, "response", G_CALLBACK (save_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-}
+/* Export (window-export.c) */
 
 static void
 export_view_action (GtkWidget *widget, const char *action, GVariant *param)
 {
-  static const char * const filters[] = { "PNG image", "*.png", "SVG drawing", "*.svg",
-                                          "PDF document", "*.pdf", NULL };
-
-  run_save_dialog (MP_WINDOW (widget), "Export View", "-plans.png", mp_window_export_view,
-                   filters);
+  mp_window_run_save_dialog (MP_WINDOW (widget), MP_EXPORT_VIEW);
 }
 
 static void
 export_plans_action (GtkWidget *widget, const char *action, GVariant *param)
 {
-  static const char * const filters[] = { "Plans (JSON, every planner)", "*.json",
-                                          "Plan (CSV, the first planner)", "*.csv", NULL };
-
-  run_save_dialog (MP_WINDOW (widget), "Save Plans", "-plans.json", mp_window_export_plans,
-                   filters);
+  mp_window_run_save_dialog (MP_WINDOW (widget), MP_EXPORT_PLANS);
 }
 
 /* Opening */
@@ -875,6 +800,7 @@ open_response (GtkNativeDialog *dialog, int response, MpWindow *self)
 
       mp_window_open (self, file);
     }
+  gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }
 
@@ -891,7 +817,7 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
   gtk_file_filter_add_pattern (graphs, "*.json");
   gtk_file_filter_add_pattern (graphs, "*.csv");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);
-  add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
+  mp_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
   if (self->file)
     {
       g_autoptr (GFile) dir = g_file_get_parent (self->file);
@@ -899,7 +825,9 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
       if (dir)
         gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), dir, NULL);
     }
-  g_signal_connect (dialog, "response", G_CALLBACK (open_response), self);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  /* a dialog answered after the window went does nothing */
+  g_signal_connect_object (dialog, "response", G_CALLBACK (open_response), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
@@ -1030,40 +958,6 @@ mp_window_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
   mp_view_state_set_dark (self->state, 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5);
 }
 
-gboolean
-mp_window_screenshot (MpWindow *self, const char *path, GError **error)
-{
-  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  g_autoptr (GBytes) png = NULL;
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-
-  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-
-  if (renderer == NULL || width <= 0 || height <= 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: the window is not shown", path);
-      return FALSE;
-    }
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  if (node == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: nothing drawn yet", path);
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width,
-                                                                              height));
-  /* through memory: the file is replaced whole or not at all */
-  png = gdk_texture_save_to_png_bytes (texture);
-  return mp_write_file_atomic (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
-                               error);
-}
-
 static void
 mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
@@ -1114,7 +1008,11 @@ mp_window_unrealize (GtkWidget *widget)
   MpWindow *self = MP_WINDOW (widget);
 
   /* A closed window stops its planning; a result already on its way is
-   * dropped (the thread's reference keeps the window alive until then). */
+   * dropped. The build's callback data hold references on the window, and
+   * both are released on this (the main) thread: the result's in
+   * build_done, the progress reports' by an idle that plan-set.c posts here
+   * when the task goes, wherever that happens. So the window is never
+   * finalized on the worker thread. */
   self->generation++;
   if (self->cancellable)
     g_cancellable_cancel (self->cancellable);
@@ -1209,6 +1107,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.step-prev", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "win.step-next", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
+  gtk_widget_class_install_action (widget_class, "win.step-through", NULL, step_through_action);
   gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL,
                                    clear_selection_action);
   gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");

@@ -32,11 +32,9 @@ void         mp_window_show_live_list      (MpWindow *self);
 /* Finds a tensor (selects it) or an op (moves the step cursor) by name, as
  * the search entry does; returns FALSE when nothing matches. */
 gboolean     mp_window_search              (MpWindow *self, const char *text);
-/* The comparison of every pane, as the view shows it, to PNG, SVG or PDF. */
-gboolean     mp_window_export_view         (MpWindow *self, const char *path, GError **error);
-/* Every plan as JSON, or the first plan as CSV, by extension. */
-gboolean     mp_window_export_plans        (MpWindow *self, const char *path, GError **error);
-/* The window as it is drawn now, to a PNG file. */
-gboolean     mp_window_screenshot          (MpWindow *self, const char *path, GError **error);
+/* Shows a message in the error bar, or in the notice bar. */
+void         mp_window_show_error          (MpWindow *self, const char *message);
+void         mp_window_show_notice         (MpWindow *self, const char *message);
+/* Export, save and screenshots: window-export.h. */
 
 G_END_DECLS

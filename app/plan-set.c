@@ -2,18 +2,20 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include "plan-set.h"
+#include "plan-render.h"
 
 /* The graph and its lifetimes, shared by every plan set derived from one load. */
 typedef struct
 {
   MpGraph     *graph;
   MpLifetimes *lifetimes;
+  gpointer     observed; /* a PlanBox (atomic rc): what the allocator of a trace did, or NULL */
 } Loaded;
 
 struct _MpPlanSet
 {
   Loaded    *loaded;   /* atomic rc box */
-  GPtrArray *plans;    /* atomic rc boxes holding an MpPlan *, in table order */
+  GPtrArray *plans;    /* atomic rc boxes holding a PlanBox, in table order */
   GStrv      skipped;
   char      *path;
   gdouble    seconds;
@@ -21,14 +23,26 @@ struct _MpPlanSet
 
 G_DEFINE_BOXED_TYPE (MpPlanSet, mp_plan_set, mp_plan_set_ref, mp_plan_set_unref)
 
+/* A plan and its drawing index, both built in the planning thread so the
+ * UI thread only shows them. */
+typedef struct
+{
+  MpPlan        *plan;
+  MpRenderIndex *index;
+} PlanBox;
+
 /* GUI planning must stay interactive: the exact search gets a short budget. */
 #define GUI_TIME_BUDGET 2.0
+
+static void plan_box_release (gpointer data);
 
 static void
 loaded_clear (gpointer data)
 {
   Loaded *loaded = data;
 
+  /* the observed plan's index points into the graph: it goes first */
+  g_clear_pointer (&loaded->observed, plan_box_release);
   g_clear_pointer (&loaded->lifetimes, mp_lifetimes_free);
   g_clear_pointer (&loaded->graph, mp_graph_free);
 }
@@ -36,7 +50,10 @@ loaded_clear (gpointer data)
 static void
 plan_box_clear (gpointer data)
 {
-  mp_plan_free (*(MpPlan **) data);
+  PlanBox *box = data;
+
+  g_clear_pointer (&box->index, mp_render_index_free);
+  g_clear_pointer (&box->plan, mp_plan_free);
 }
 
 static void
@@ -56,8 +73,9 @@ plan_set_clear (gpointer data)
 {
   MpPlanSet *set = data;
 
-  g_atomic_rc_box_release_full (set->loaded, loaded_clear);
+  /* the plans' indices point into the graph: they go first */
   g_ptr_array_unref (set->plans);
+  g_atomic_rc_box_release_full (set->loaded, loaded_clear);
   g_strfreev (set->skipped);
   g_free (set->path);
 }
@@ -96,7 +114,23 @@ MpPlan *
 mp_plan_set_get_plan (MpPlanSet *set, guint index)
 {
   g_return_val_if_fail (index < set->plans->len, NULL);
-  return *(MpPlan **) set->plans->pdata[index];
+  return ((PlanBox *) set->plans->pdata[index])->plan;
+}
+
+MpRenderIndex *
+mp_plan_set_get_index (MpPlanSet *set, guint index)
+{
+  g_return_val_if_fail (index < set->plans->len, NULL);
+  return ((PlanBox *) set->plans->pdata[index])->index;
+}
+
+MpRenderIndex *
+mp_plan_set_find_index (MpPlanSet *set, const MpPlan *plan)
+{
+  for (guint i = 0; i < set->plans->len; i++)
+    if (mp_plan_set_get_plan (set, i) == plan)
+      return mp_plan_set_get_index (set, i);
+  return NULL;
 }
 
 MpPlan *
@@ -166,6 +200,8 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
+  g_autoptr (MpSchedule) parallel = NULL;
+  const MpGraph   *graph;
 
   g_return_val_if_fail ((path == NULL) != (base == NULL), NULL);
 
@@ -183,11 +219,39 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, report_data);
-      if (!(loaded->graph = mp_graph_load (path, error)))
-        return NULL;
-      if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
-        return NULL;
+      if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
+        {
+          /* an allocator trace: its records, plus what the allocator did */
+          g_autoptr (MpTrace) trace = mp_trace_load (path, NULL, error);
+          PlanBox *box;
+
+          if (trace == NULL)
+            return NULL;
+          loaded->graph = g_steal_pointer (&trace->graph);
+          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
+            return NULL;
+          box = g_atomic_rc_box_new0 (PlanBox);
+          box->plan = mp_trace_observed_plan (trace, loaded->lifetimes);
+          mp_plan_check (loaded->graph, box->plan);
+          box->index = mp_render_index_new (loaded->graph, box->plan);
+          loaded->observed = box;
+        }
+      else
+        {
+          if (!(loaded->graph = mp_graph_load (path, error)))
+            return NULL;
+          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
+            return NULL;
+        }
     }
+  /* the allocator's own layout comes first, next to the planners */
+  if (set->loaded->observed)
+    g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
+  graph = set->loaded->graph;
+  /* Streams may run side by side: check every plan that way too, as
+   * memplan-cli plan does. */
+  if (graph->has_ops && mp_graph_n_streams (graph) > 1)
+    parallel = mp_schedule_parallel (graph, 0);
 
   for (guint i = 0; i < n_infos; i++)
     total += g_strv_contains (planners, infos[i].name) && !find_box (base, infos[i].name);
@@ -198,6 +262,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       g_autoptr (GError) local_error = NULL;
       gpointer           box;
       MpPlan            *plan;
+      PlanBox           *plan_box;
 
       if (!g_strv_contains (planners, infos[i].name))
         continue;
@@ -214,8 +279,8 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
 
           report (infos[i].name, index++, total, partial, report_data);
         }
-      plan = mp_planner_run (&infos[i], set->loaded->graph, set->loaded->lifetimes, &popts,
-                             cancellable, &local_error);
+      plan = mp_planner_run (&infos[i], graph, set->loaded->lifetimes, &popts, cancellable,
+                             &local_error);
       if (plan == NULL)
         {
           if (g_error_matches (local_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
@@ -228,11 +293,14 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
                                         infos[i].name);
           return NULL;
         }
-      if (!plan->checked)
-        mp_plan_check (set->loaded->graph, plan);
-      box = g_atomic_rc_box_new (MpPlan *);
-      *(MpPlan **) box = plan;
-      g_ptr_array_add (set->plans, box);
+      if (parallel)
+        mp_plan_check_schedules (graph, plan, parallel);
+      else if (!plan->checked)
+        mp_plan_check (graph, plan);
+      plan_box = g_atomic_rc_box_new0 (PlanBox);
+      plan_box->plan = plan;
+      plan_box->index = mp_render_index_new (graph, plan);
+      g_ptr_array_add (set->plans, plan_box);
     }
   set->skipped = g_strv_builder_end (skipped);
   set->seconds = (g_get_monotonic_time () - start) / 1e6;
@@ -280,6 +348,12 @@ report_free (gpointer data)
   g_free (r);
 }
 
+static gboolean
+destroy_dispatch (gpointer data)
+{
+  return G_SOURCE_REMOVE;
+}
+
 static void
 build_data_free (gpointer data)
 {
@@ -288,8 +362,18 @@ build_data_free (gpointer data)
   g_free (bd->path);
   g_clear_pointer (&bd->base, mp_plan_set_unref);
   g_strfreev (bd->planners);
+  /* The worker may drop the task's last reference, so this can run on its
+   * thread: the progress data (a window, say) is released on the caller's
+   * context, after any report still queued there. */
   if (bd->progress_destroy)
-    bd->progress_destroy (bd->progress_data);
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, destroy_dispatch, bd->progress_data, bd->progress_destroy);
+      g_source_attach (source, bd->context);
+      g_source_unref (source);
+    }
   g_main_context_unref (bd->context);
   g_free (bd);
 }

@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include "memplan-analysis.h"
+#include "plan-render.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +24,9 @@ const char        *mp_plan_set_get_path      (MpPlanSet *set);
 guint              mp_plan_set_get_n_plans   (MpPlanSet *set);
 MpPlan            *mp_plan_set_get_plan      (MpPlanSet *set, guint index);
 MpPlan            *mp_plan_set_find_plan     (MpPlanSet *set, const char *planner);
+/* The plan's drawing index, built with the plan in the planning thread. */
+MpRenderIndex     *mp_plan_set_get_index     (MpPlanSet *set, guint index);
+MpRenderIndex     *mp_plan_set_find_index    (MpPlanSet *set, const MpPlan *plan);
 /* One line per planner that could not run on this input ("partition needs …"). */
 const char * const *mp_plan_set_get_skipped  (MpPlanSet *set);
 gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */

@@ -12,7 +12,7 @@ struct _MpPlanView
 
   MpPlanSet      *set;
   guint           plan_index;
-  MpRenderIndex  *index;
+  MpRenderIndex  *index;          /* the plan set's */
   MpViewState    *state;
   MpRenderFlags   flags;
 
@@ -81,8 +81,10 @@ state_changed (MpPlanView *self, GParamSpec *pspec)
 {
   const char *name = g_param_spec_get_name (pspec);
 
-  /* Hover and the cursor are an overlay: no need to draw the plan again. */
-  if (g_str_equal (name, "hovered") || g_str_equal (name, "cursor"))
+  /* Hover, selection and the cursor are an overlay: no need to draw the
+   * plan again. */
+  if (g_str_equal (name, "hovered") || g_str_equal (name, "cursor") ||
+      g_str_equal (name, "selected"))
     gtk_widget_queue_draw (GTK_WIDGET (self));
   else if (g_str_equal (name, "viewport") && self->cache != NULL)
     {
@@ -200,6 +202,47 @@ append_outline (GtkSnapshot *snapshot, const graphene_rect_t *r, const GdkRGBA *
   gtk_snapshot_append_border (snapshot, &rr, widths, colors);
 }
 
+/* The selected tensor stands out as mp_render_plan's highlight does: the
+ * rest of the plot dimmed by one translucent layer around its rectangle,
+ * and an outline. The layer also covers the arena and lower-bound labels,
+ * so it dims less than the renderer does (which leaves those alone). */
+#define SELECTION_DIM_SHARE 0.65
+static void
+append_selection (MpPlanView *self, GtkSnapshot *snapshot, const MpRenderLayout *layout,
+                  const MpPalette *palette)
+{
+  gint            selected = mp_view_state_get_selected (self->state);
+  gint            rec;
+  graphene_rect_t plot = GRAPHENE_RECT_INIT (layout->plot.x, layout->plot.y, layout->plot.width,
+                                             layout->plot.height);
+  graphene_rect_t r;
+  GdkRGBA         dim = { palette->background.r, palette->background.g, palette->background.b,
+                          palette->dim * SELECTION_DIM_SHARE };
+  GdkRGBA         line = { palette->highlight.r, palette->highlight.g, palette->highlight.b,
+                           1.0 };
+  float           px0, py0, px1, py1, x0, y0, x1, y1;
+
+  if (selected < 0)
+    return;
+  rec = tensor_record (self, mp_graph_view_root (mp_plan_set_get_graph (self->set), selected,
+                                                 NULL));
+  if (rec < 0 || !record_bounds (self, layout, rec, &r))
+    {
+      gtk_snapshot_append_color (snapshot, &dim, &plot);
+      return;
+    }
+  px0 = plot.origin.x, py0 = plot.origin.y;
+  px1 = px0 + plot.size.width, py1 = py0 + plot.size.height;
+  x0 = r.origin.x, y0 = r.origin.y;
+  x1 = x0 + r.size.width, y1 = y0 + r.size.height;
+  /* above, below, then left and right of the rectangle */
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (px0, py0, px1 - px0, y0 - py0));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (px0, y1, px1 - px0, py1 - y1));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (px0, y0, x0 - px0, y1 - y0));
+  gtk_snapshot_append_color (snapshot, &dim, &GRAPHENE_RECT_INIT (x1, y0, px1 - x1, y1 - y0));
+  append_outline (snapshot, &r, &line, 2);
+}
+
 static void
 mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -226,6 +269,9 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       g_clear_handle_id (&self->settle_source, g_source_remove);
       g_clear_pointer (&self->cache, gsk_render_node_unref);
       mp_plan_view_get_options (self, &options);
+      /* the selection is drawn over the picture, below */
+      options.highlight = NULL;
+      options.n_highlight = 0;
       cr = gtk_snapshot_append_cairo (sub, &GRAPHENE_RECT_INIT (0, 0, width, height));
       mp_render_plan (cr, self->index, &options, width, height);
       cairo_destroy (cr);
@@ -264,6 +310,8 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       gtk_snapshot_restore (snapshot);
       gtk_snapshot_pop (snapshot);
     }
+
+  append_selection (self, snapshot, &layout, palette);
 
   /* The step cursor: a line across the plot at the step's middle. */
   cursor = mp_view_state_get_cursor (self->state);
@@ -512,7 +560,7 @@ mp_plan_view_dispose (GObject *object)
   g_clear_object (&self->state);
   g_clear_handle_id (&self->settle_source, g_source_remove);
   g_clear_pointer (&self->cache, gsk_render_node_unref);
-  g_clear_pointer (&self->index, mp_render_index_free);
+  self->index = NULL;
   g_clear_pointer (&self->set, mp_plan_set_unref);
   G_OBJECT_CLASS (mp_plan_view_parent_class)->dispose (object);
 }
@@ -581,7 +629,7 @@ mp_plan_view_new (MpPlanSet *set, guint plan, MpViewState *state)
   self->set = mp_plan_set_ref (set);
   self->plan_index = plan;
   self->state = g_object_ref (state);
-  self->index = mp_render_index_new (mp_plan_set_get_graph (set), mp_plan_set_get_plan (set, plan));
+  self->index = mp_plan_set_get_index (set, plan);
   /* the legend once, in the first pane */
   self->flags = plan == 0 ? 0 : MP_RENDER_HIDE_LEGEND;
   g_signal_connect_swapped (state, "notify", G_CALLBACK (state_changed), self);

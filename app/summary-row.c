@@ -7,7 +7,8 @@ struct _MpSummaryRow
 {
   GObject  parent_instance;
   char    *planner;
-  char    *problem;
+  char    *problem;            /* in op order */
+  char    *concurrent_problem; /* when the streams run side by side */
   char    *note;
   guint64  arena;
   guint64  lower_bound;
@@ -15,7 +16,10 @@ struct _MpSummaryRow
   gdouble  fragmentation;
   guint    partitions;
   gdouble  seconds;
-  gboolean valid;
+  gboolean valid;              /* under every schedule checked */
+  gboolean sequential_valid;
+  gboolean concurrent_checked;
+  gboolean concurrent_valid;
   gboolean proved_optimal;
 };
 
@@ -44,6 +48,7 @@ mp_summary_row_finalize (GObject *object)
 
   g_free (self->planner);
   g_free (self->problem);
+  g_free (self->concurrent_problem);
   g_free (self->note);
   G_OBJECT_CLASS (mp_summary_row_parent_class)->finalize (object);
 }
@@ -118,7 +123,20 @@ mp_summary_row_new (const MpPlan *plan)
   MpSummaryRow *self = g_object_new (MP_TYPE_SUMMARY_ROW, NULL);
 
   self->planner = g_strdup (plan->planner);
-  self->problem = g_strdup (plan->problem);
+  self->concurrent_checked = plan->concurrent_checked;
+  if (plan->concurrent_checked)
+    {
+      /* mp_plan_check_schedules: both verdicts */
+      self->sequential_valid = plan->sequential_valid;
+      self->problem = g_strdup (plan->sequential_problem);
+      self->concurrent_valid = plan->concurrent_valid;
+      self->concurrent_problem = g_strdup (plan->concurrent_problem);
+    }
+  else
+    {
+      self->sequential_valid = plan->valid;
+      self->problem = g_strdup (plan->problem);
+    }
   self->note = g_strdup (plan->note);
   self->arena = plan->arena;
   self->lower_bound = plan->lower_bound;
@@ -126,7 +144,7 @@ mp_summary_row_new (const MpPlan *plan)
   self->fragmentation = mp_plan_fragmentation (plan);
   self->partitions = plan->n_partitions;
   self->seconds = plan->seconds;
-  self->valid = plan->valid;
+  self->valid = self->sequential_valid && (!self->concurrent_checked || self->concurrent_valid);
   self->proved_optimal = plan->proved_optimal;
   return self;
 }
@@ -159,7 +177,28 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
   if (g_str_equal (column, "seconds"))
     return mp_format_seconds (self->seconds);
   if (g_str_equal (column, "valid"))
-    return self->valid ? g_strdup ("valid")
-                       : g_strdup_printf ("INVALID: %s", self->problem ? self->problem : "?");
+    {
+      if (!self->sequential_valid)
+        return g_strdup_printf ("INVALID: %s", self->problem ? self->problem : "?");
+      return g_strdup (self->valid ? "valid" : "NO (concurrent)");
+    }
   g_return_val_if_reached (NULL);
+}
+
+char *
+mp_summary_row_describe_validity (MpSummaryRow *self)
+{
+  g_autofree char *order = NULL;
+
+  g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
+
+  order = self->sequential_valid
+            ? g_strdup ("Valid in op order.")
+            : g_strdup_printf ("INVALID in op order: %s", self->problem ? self->problem : "?");
+  if (!self->concurrent_checked)
+    return g_steal_pointer (&order);
+  if (self->concurrent_valid)
+    return g_strdup_printf ("%s\nValid when the streams run concurrently.", order);
+  return g_strdup_printf ("%s\nINVALID when the streams run concurrently: %s", order,
+                          self->concurrent_problem ? self->concurrent_problem : "?");
 }

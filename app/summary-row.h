@@ -15,5 +15,8 @@ const char   *mp_summary_row_get_planner (MpSummaryRow *self);
 /* The cell text of a column: planner, arena, lower-bound, ratio, fragmentation,
  * partitions, time, valid. */
 char         *mp_summary_row_format      (MpSummaryRow *self, const char *column);
+/* The verdicts in full, for the Validity cell's tooltip: in op order and,
+ * on a graph with several streams, when they run concurrently. */
+char         *mp_summary_row_describe_validity (MpSummaryRow *self);
 
 G_END_DECLS

@@ -51,6 +51,15 @@ selection_changed (MpSummaryTable *self)
     g_signal_emit (self, signals[PLANNER_SELECTED], 0, mp_summary_row_get_planner (row));
 }
 
+/* The Validity cell's tooltip gives both verdicts and the problem in full. */
+static void
+bind_validity_tooltip (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  g_autofree char *tip = mp_summary_row_describe_validity (gtk_list_item_get_item (item));
+
+  gtk_widget_set_tooltip_text (gtk_list_item_get_child (item), tip);
+}
+
 static void
 mp_summary_table_dispose (GObject *object)
 {
@@ -102,6 +111,9 @@ mp_summary_table_init (MpSummaryTable *self)
                                         columns[i].numeric,
                                         (MpCellFormatFunc) mp_summary_row_format, col_sorter);
       gtk_column_view_column_set_expand (column, i == 0);
+      if (g_str_equal (columns[i].id, "valid"))
+        g_signal_connect_after (gtk_column_view_column_get_factory (column), "bind",
+                                G_CALLBACK (bind_validity_tooltip), NULL);
     }
 
   sorter = gtk_column_view_get_sorter (self->view);
@@ -133,12 +145,51 @@ mp_summary_table_set_plan_set (MpSummaryTable *self, MpPlanSet *set)
 {
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
 
+  g_autofree char *selected = NULL;
+
   g_return_if_fail (MP_IS_SUMMARY_TABLE (self));
 
+  /* a replan keeps the chosen row (what "Save Plans" as CSV writes) */
+  selected = g_strdup (mp_summary_table_get_selected (self));
   for (guint i = 0; set && i < mp_plan_set_get_n_plans (set); i++)
     g_ptr_array_add (rows, mp_summary_row_new (mp_plan_set_get_plan (set, i)));
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
+  if (selected)
+    mp_summary_table_select (self, selected);
+}
+
+const char *
+mp_summary_table_get_selected (MpSummaryTable *self)
+{
+  MpSummaryRow *row;
+
+  g_return_val_if_fail (MP_IS_SUMMARY_TABLE (self), NULL);
+
+  row = gtk_single_selection_get_selected_item (self->selection);
+  return row ? mp_summary_row_get_planner (row) : NULL;
+}
+
+gboolean
+mp_summary_table_select (MpSummaryTable *self, const char *planner)
+{
+  GListModel *model;
+
+  g_return_val_if_fail (MP_IS_SUMMARY_TABLE (self), FALSE);
+
+  model = G_LIST_MODEL (self->sorted);
+  for (guint i = 0; planner && i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (MpSummaryRow) row = g_list_model_get_item (model, i);
+
+      if (g_str_equal (mp_summary_row_get_planner (row), planner))
+        {
+          gtk_single_selection_set_selected (self->selection, i);
+          return TRUE;
+        }
+    }
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  return FALSE;
 }
 
 GListModel *

@@ -13,6 +13,11 @@ G_DECLARE_FINAL_TYPE (MpSummaryTable, mp_summary_table, MP, SUMMARY_TABLE, GtkWi
 
 GtkWidget  *mp_summary_table_new          (void);
 void        mp_summary_table_set_plan_set (MpSummaryTable *self, MpPlanSet *set);
+/* The planner of the selected row, or NULL. */
+const char *mp_summary_table_get_selected (MpSummaryTable *self);
+/* Selects a planner's row as a click does (NULL or unknown: none); FALSE
+ * when it has no row. */
+gboolean    mp_summary_table_select       (MpSummaryTable *self, const char *planner);
 /* The rows as shown (sorted): MpSummaryRow items. */
 GListModel *mp_summary_table_get_model    (MpSummaryTable *self);
 /* Sorts by a column (see mp_summary_row_format) as a click on its header does. */

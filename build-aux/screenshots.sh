@@ -12,19 +12,34 @@ mkdir -p screenshots
 
 # One X server per shot; the light theme unless asked, whatever the desktop says.
 run() {
-  xvfb-run -a -s "-screen 0 1600x1000x24" "$@"
+  xvfb-run -a -s "-screen 0 1600x1300x24" "$@"
 }
 shot() {
   out=$1
-  shift
-  run "$app" --size 1280x860 --screenshot "screenshots/$out" "$@"
+  size=$2
+  shift 2
+  run "$app" --size "$size" --screenshot "screenshots/$out" "$@"
   echo "screenshots/$out"
 }
 
-shot app-default.png --theme light --cursor 14
-shot app-selected.png --theme light --select l1.scores --cursor 30 --show-live --color-by op
-shot app-dark.png --theme dark --select l2.probs --cursor 41
-shot app-teaching.png --theme light --select conv_out --cursor 2 --show-live data/teaching.json
+# Every planner on the default graph needs a tall window to stay legible;
+# the close-ups compare two planners, so the panes have room for labels.
+two=naive,greedy-by-size
+shot app-default.png 1500x1280 --theme light --cursor 14
+shot app-selected.png 1280x860 --planner $two --theme light --select l1.scores --cursor 30 \
+  --show-live --color-by op
+shot app-dark.png 1280x860 --planner $two --theme dark --select l2.probs --cursor 41
+shot app-teaching.png 1280x860 --planner $two --theme light --select conv_out --cursor 2 \
+  --show-live data/teaching.json
+# A plan valid in op order that clashes when the two streams run together.
+shot app-multistream.png 1280x860 --planner greedy-by-size,multistream --theme light \
+  --select b.mid --cursor 1 data/multistream.json
+# teaching mode mid-way: the gap too small for query (greedy-by-size), the
+# three small tensors packed into stem's old space
+shot app-step-through.png 1280x860 --theme light --step-through greedy-by-size --step 4 \
+  data/teaching/only-search.csv
+shot app-step-through-gaps.png 1280x860 --theme light --step-through greedy-by-size --step 4 \
+  data/teaching/size-beats-partition.csv
 run python3 build-aux/x11-hover-shot.py screenshots/app-tooltip.png -- \
-  "$app" --size 1280x860 --theme light --hover l1.q
+  "$app" --size 1280x860 --planner $two --theme light --hover l1.q
 echo "screenshots/app-tooltip.png"

@@ -3,6 +3,7 @@
 
 #include <json-c/json.h>
 
+#include "json-util.h"
 #include "exec-private.h"
 
 #define EXEC_FORMAT "memplan.exec/1"
@@ -64,7 +65,6 @@ mp_exec_result_to_json (const MpGraph *graph, MpExecResult **results, guint n)
 {
   json_object *root = json_object_new_object ();
   json_object *list = json_object_new_array ();
-  char        *out;
 
   json_object_object_add (root, "format", json_object_new_string (EXEC_FORMAT));
   json_object_object_add (root, "graph", json_object_new_string (graph->name));
@@ -72,10 +72,5 @@ mp_exec_result_to_json (const MpGraph *graph, MpExecResult **results, guint n)
   for (guint i = 0; i < n; i++)
     json_object_array_add (list, result_to_json (graph, results[i]));
   json_object_object_add (root, "runs", list);
-  out = g_strconcat (json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE),
-                     "\n", NULL);
-  json_object_put (root);
-  return out;
+  return mp_json_to_text_free (root);
 }

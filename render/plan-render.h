@@ -143,6 +143,12 @@ void           mp_render_index_free  (MpRenderIndex *index);
 const MpPlan  *mp_render_index_plan  (const MpRenderIndex *index);
 const MpGraph *mp_render_index_graph (const MpRenderIndex *index);
 
+/* The records live at step (index into plan->records), calling func for
+ * each: O(log n + k) for k records, in no particular order. */
+typedef void (*MpRecordFunc) (guint record, gpointer user_data);
+void mp_render_index_foreach_at (const MpRenderIndex *index, guint step, MpRecordFunc func,
+                                 gpointer user_data);
+
 /* The full viewport of a plan: steps [0, n_steps), addresses [0, arena
  * plus room for the arena label). */
 void mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport);

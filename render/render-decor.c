@@ -188,10 +188,11 @@ mp_render_draw_lines (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       cairo_set_dash (cr, NULL, 0, 0);
       mp_text_set (text, s, TRUE);
       mp_text_size (text, &w, &h);
-      /* below its line; left of the arena label when the two would meet
-       * (an arena at or near the lower bound) */
+      /* below its line (above it when the line is near the bottom of a
+       * short plot); left of the arena label when the two would meet (an
+       * arena at or near the lower bound) */
       lx = right - w;
-      ly = yl + 2;
+      ly = yl + 2 + h <= p->y + p->height ? yl + 2 : yl - h - 2;
       if (aw > 0 && ly < ay + ah && ly + h > ay)
         lx = ax - w - 8;
       plate_text (cr, text, palette, palette->lower_bound, lx, ly);
@@ -253,7 +254,9 @@ mp_render_draw_curve (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       g_autofree char    *b = mp_format_bytes (index->live_max);
       g_autofree char    *s = NULL;
 
-      if (graph->has_ops && index->peak_step < graph->n_ops)
+      if (index->plan->parallel)
+        s = g_strdup_printf ("peak %s at parallel group %u", b, index->peak_step);
+      else if (graph->has_ops && index->peak_step < graph->n_ops)
         s = g_strdup_printf ("peak %s at step %u (%s)", b, index->peak_step,
                              graph->ops[index->peak_step].name);
       else
@@ -333,7 +336,9 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
   gdouble             xstep = x_tick_step (layout, f);
   gdouble             pps = p->width / (v->step_max - v->step_min), w, h;
   gdouble             y = x_axis->y + 3;
-  gboolean            ops = graph->has_ops && pps >= f * 3;
+  /* a multistream plan counts parallel groups, not ops */
+  gboolean            groups = index->plan->parallel;
+  gboolean            ops = graph->has_ops && !groups && pps >= f * 3;
 
   cairo_save (cr);
   for (gdouble s = ceil (MAX (v->step_min, 0) / xstep) * xstep; s < v->step_max; s += xstep)
@@ -375,7 +380,7 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       pango_layout_set_ellipsize (text->layout, PANGO_ELLIPSIZE_NONE);
     }
   mp_cairo_set_rgb (cr, palette->foreground);
-  mp_text_set (text, "step", TRUE);
+  mp_text_set (text, groups ? "group" : "step", TRUE);
   mp_text_size (text, &w, &h);
   mp_text_draw (text, cr, p->x - f * 0.5 - w, y);
   if (ops)
@@ -400,12 +405,19 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   g_autofree char *lb = mp_format_bytes (plan->lower_bound);
   g_autofree char *rest = NULL;
   gdouble          w, h;
+  /* a plan valid in op order may still clash when the streams run together */
+  gboolean         clash = plan->checked && plan->valid && plan->concurrent_checked &&
+                           !plan->concurrent_valid;
+  gboolean         bad = (plan->checked && !plan->valid) || clash;
+  const char      *problem = clash ? plan->concurrent_problem : plan->problem;
 
   rest = g_strdup_printf ("arena %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
                           "%u tensors%s%s",
                           arena, lb, mp_plan_ratio (plan), 100.0 * mp_plan_fragmentation (plan),
-                          plan->n_records, plan->checked && !plan->valid ? " · INVALID: " : "",
-                          plan->checked && !plan->valid && plan->problem ? plan->problem : "");
+                          plan->n_records,
+                          !bad ? "" : clash ? " · INVALID when the streams run concurrently: "
+                                            : " · INVALID: ",
+                          bad && problem ? problem : "");
   cairo_save (cr);
   mp_cairo_set_rgb (cr, palette->foreground);
   mp_text_set (text, head, TRUE);
@@ -416,7 +428,7 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
       mp_text_set (text, rest, FALSE);
       pango_layout_set_ellipsize (text->layout, PANGO_ELLIPSIZE_END);
       pango_layout_set_width (text->layout, (int) ((rect->width - w - text->px) * PANGO_SCALE));
-      if (plan->checked && !plan->valid)
+      if (bad)
         mp_cairo_set_rgb (cr, palette->lower_bound);
       mp_text_draw (text, cr, rect->x + w + text->px, rect->y + (rect->height - h) / 2);
       pango_layout_set_ellipsize (text->layout, PANGO_ELLIPSIZE_NONE);

@@ -34,10 +34,6 @@ struct _MpRenderIndex
   guint          sizes_seen; /* bit per size class */
 };
 
-/* Records live at step (stabbing query), calling func for each. */
-typedef void (*MpRecordFunc) (guint record, gpointer user_data);
-void     mp_render_index_foreach_at (const MpRenderIndex *index, guint step, MpRecordFunc func,
-                                     gpointer user_data);
 /* Range of by_first entries whose first step lies in [lo, hi). */
 void     mp_render_index_first_range (const MpRenderIndex *index, guint lo, guint hi,
                                       guint *begin, guint *end);

@@ -15,29 +15,8 @@
 #include "plan-view.h"
 #include "summary-row.h"
 #include "summary-table.h"
-
-/* Generous: planning the default graph takes milliseconds. */
-#define WAIT_SECONDS 60
-
-static gboolean
-timed_out (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until cond (data) is TRUE or the guard fires. */
-static void
-run_until (gboolean (*cond) (gpointer), gpointer data)
-{
-  gboolean late = FALSE;
-  guint    guard = g_timeout_add_seconds (WAIT_SECONDS, timed_out, &late);
-
-  while (!cond (data) && !late)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_false (late);
-  g_source_remove (guard);
-}
+#include "window-export.h"
+#include "test-gui.h"
 
 static gboolean
 window_ready (gpointer data)
@@ -329,26 +308,105 @@ test_bad_file (void)
 }
 
 static void
+finalized (gpointer data, GObject *where_the_object_was)
+{
+  /* the thread that finalized the window */
+  *(GThread **) data = g_thread_self ();
+}
+
+static gboolean
+is_set (gpointer data)
+{
+  return *(gpointer *) data != NULL;
+}
+
+static void
 test_close_while_planning (void)
 {
   g_autofree char *path = mp_application_default_graph ();
   g_autoptr (GFile) file = g_file_new_for_path (path);
   MpWindow        *win = mp_window_new (NULL);
-  gboolean         late = FALSE;
+  GThread         *finalized_on = NULL;
 
-  /* closing a window whose planning thread still runs must drop the result */
-  g_object_ref (win);
+  /* Closing a window whose planning thread still runs drops the result.
+   * The build holds the only references left; once the task is done the
+   * window goes, and on this thread (never the worker). */
+  g_object_weak_ref (G_OBJECT (win), finalized, &finalized_on);
   gtk_window_present (GTK_WINDOW (win));
   mp_window_open (win, file);
   g_assert_true (mp_window_get_busy (win));
   gtk_window_destroy (GTK_WINDOW (win));
   g_assert_false (mp_window_get_busy (win));
-  g_timeout_add (500, timed_out, &late);
-  while (!late)
-    g_main_context_iteration (NULL, TRUE);
   g_assert_null (mp_window_get_plan_set (win));
-  g_assert_false (mp_window_get_busy (win));
-  g_object_unref (win);
+  win = NULL;
+  run_until (is_set, &finalized_on);
+  g_assert_true (finalized_on == g_thread_self ());
+}
+
+static void
+test_concurrent_validity (void)
+{
+  g_autofree char *path = data_path ("multistream.json");
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
+                            mp_window_get_summary_table (win)));
+  MpPlan          *greedy = mp_plan_set_find_plan (set, "greedy-by-size");
+
+  /* greedy-by-size is valid in op order and clashes when the two streams
+   * run side by side, as memplan-cli plan reports */
+  g_assert_true (greedy->valid);
+  g_assert_true (greedy->concurrent_checked);
+  g_assert_false (greedy->concurrent_valid);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
+      const char      *planner = mp_summary_row_get_planner (row);
+      g_autofree char *cell = mp_summary_row_format (row, "valid");
+      g_autofree char *tip = mp_summary_row_describe_validity (row);
+      gboolean         valid;
+
+      g_object_get (row, "valid", &valid, NULL);
+      if (g_str_equal (planner, "greedy-by-size"))
+        {
+          g_assert_cmpstr (cell, ==, "NO (concurrent)");
+          g_assert_false (valid);
+          g_assert_cmpstr (tip, ==,
+                           "Valid in op order.\nINVALID when the streams run concurrently: "
+                           "tensors 'stem.a' (offset 524288, 262144 bytes, parallel groups 0-1) "
+                           "and 'b.mid' (offset 524288, 524288 bytes, parallel groups 1-2) are "
+                           "live together in parallel group 1 (ops 'a.conv1' and 'b.conv1') and "
+                           "overlap in bytes [524288, 786432)");
+        }
+      else if (g_str_equal (planner, "naive") || g_str_equal (planner, "multistream"))
+        {
+          g_assert_cmpstr (cell, ==, "valid");
+          g_assert_true (valid);
+          g_assert_cmpstr (tip, ==, "Valid in op order.\nValid when the streams run "
+                                    "concurrently.");
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* A PyTorch memory snapshot opens with the allocator's own layout as the
+ * first pane, "observed", next to every planner. */
+static void
+test_trace_observed (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                            "snapshot-p2.pickle", NULL);
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  MpPlan          *observed = mp_plan_set_get_plan (set, 0);
+
+  g_assert_cmpstr (observed->planner, ==, "observed");
+  g_assert_true (observed->valid);
+  /* usage records have no ops: greedy-by-breadth and multistream are skipped */
+  g_assert_cmpuint (mp_plan_set_get_n_plans (set), ==, 1 + n_planners () - 2);
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, mp_plan_set_get_n_plans (set));
+  g_assert_nonnull (mp_plan_set_find_plan (set, "greedy-by-size"));
+  gtk_window_destroy (GTK_WINDOW (win));
 }
 
 static void
@@ -377,7 +435,10 @@ test_export (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GdkTexture) texture = NULL;
   g_autofree char *plans = NULL;
+  g_autofree char *want = NULL;
+  char            *notice = NULL;
   MpWindow        *win = open_window (path);
+  MpSummaryTable  *table = MP_SUMMARY_TABLE (mp_window_get_summary_table (win));
   guint            n = n_planners ();
 
   g_assert_true (mp_window_export_view (win, png, &error));
@@ -395,15 +456,48 @@ test_export (void)
   g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));
   g_clear_error (&error);
 
-  g_assert_true (mp_window_export_plans (win, json, &error));
+  g_assert_true (mp_window_save (win, MP_EXPORT_PLANS, json));
   g_assert_true (g_file_get_contents (json, &plans, NULL, NULL));
   g_assert_nonnull (strstr (plans, "memplan.plan/1"));
-  g_assert_true (mp_window_export_plans (win, csv, &error));
-  g_assert_no_error (error);
+  g_assert_cmpstr (mp_window_get_notice (win), ==,
+                   (notice = g_strdup_printf ("Wrote %s: every plan (%u).", json, n)));
+  g_clear_pointer (&notice, g_free);
+
+  /* a CSV file holds one plan: the one selected in Summary, or none */
+  g_assert_false (mp_window_export_plans (win, csv, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  want = g_strdup_printf ("%s: a CSV file holds one plan: select it in the Summary tab first "
+                          "(or save as .json for every plan)", csv);
+  g_assert_cmpstr (error->message, ==, want);
+  g_assert_false (g_file_test (csv, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  g_assert_false (mp_window_save (win, MP_EXPORT_PLANS, csv));
+  g_assert_cmpstr (mp_window_get_error (win), ==, want);
+  g_assert_true (mp_summary_table_select (table, "greedy-by-size"));
+  g_assert_cmpstr (mp_summary_table_get_selected (table), ==, "greedy-by-size");
+  g_assert_true (mp_window_save (win, MP_EXPORT_PLANS, csv));
+  g_assert_cmpstr (mp_window_get_notice (win), ==,
+                   (notice = g_strdup_printf ("Wrote %s: the greedy-by-size plan (selected in "
+                                              "Summary).", csv)));
+  g_clear_pointer (&notice, g_free);
+  {
+    g_autofree char *written = NULL;
+    g_autofree char *expect = mp_plan_to_csv (mp_plan_set_get_graph (mp_window_get_plan_set (win)),
+                                              mp_plan_set_find_plan (mp_window_get_plan_set (win),
+                                                                     "greedy-by-size"));
+
+    g_assert_true (g_file_get_contents (csv, &written, NULL, NULL));
+    g_assert_cmpstr (written, ==, expect);
+  }
 
   g_assert_true (mp_window_screenshot (win, shot, &error));
   g_assert_no_error (error);
   assert_file_starts (shot, "\x89PNG", 4);
+  /* the selection outlives a replan */
+  mp_window_set_planner_enabled (win, "naive", FALSE);
+  g_object_set_data (G_OBJECT (win), "want", GUINT_TO_POINTER (n - 1));
+  run_until (n_views_is, win);
+  g_assert_cmpstr (mp_summary_table_get_selected (table), ==, "greedy-by-size");
   gtk_window_destroy (GTK_WINDOW (win));
   for (const char *const *p = (const char *const[]) { png, svg, pdf, json, csv, shot, NULL }; *p;
        p++)
@@ -430,18 +524,53 @@ test_search_and_cursor (void)
   g_assert_cmpint (mp_view_state_get_cursor (state), ==, 7);
   g_assert_false (mp_window_search (win, "no-such-name"));
 
-  /* the live list holds exactly the buffers live at step 7, by address */
-  for (guint r = 0; r < first->n_records; r++)
-    expect += first->records[r].first <= 7 && 7 <= first->records[r].last;
-  g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
-  g_assert_cmpuint (expect, >, 0);
-  for (guint i = 1; i < expect; i++)
+  /* at every step the live list holds exactly the buffers live then, by
+   * address (checked against a scan of every record) */
+  mp_window_show_live_list (win);
+  for (guint step = 0; step < mp_view_state_get_n_steps (state); step++)
     {
-      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
-      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+      guint64 sum = 0, want = 0;
 
-      g_assert_cmpuint (mp_live_row_get_offset (a), <=, mp_live_row_get_offset (b));
+      mp_view_state_set_cursor (state, step);
+      expect = 0;
+      for (guint r = 0; r < first->n_records; r++)
+        if (first->records[r].first <= step && step <= first->records[r].last)
+          {
+            expect++;
+            want += first->records[r].tensor;
+          }
+      g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
+      g_assert_cmpuint (expect, >, 0);
+      for (guint i = 0; i < expect; i++)
+        {
+          g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+          sum += mp_live_row_get_tensor (b);
+          if (i > 0)
+            {
+              g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+
+              g_assert_cmpuint (mp_live_row_get_offset (a), <, mp_live_row_get_offset (b));
+            }
+        }
+      g_assert_cmpuint (sum, ==, want);
     }
+
+  /* hidden, the list waits; shown again, it catches up with the cursor */
+  {
+    GtkWidget  *list = mp_window_get_live_list (win);
+    GtkNotebook *book = GTK_NOTEBOOK (gtk_widget_get_ancestor (list, GTK_TYPE_NOTEBOOK));
+
+    gtk_notebook_set_current_page (book, 0);
+    g_assert_false (gtk_widget_get_mapped (list));
+    mp_view_state_set_cursor (state, 7);
+    expect = 0;
+    for (guint r = 0; r < first->n_records; r++)
+      expect += first->records[r].first <= 7 && 7 <= first->records[r].last;
+    g_assert_cmpuint (g_list_model_get_n_items (live), !=, expect);
+    mp_window_show_live_list (win);
+    g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
+  }
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
@@ -607,6 +736,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/bad-file", test_bad_file);
   g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
+  g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
+  g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/command-line", test_command_line);

@@ -634,7 +634,7 @@ test_cli (void)
   g_autofree char *ms = test_data_path ("two-towers.json");
   g_autofree char *teach = test_data_path ("teaching.json");
   const char      *all[] = { "exec", ms, "--planner", "naive,greedy-by-size", "--backend", "cpu",
-                             "-n", "2", NULL };
+                             "--iterations", "2", NULL };
   const char      *seq[] = { "exec", ms, "--backend", "cpu", "--sequential", "--no-baselines",
                              "--corrupt", "left.h", "-p", "naive", NULL };
   const char      *cuda[] = { "exec", teach, "--backend", "cuda", NULL };

@@ -96,6 +96,8 @@ static const BadInput bad_inputs[] = {
     "bad.json: tensor 'a': unknown kind 'weight' (known: activation, input, param, output)" },
   { "view-of-unknown", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"view_of\": \"zz\", \"size\": 4}]}",
     "bad.json: tensor 'a' is a view of unknown tensor 'zz'" },
+  { "first-bad-view", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"v1\", \"view_of\": \"nope1\", \"size\": 4}, {\"name\": \"v2\", \"view_of\": \"nope2\", \"size\": 4}, {\"name\": \"v3\", \"view_of\": \"nope3\", \"size\": 4}]}",
+    "bad.json: tensor 'v1' is a view of unknown tensor 'nope1'" },
   { "view-past-end", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 16}, {\"name\": \"v\", \"view_of\": \"a\", \"offset\": 8, \"size\": 16}]}",
     "bad.json: tensor 'v': view of 16 bytes at offset 8 runs past the end of 'a' (16 bytes)" },
   { "view-cycle", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"view_of\": \"b\", \"size\": 4}, {\"name\": \"b\", \"view_of\": \"a\", \"size\": 4}]}",
@@ -110,6 +112,8 @@ static const BadInput bad_inputs[] = {
     "bad.json: not valid JSON: bad escape in a string at line 1, column 54" },
   { "lone-surrogate", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"\\udc00\", \"size\": 4}]}",
     "bad.json: not valid JSON: unpaired surrogate in a string at line 1, column 53" },
+  { "bad-utf8", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\xff\", \"size\": 4}]}",
+    "bad.json: not valid JSON: invalid UTF-8 in a string at line 1, column 52" },
   { "bad-literal", FALSE, "{\"format\": \"memplan.graph/1\", \"x\": tru}",
     "bad.json: not valid JSON: unexpected character at line 1, column 36" },
   { "missing-colon", FALSE, "{\"format\" \"memplan.graph/1\"}",
@@ -276,6 +280,38 @@ test_json_order_and_escapes (void)
   g_assert_cmpstr (graph->name, ==, "order");
 }
 
+/* An in-place chain of 20,000 views (ReLU after ReLU) resolves each view's
+ * root once: the view at the end lives on its root's record. */
+static void
+test_long_view_chain (void)
+{
+  GString *json = g_string_new ("{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"v0\", \"size\": 65536}");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (MpLifetimes) lt = NULL;
+  guint64 offset;
+  const guint n = 20000;
+
+  for (guint i = 1; i < n; i++)
+    g_string_append_printf (json, ", {\"name\": \"v%u\", \"view_of\": \"v%u\", \"offset\": %u}", i,
+                            i - 1, i % 2);
+  g_string_append (json, "], \"ops\": [{\"name\": \"f0\", \"outputs\": [\"v0\"]}");
+  for (guint i = 1; i < n; i++)
+    g_string_append_printf (json, ", {\"name\": \"f%u\", \"inputs\": [\"v%u\"], \"outputs\": [\"v%u\"]}", i,
+                            i - 1, i);
+  g_string_append (json, "]}");
+  graph = mp_graph_parse_json (json->str, json->len, "chain.json", &error);
+  g_string_free (json, TRUE);
+  g_assert_no_error (error);
+  g_assert_cmpint (mp_graph_view_root (graph, n - 1, &offset), ==, 0);
+  g_assert_cmpuint (offset, ==, n / 2);
+  g_assert_cmpuint (graph->tensors[n - 1].size, ==, 65536 - n / 2);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lt->n_records, ==, 1);
+  g_assert_cmpuint (lt->records[0].last, ==, n - 1);
+}
+
 static void
 test_csv_round_trip (void)
 {
@@ -311,6 +347,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/graph/empty", test_empty_graph);
   g_test_add_func ("/analysis/graph/lifetime-rules", test_lifetime_rules);
   g_test_add_func ("/analysis/graph/csv-round-trip", test_csv_round_trip);
+  g_test_add_func ("/analysis/graph/long-view-chain", test_long_view_chain);
   g_test_add_func ("/analysis/graph/json-order-and-escapes", test_json_order_and_escapes);
   for (guint i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
 
-#include "test-util.h"
+#include "hand-cases.h"
 
 typedef struct
 {
@@ -15,16 +15,10 @@ typedef struct
   guint64           lower_bound; /* 0: not checked */
 } HandCase;
 
-static const TestRecord case1[] = { { 16, 0, 1 }, { 8, 1, 2 }, { 64, 2, 3 }, { 32, 3, 4 }, { 8, 4, 5 } };
 static const guint64    case1_off[] = { 0, 64, 0, 64, 0 };
 static const guint64    case1_off128[] = { 0, 128, 0, 128, 0 };
-static const TestRecord case2[] = { { 32, 0, 1 }, { 32, 1, 4 }, { 8, 2, 5 }, { 16, 3, 5 }, { 8, 4, 5 },
-                                    { 64, 5, 7 }, { 8, 6, 8 },  { 8, 7, 8 }, { 16, 8, 9 } };
 static const guint64    case2_off[] = { 0, 32, 80, 64, 88, 0, 64, 72, 0 };
-static const TestRecord case3[] = { { 32, 0, 1 }, { 28, 1, 4 }, { 36, 2, 5 }, { 16, 3, 5 },
-                                    { 8, 4, 5 },  { 64, 5, 7 }, { 10, 6, 8 }, { 40, 7, 8 } };
 static const guint64    case3_off[] = { 0, 32, 64, 100, 116, 0, 104, 64 };
-static const TestRecord case4[] = { { 56, 1, 1 }, { 40, 0, 1 }, { 64, 1, 1 }, { 152, 0, 0 }, { 20, 1, 1 } };
 static const guint64    case4_off[] = { 64, 152, 0, 0, 120 };
 
 static const HandCase hand_cases[] = {
@@ -62,25 +56,6 @@ test_greedy_hand_case (gconstpointer data)
   g_assert_cmpuint (greedy->arena, <=, naive->arena);
 }
 
-/* Random usage records: most short, some long, sizes over four decades. */
-static MpGraph *
-random_graph (GRand *rand, guint n, guint n_steps)
-{
-  g_autofree TestRecord *recs = g_new (TestRecord, n);
-
-  for (guint i = 0; i < n; i++)
-    {
-      guint first = g_rand_int_range (rand, 0, n_steps);
-      guint span = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 3)
-                                         : g_rand_int_range (rand, 0, n_steps);
-
-      recs[i].first = first;
-      recs[i].last = MIN (first + span, n_steps - 1);
-      recs[i].size = g_rand_int_range (rand, 1, 5) * (1u << g_rand_int_range (rand, 0, 12));
-    }
-  return test_graph_from_records (recs, n);
-}
-
 static void
 test_random_invariants (void)
 {
@@ -91,7 +66,7 @@ test_random_invariants (void)
   for (guint iter = 0; iter < 2000; iter++)
     {
       guint   n = g_rand_int_range (rand, 1, 60);
-      g_autoptr (MpGraph) graph = random_graph (rand, n, g_rand_int_range (rand, 1, 40));
+      g_autoptr (MpGraph) graph = test_random_records (rand, n, g_rand_int_range (rand, 1, 40), 12);
       MpLifetimeOptions opts = { .alignment = 1u << g_rand_int_range (rand, 0, 8) };
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
       guint64 naive_arena = 0, greedy_arena = 0;
@@ -123,7 +98,7 @@ test_validator_catches_corruption (void)
 
   for (guint iter = 0; iter < 1000; iter++)
     {
-      g_autoptr (MpGraph) graph = random_graph (rand, g_rand_int_range (rand, 2, 50), 20);
+      g_autoptr (MpGraph) graph = test_random_records (rand, g_rand_int_range (rand, 2, 50), 20, 12);
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
       g_autoptr (MpPlan) plan = test_run_planner ("greedy-by-size", graph, lt);
       g_autoptr (GError) error = NULL;

@@ -32,6 +32,27 @@ test_graph_from_records (const TestRecord *recs, guint n)
   return graph;
 }
 
+/* n random buffers over n_steps: half live 1-3 steps, half anywhere up to
+ * the end; sizes 1-4 times a power of two below 2^size_shift. */
+static inline MpGraph *
+test_random_records (GRand *rand, guint n, guint n_steps, guint size_shift)
+{
+  g_autofree TestRecord *recs = g_new (TestRecord, MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint first = g_rand_int_range (rand, 0, n_steps);
+      guint span = g_rand_boolean (rand) ? g_rand_int_range (rand, 0, 3)
+                                         : g_rand_int_range (rand, 0, n_steps);
+      guint shift = g_rand_int_range (rand, 0, size_shift);
+
+      recs[i].first = first;
+      recs[i].last = MIN (first + span, n_steps - 1);
+      recs[i].size = g_rand_int_range (rand, 1, 5) * (1u << shift);
+    }
+  return test_graph_from_records (recs, n);
+}
+
 static inline char *
 test_data_path (const char *relative)
 {

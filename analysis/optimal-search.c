@@ -1,0 +1,805 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimal-search.h"
+
+/* Time is cut into sections at every lifetime boundary; a buffer covers a
+ * range of sections. Per buffer the search keeps its lowest possible offset
+ * (the top of the placed buffers that overlap it in time), per section the
+ * total size of its unplaced buffers. The unplaced buffers of a section
+ * stack above the lowest of their offsets (MiniMalloc's section floor) and
+ * above the last placement (offsets never decrease): either stack passing
+ * the capacity prunes the branch. Changes are undone from a trail. */
+
+#define UNSET         G_MAXUINT64
+#define N_PREORDERS   3
+
+typedef struct
+{
+  guint64 *slot;
+  guint64  old;
+} TrailEntry;
+
+typedef enum
+{
+  KEY_TOTAL, /* largest total of the sections it spans */
+  KEY_WIDTH, /* lifetime length */
+  KEY_AREA,  /* size x width */
+} PreorderKey;
+
+/* MiniMalloc's three preorders, tried in turn. */
+static const PreorderKey preorders[N_PREORDERS][3] = {
+  { KEY_WIDTH, KEY_AREA, KEY_TOTAL },
+  { KEY_TOTAL, KEY_AREA, KEY_WIDTH },
+  { KEY_TOTAL, KEY_WIDTH, KEY_AREA },
+};
+
+struct _MpOptSearch
+{
+  guint    n;
+  guint    n_sec;
+  guint64 *size;
+  guint64 *bytes;
+  guint64 *width;
+  guint   *s0, *s1;             /* inclusive section range */
+  guint   *ov_start, *ov;       /* buffers overlapping in time (CSR) */
+  guint   *mem_start;           /* buffers alive in each section (CSR) */
+  guint   *span_start;          /* per buffer: its entries in pos[], one per section */
+  guint64 *init_total;
+  guint   *init_cuts;           /* cuts[s]: unplaced buffers crossing s | s + 1 */
+  guint   *ranks[N_PREORDERS];
+  guint64  align;               /* every size is a multiple of it */
+  guint64  bound;               /* no plan has a lower arena */
+
+  /* state of one fit */
+  guint        *rank;           /* preorder rank of each buffer, for this fit */
+  guint         h;              /* which preorder */
+  guint64      *key;            /* scratch: a buffer's largest section total */
+  guint64       cap;
+  guint64       cap0;           /* cap rounded down to the alignment */
+  guint8       *special;        /* may reach cap0 + align: its padding hangs over cap */
+  guint        *n_special;      /* per section: unplaced special buffers */
+  guint64      *off;
+  guint64      *minoff;
+  guint64      *witness;        /* per section: see find_witness */
+  guint64      *total;
+  guint        *cuts;
+  guint        *mem;            /* per section, its unplaced buffers first */
+  guint        *n_mem;          /* how many are unplaced */
+  guint        *pos;            /* where each (buffer, section) sits in mem */
+  guint64      *sol;
+  TrailEntry   *trail;
+  gsize         trail_len, trail_cap;
+  guint        *placed;
+  guint         n_placed;
+  guint        *pool;
+  gsize         pool_len, pool_cap;
+  guint64       nodes, limit, all_nodes;
+  guint64       prunes[MP_OPT_N_PRUNES];
+  guint64       check_mask;     /* look at the clock when nodes & mask == 1 */
+  gint64        deadline;
+  GCancellable *cancellable;
+  gboolean      stopped;
+};
+
+static int
+cmp_u32 (const void *a, const void *b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return (x > y) - (x < y);
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static guint
+find_boundary (const guint *bnd, guint nb, guint t)
+{
+  guint lo = 0, hi = nb;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (bnd[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+typedef struct
+{
+  const MpOptSearch *s;
+  const guint64     *total_key;
+  const PreorderKey *keys;
+} PreorderCtx;
+
+static gint
+cmp_preorder (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const PreorderCtx *ctx = data;
+  guint              a = *(const guint *) pa, b = *(const guint *) pb;
+
+  for (guint k = 0; k < 3; k++)
+    {
+      gdouble x = 0, y = 0;
+
+      switch (ctx->keys[k])
+        {
+        case KEY_TOTAL:
+          x = ctx->total_key[a], y = ctx->total_key[b];
+          break;
+        case KEY_WIDTH:
+          x = ctx->s->width[a], y = ctx->s->width[b];
+          break;
+        case KEY_AREA:
+          x = (gdouble) ctx->s->width[a] * ctx->s->size[a];
+          y = (gdouble) ctx->s->width[b] * ctx->s->size[b];
+          break;
+        }
+      if (x != y)
+        return x > y ? -1 : 1;
+    }
+  return (a > b) - (a < b);
+}
+
+
+/* Pairs of buffers whose lifetimes overlap: sorted by first step, i and a
+ * later j overlap iff first_j <= last_i. Counted, then filled (CSR). */
+static void
+compute_overlaps (MpOptSearch *s, const MpOptBuffer *buffers)
+{
+  guint               n = s->n;
+  g_autofree guint64 *keys = g_new (guint64, MAX (n, 1));
+  g_autofree guint   *fill = NULL;
+
+  for (guint i = 0; i < n; i++)
+    keys[i] = ((guint64) buffers[i].first << 32) | i;
+  qsort (keys, n, sizeof (guint64), cmp_u64);
+
+  s->ov_start = g_new0 (guint, n + 1);
+  for (guint p = 0; p < n; p++)
+    {
+      guint a = keys[p] & G_MAXUINT32;
+
+      for (guint q = p + 1; q < n && (keys[q] >> 32) <= buffers[a].last; q++)
+        {
+          s->ov_start[a + 1]++;
+          s->ov_start[(keys[q] & G_MAXUINT32) + 1]++;
+        }
+    }
+  for (guint i = 0; i < n; i++)
+    s->ov_start[i + 1] += s->ov_start[i];
+  s->ov = g_new (guint, MAX (s->ov_start[n], 1));
+  fill = g_memdup2 (s->ov_start, sizeof (guint) * n);
+  for (guint p = 0; p < n; p++)
+    {
+      guint a = keys[p] & G_MAXUINT32;
+
+      for (guint q = p + 1; q < n && (keys[q] >> 32) <= buffers[a].last; q++)
+        {
+          guint b = keys[q] & G_MAXUINT32;
+
+          s->ov[fill[a]++] = b;
+          s->ov[fill[b]++] = a;
+        }
+    }
+}
+
+/* Sorted by first and by last step, a buffer's overlaps are counted by two
+ * binary searches, so the size of the lists is known before they are built. */
+static guint64
+count_overlaps (const MpOptBuffer *buffers, guint n)
+{
+  g_autofree guint *firsts = g_new (guint, MAX (n, 1));
+  g_autofree guint *lasts = g_new (guint, MAX (n, 1));
+  guint64           pairs = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      firsts[i] = buffers[i].first;
+      lasts[i] = buffers[i].last;
+    }
+  qsort (firsts, n, sizeof (guint), cmp_u32);
+  qsort (lasts, n, sizeof (guint), cmp_u32);
+  for (guint i = 0; i < n; i++)
+    {
+      /* starting at or before my last, minus ending before my first */
+      guint started = find_boundary (firsts, n, buffers[i].last + 1);
+      guint ended = find_boundary (lasts, n, buffers[i].first);
+
+      pairs += started - ended - 1;
+    }
+  return pairs;
+}
+
+MpOptSearch *
+mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint64 max_entries)
+{
+  MpOptSearch        *s;
+  g_autofree guint   *bnd = NULL;
+  g_autofree guint64 *total_key = NULL;
+  guint               nb = 0, n_sec;
+  guint64             entries;
+
+  if (n > max_entries || (entries = count_overlaps (buffers, n)) > max_entries)
+    return NULL;
+  bnd = g_new (guint, 2 * MAX (n, 1));
+  /* sections: between consecutive distinct boundaries first and last + 1 */
+  for (guint i = 0; i < n; i++)
+    {
+      bnd[nb++] = buffers[i].first;
+      bnd[nb++] = buffers[i].last + 1;
+    }
+  qsort (bnd, nb, sizeof (guint), cmp_u32);
+  {
+    guint u = 0;
+
+    for (guint i = 0; i < nb; i++)
+      if (u == 0 || bnd[i] != bnd[u - 1])
+        bnd[u++] = bnd[i];
+    nb = u;
+  }
+  /* the section lists: every buffer in each section it spans */
+  for (guint i = 0; i < n && entries <= max_entries; i++)
+    entries += find_boundary (bnd, nb, buffers[i].last + 1) -
+               find_boundary (bnd, nb, buffers[i].first);
+  if (entries > max_entries)
+    return NULL;
+
+  s = g_new0 (MpOptSearch, 1);
+  s->n = n;
+  s->align = MAX (alignment, 1);
+  /* a node costs about n steps: look at the clock about every 100 µs */
+  s->check_mask = n >= 256 ? 0 : 1023;
+  s->size = g_new (guint64, MAX (n, 1));
+  s->bytes = g_new (guint64, MAX (n, 1));
+  s->width = g_new (guint64, MAX (n, 1));
+  s->s0 = g_new (guint, MAX (n, 1));
+  s->s1 = g_new (guint, MAX (n, 1));
+  total_key = g_new0 (guint64, MAX (n, 1));
+  n_sec = s->n_sec = nb > 1 ? nb - 1 : 1;
+  s->init_total = g_new0 (guint64, n_sec);
+  s->init_cuts = g_new0 (guint, n_sec);
+  s->mem_start = g_new0 (guint, n_sec + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      s->size[i] = buffers[i].size;
+      s->bytes[i] = buffers[i].bytes;
+      s->width[i] = buffers[i].width;
+      s->s0[i] = find_boundary (bnd, nb, buffers[i].first);
+      s->s1[i] = find_boundary (bnd, nb, buffers[i].last + 1) - 1;
+      for (guint k = s->s0[i]; k <= s->s1[i]; k++)
+        {
+          s->init_total[k] += buffers[i].size;
+          s->mem_start[k + 1]++;
+        }
+      for (guint k = s->s0[i]; k < s->s1[i]; k++)
+        s->init_cuts[k]++;
+    }
+  for (guint k = 0; k < n_sec; k++)
+    s->mem_start[k + 1] += s->mem_start[k];
+  s->mem = g_new (guint, MAX (s->mem_start[n_sec], 1));
+  s->pos = g_new (guint, MAX (s->mem_start[n_sec], 1));
+  s->n_mem = g_new (guint, n_sec);
+  s->span_start = g_new (guint, n + 1);
+  s->span_start[0] = 0;
+  for (guint i = 0; i < n; i++)
+    s->span_start[i + 1] = s->span_start[i] + s->s1[i] - s->s0[i] + 1;
+  compute_overlaps (s, buffers);
+
+  /* in each section the highest buffer starts above all the others' slots
+   * and ends with its own bytes: at least total - the largest padding */
+  {
+    g_autofree guint64 *pad = g_new0 (guint64, n_sec);
+
+    for (guint i = 0; i < n; i++)
+      for (guint k = s->s0[i]; k <= s->s1[i]; k++)
+        pad[k] = MAX (pad[k], buffers[i].size - buffers[i].bytes);
+    for (guint k = 0; k < n_sec; k++)
+      if (s->init_total[k])
+        s->bound = MAX (s->bound, s->init_total[k] - pad[k]);
+  }
+
+  for (guint i = 0; i < n; i++)
+    for (guint k = s->s0[i]; k <= s->s1[i]; k++)
+      total_key[i] = MAX (total_key[i], s->init_total[k]);
+  for (guint h = 0; h < N_PREORDERS; h++)
+    {
+      g_autofree guint *order = g_new (guint, MAX (n, 1));
+      PreorderCtx       ctx = { s, total_key, preorders[h] };
+
+      for (guint i = 0; i < n; i++)
+        order[i] = i;
+      g_qsort_with_data (order, n, sizeof (guint), cmp_preorder, &ctx);
+      s->ranks[h] = g_new (guint, MAX (n, 1));
+      for (guint r = 0; r < n; r++)
+        s->ranks[h][order[r]] = r;
+    }
+
+  s->off = g_new (guint64, MAX (n, 1));
+  s->minoff = g_new (guint64, MAX (n, 1));
+  s->sol = g_new (guint64, MAX (n, 1));
+  s->witness = g_new (guint64, n_sec);
+  s->special = g_new (guint8, MAX (n, 1));
+  s->rank = g_new (guint, MAX (n, 1));
+  s->key = g_new (guint64, MAX (n, 1));
+  s->n_special = g_new (guint, n_sec);
+  s->total = g_new (guint64, n_sec);
+  s->cuts = g_new (guint, n_sec);
+  s->placed = g_new (guint, MAX (n, 1));
+  return s;
+}
+
+void
+mp_opt_search_free (MpOptSearch *s)
+{
+  if (s == NULL)
+    return;
+  g_free (s->size);
+  g_free (s->bytes);
+  g_free (s->width);
+  g_free (s->s0);
+  g_free (s->s1);
+  g_free (s->ov_start);
+  g_free (s->ov);
+  g_free (s->mem_start);
+  g_free (s->mem);
+  g_free (s->pos);
+  g_free (s->n_mem);
+  g_free (s->span_start);
+  g_free (s->init_total);
+  g_free (s->init_cuts);
+  for (guint h = 0; h < N_PREORDERS; h++)
+    g_free (s->ranks[h]);
+  g_free (s->off);
+  g_free (s->minoff);
+  g_free (s->witness);
+  g_free (s->special);
+  g_free (s->rank);
+  g_free (s->key);
+  g_free (s->n_special);
+  g_free (s->total);
+  g_free (s->cuts);
+  g_free (s->sol);
+  g_free (s->trail);
+  g_free (s->placed);
+  g_free (s->pool);
+  g_free (s);
+}
+
+guint64
+mp_opt_search_bound (const MpOptSearch *s)
+{
+  return s->bound;
+}
+
+guint64
+mp_opt_search_nodes (const MpOptSearch *s)
+{
+  return s->all_nodes;
+}
+
+guint64
+mp_opt_search_prunes (const MpOptSearch *s, MpOptPrune reason)
+{
+  g_return_val_if_fail (reason < MP_OPT_N_PRUNES, 0);
+  return s->prunes[reason];
+}
+
+const char *
+mp_opt_prune_name (MpOptPrune reason)
+{
+  static const char *names[MP_OPT_N_PRUNES] = {
+    [MP_OPT_PRUNE_ORDER] = "canonical order",
+    [MP_OPT_PRUNE_DOMINANCE] = "dominance (a gap below that nothing else can use)",
+    [MP_OPT_PRUNE_CAPACITY] = "capacity",
+    [MP_OPT_PRUNE_SECTIONS] = "section inference",
+  };
+
+  g_return_val_if_fail (reason < MP_OPT_N_PRUNES, "?");
+  return names[reason];
+}
+
+static inline void
+trail_set (MpOptSearch *s, guint64 *slot, guint64 value)
+{
+  if (G_UNLIKELY (s->trail_len == s->trail_cap))
+    {
+      s->trail_cap = MAX (1024, 2 * s->trail_cap);
+      s->trail = g_renew (TrailEntry, s->trail, s->trail_cap);
+    }
+  s->trail[s->trail_len].slot = slot;
+  s->trail[s->trail_len++].old = *slot;
+  *slot = value;
+}
+
+static inline void
+trail_undo (MpOptSearch *s, gsize mark)
+{
+  while (s->trail_len > mark)
+    {
+      s->trail_len--;
+      *s->trail[s->trail_len].slot = s->trail[s->trail_len].old;
+    }
+}
+
+/* Candidate lists live on one stack, addressed by index (it may move). */
+static inline gsize
+pool_reserve (MpOptSearch *s, gsize n)
+{
+  gsize at = s->pool_len;
+
+  if (s->pool_len + n > s->pool_cap)
+    {
+      s->pool_cap = MAX (s->pool_len + n, 2 * s->pool_cap);
+      s->pool = g_renew (guint, s->pool, s->pool_cap);
+    }
+  s->pool_len += n;
+  return at;
+}
+
+static inline gboolean
+before (const MpOptSearch *s, guint a, guint b)
+{
+  if (s->minoff[a] != s->minoff[b])
+    return s->minoff[a] < s->minoff[b];
+  return s->rank[a] < s->rank[b];
+}
+
+static MpOptResult solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len);
+
+/* How high the stack of section q may reach: the aligned capacity, or one
+ * alignment more while a buffer whose padding may hang over it is unplaced. */
+static inline guint64
+section_limit (const MpOptSearch *s, guint q)
+{
+  return s->cap0 + (s->n_special[q] ? s->align : 0);
+}
+
+/* Section q can still be stacked if one of its unplaced buffers could go so
+ * low that all of them fit above it; its witness is such a buffer (like a
+ * watched literal, it is looked for again only when it stops being one). */
+static gboolean
+find_witness (MpOptSearch *s, guint q)
+{
+  guint64 limit;
+
+  if (s->total[q] > section_limit (s, q))
+    return FALSE;
+  limit = section_limit (s, q) - s->total[q];
+  for (guint k = s->mem_start[q], e = k + s->n_mem[q]; k < e; k++)
+    if (s->minoff[s->mem[k]] <= limit)
+      {
+        if (s->witness[q] != s->mem[k])
+          trail_set (s, &s->witness[q], s->mem[k]);
+        return TRUE;
+      }
+  return s->n_mem[q] == 0;
+}
+
+/* Places c at its lowest offset o and raises the lowest offsets of the
+ * unplaced buffers it overlaps. FALSE when some section can no longer be
+ * stacked within the capacity (section inference). */
+static gboolean
+place (MpOptSearch *s, guint c, guint64 o)
+{
+  guint64  top = o + s->size[c];
+  gboolean ok = TRUE;
+
+  s->off[c] = o;
+  s->placed[s->n_placed++] = c;
+  for (guint q = s->s0[c]; q <= s->s1[c]; q++)
+    {
+      guint *pc = &s->pos[s->span_start[c] + q - s->s0[c]];
+      guint  last = s->mem_start[q] + --s->n_mem[q];
+      guint  d = s->mem[last];
+
+      /* swap c behind the unplaced ones; undone by counting it back in */
+      s->pos[s->span_start[d] + q - s->s0[d]] = *pc;
+      s->mem[*pc] = d;
+      s->mem[last] = c;
+      *pc = last;
+      s->total[q] -= s->size[c];
+      s->n_special[q] -= s->special[c];
+    }
+  for (guint k = s->ov_start[c]; k < s->ov_start[c + 1]; k++)
+    {
+      guint j = s->ov[k];
+
+      if (s->off[j] != UNSET || s->minoff[j] >= top)
+        continue;
+      trail_set (s, &s->minoff[j], top);
+      /* c's own sections are looked at below */
+      for (guint q = s->s0[j]; q <= s->s1[j] && ok; q++)
+        if (s->witness[q] == j && (q < s->s0[c] || q > s->s1[c]) &&
+            top + s->total[q] > section_limit (s, q))
+          ok = find_witness (s, q);
+    }
+  for (guint q = s->s0[c]; q <= s->s1[c] && ok; q++)
+    {
+      guint w = s->witness[q];
+
+      if (w == c || s->minoff[w] + s->total[q] > section_limit (s, q))
+        ok = find_witness (s, q);
+    }
+  return ok;
+}
+
+static void
+unplace (MpOptSearch *s, guint c, gsize mark)
+{
+  trail_undo (s, mark);
+  for (guint q = s->s0[c]; q <= s->s1[c]; q++)
+    {
+      s->total[q] += s->size[c];
+      s->n_special[q] += s->special[c];
+      s->n_mem[q]++;
+    }
+  s->off[c] = UNSET;
+  s->n_placed--;
+}
+
+/* Section inference, the other half: offsets never decrease, so in every
+ * section of [lo, hi] the unplaced buffers stack above o. */
+static gboolean
+sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
+{
+  for (guint q = lo; q <= hi; q++)
+    {
+      guint64 t = s->total[q];
+
+      if (t != 0 && o + t > section_limit (s, q))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+out_of_nodes (MpOptSearch *s)
+{
+  if (s->nodes >= s->limit)
+    return TRUE;
+  if ((s->nodes & s->check_mask) == (1 & s->check_mask) &&
+      (g_get_monotonic_time () > s->deadline || g_cancellable_is_cancelled (s->cancellable)))
+    s->stopped = TRUE;
+  return s->stopped;
+}
+
+/* One node: the unplaced buffers of list that live in sections [lo, hi],
+ * in order of lowest offset; last_off / last_rank: the previous placement
+ * of this subproblem (canonical order: offsets never decrease, equal offsets
+ * in preorder). */
+static MpOptResult
+search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_off,
+        guint last_rank)
+{
+  gsize       mine;
+  guint       n = 0;
+  guint64     min_height = UNSET;
+  MpOptResult result = MP_OPT_INFEASIBLE;
+
+  s->nodes++;
+  if (out_of_nodes (s))
+    return s->stopped ? MP_OPT_STOPPED : MP_OPT_LIMIT;
+
+  mine = pool_reserve (s, len);
+  for (guint i = 0; i < len; i++)
+    {
+      guint b = s->pool[list + i];
+
+      if (s->off[b] != UNSET || s->s1[b] < lo || s->s0[b] > hi)
+        continue;
+      /* insertion sort: the parent's order is nearly right */
+      {
+        guint k = n;
+
+        while (k > 0 && before (s, b, s->pool[mine + k - 1]))
+          {
+            s->pool[mine + k] = s->pool[mine + k - 1];
+            k--;
+          }
+        s->pool[mine + k] = b;
+      }
+      n++;
+      min_height = MIN (min_height, s->minoff[b] + s->size[b]);
+    }
+  s->pool_len = mine + n;
+
+  if (n == 0)
+    {
+      for (guint i = 0; i < s->n_placed; i++)
+        s->sol[s->placed[i]] = s->off[s->placed[i]];
+      s->pool_len = mine;
+      return MP_OPT_FOUND;
+    }
+
+  for (guint i = 0; i < n && result == MP_OPT_INFEASIBLE; i++)
+    {
+      guint   c = s->pool[mine + i];
+      guint64 o = s->minoff[c];
+      gsize   mark;
+      gboolean split = FALSE;
+
+      if (o < last_off || (o == last_off && s->rank[c] < last_rank))
+        {
+          s->prunes[MP_OPT_PRUNE_ORDER]++;
+          continue;
+        }
+      /* dominance: a buffer could sit below o in a gap nothing else uses */
+      if (o >= min_height)
+        {
+          s->prunes[MP_OPT_PRUNE_DOMINANCE]++;
+          break;
+        }
+      if (o + s->bytes[c] > s->cap)
+        {
+          s->prunes[MP_OPT_PRUNE_CAPACITY]++;
+          continue;
+        }
+
+      mark = s->trail_len;
+      if (!(place (s, c, o) && sections_fit (s, lo, hi, o)))
+        s->prunes[MP_OPT_PRUNE_SECTIONS]++;
+      else
+        {
+          for (guint q = s->s0[c]; q < s->s1[c]; q++)
+            if (--s->cuts[q] == 0)
+              split = TRUE;
+          if (split)
+            result = solve_range (s, lo, hi, mine, n);
+          else
+            result = search (s, lo, hi, mine, n, o, s->rank[c]);
+          for (guint q = s->s0[c]; q < s->s1[c]; q++)
+            s->cuts[q]++;
+        }
+      unplace (s, c, mark);
+    }
+  s->pool_len = mine;
+  return result;
+}
+
+/* Splits [lo, hi] where no unplaced buffer crosses a section boundary and
+ * solves the pieces independently: each must fit. */
+/* A new subproblem orders its buffers afresh, with the section totals of
+ * now (MiniMalloc does the same); the old ranks come back afterwards. */
+static gsize
+rerank (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint *n_saved)
+{
+  gsize       at = pool_reserve (s, len);
+  guint       k = 0;
+  PreorderCtx ctx = { s, s->key, preorders[s->h] };
+
+  for (guint i = 0; i < len; i++)
+    {
+      guint b = s->pool[list + i];
+
+      if (s->off[b] != UNSET || s->s1[b] < lo || s->s0[b] > hi)
+        continue;
+      s->key[b] = 0;
+      for (guint q = s->s0[b]; q <= s->s1[b]; q++)
+        s->key[b] = MAX (s->key[b], s->total[q]);
+      s->pool[at + k++] = b;
+    }
+  g_qsort_with_data (s->pool + at, k, sizeof (guint), cmp_preorder, &ctx);
+  /* keep (buffer, old rank) pairs to restore */
+  pool_reserve (s, k);
+  for (guint r = 0; r < k; r++)
+    {
+      guint b = s->pool[at + r];
+
+      s->pool[at + k + r] = s->rank[b];
+      s->rank[b] = r;
+    }
+  *n_saved = k;
+  return at;
+}
+
+static void
+unrank (MpOptSearch *s, gsize at, guint k)
+{
+  for (guint r = 0; r < k; r++)
+    s->rank[s->pool[at + r]] = s->pool[at + k + r];
+  s->pool_len = at;
+}
+
+/* Splits [lo, hi] where no unplaced buffer crosses a section boundary and
+ * solves the pieces independently: each must fit. */
+static MpOptResult
+solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len)
+{
+  guint start = lo;
+
+  for (guint q = lo; q <= hi; q++)
+    if (q == hi || s->cuts[q] == 0)
+      {
+        guint       k;
+        gsize       saved = rerank (s, start, q, list, len, &k);
+        MpOptResult r = search (s, start, q, list, len, 0, 0);
+
+        unrank (s, saved, k);
+        if (r != MP_OPT_FOUND)
+          return r;
+        start = q + 1;
+      }
+  return MP_OPT_FOUND;
+}
+
+MpOptResult
+mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadline_us,
+                   GCancellable *cancellable, guint64 *offsets)
+{
+  MpOptResult result = MP_OPT_LIMIT;
+
+  g_return_val_if_fail (s != NULL, MP_OPT_STOPPED);
+
+  s->cap = capacity;
+  s->cap0 = capacity - capacity % s->align;
+  for (guint i = 0; i < s->n; i++)
+    s->special[i] = s->size[i] - s->bytes[i] + (capacity - s->cap0) >= s->align;
+  s->deadline = deadline_us;
+  s->cancellable = cancellable;
+  s->stopped = FALSE;
+  for (guint i = 0; i < s->n; i++)
+    if (s->bytes[i] > capacity)
+      return MP_OPT_INFEASIBLE;
+
+  for (guint h = 0; h < N_PREORDERS && result == MP_OPT_LIMIT; h++)
+    {
+      gsize root;
+
+      s->h = h;
+      memcpy (s->rank, s->ranks[h], sizeof (guint) * s->n);
+      s->nodes = 0;
+      s->limit = node_limit;
+      for (guint i = 0; i < s->n; i++)
+        {
+          s->off[i] = UNSET;
+          s->minoff[i] = 0;
+        }
+      memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
+      memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
+      memset (s->n_special, 0, sizeof (guint) * s->n_sec);
+      for (guint i = 0; i < s->n; i++)
+        for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+          s->n_special[q] += s->special[i];
+      for (guint q = 0; q < s->n_sec; q++)
+        s->n_mem[q] = s->mem_start[q + 1] - s->mem_start[q];
+      {
+        g_autofree guint *fill = g_memdup2 (s->mem_start, sizeof (guint) * s->n_sec);
+
+        for (guint i = 0; i < s->n; i++)
+          for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+            {
+              s->pos[s->span_start[i] + q - s->s0[i]] = fill[q];
+              s->mem[fill[q]++] = i;
+            }
+      }
+      for (guint q = 0; q < s->n_sec; q++)
+        s->witness[q] = s->n_mem[q] ? s->mem[s->mem_start[q]] : UNSET;
+      s->trail_len = 0;
+      s->n_placed = 0;
+      s->pool_len = 0;
+      if (!sections_fit (s, 0, s->n_sec - 1, 0))
+        return MP_OPT_INFEASIBLE;
+      root = pool_reserve (s, s->n);
+      for (guint i = 0; i < s->n; i++)
+        s->pool[root + i] = i;
+      result = solve_range (s, 0, s->n_sec - 1, root, s->n);
+      s->all_nodes += s->nodes;
+    }
+  if (result == MP_OPT_FOUND)
+    memcpy (offsets, s->sol, sizeof (guint64) * s->n);
+  return result;
+}

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "optimal-search.h"
+#include "plan-io.h"
+#include "planner-private.h"
+#include "validate.h"
+
+/* The optimal planner: the best heuristic plan is the first incumbent; time
+ * is cut where no buffer crosses into independent partitions (the arena is
+ * their maximum); each partition whose arena is above the proved lower bound
+ * is searched exactly (optimal-search.c) at target capacities, the lower
+ * bound first, then bisecting towards its incumbent, with node limits that
+ * double from pass to pass so that no single hard target eats the budget. */
+
+#define DEFAULT_BUDGET   10.0
+/* Partitions above these sizes keep their heuristic placement: the search
+ * needs memory quadratic in the buffers of a partition. */
+#define MAX_SEARCH_N       4096
+#define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
+
+typedef struct
+{
+  guint       *members; /* record indices */
+  guint        n;
+  guint64      lower;   /* max live bytes */
+  guint64      proved;  /* no plan of this partition is below this */
+  guint64      arena;   /* of the best offsets found */
+  guint64     *best;    /* n offsets */
+  MpOptSearch *search;  /* built on first use */
+  gboolean     too_big;
+} Partition;
+
+typedef struct
+{
+  const MpGraph *graph;
+  const MpUsage *records;
+  guint          n;
+  guint64        alignment;
+  Partition     *parts;
+  guint          n_parts;
+  guint64        bound;   /* proved lower bound of the whole plan */
+  gint64         deadline;
+  GCancellable  *cancellable;
+  gboolean       stopped;
+  gboolean       unsearched; /* some partition was too big to search */
+  const MpPlannerOptions *options;
+  gint64         start;
+  gint64         next_progress;
+} Optimal;
+
+static int
+cmp_first (const void *pa, const void *pb, void *data)
+{
+  const MpUsage *r = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+
+  if (r[a].first != r[b].first)
+    return r[a].first < r[b].first ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+/* Cuts time where no lifetime crosses. */
+static void
+split_partitions (Optimal *opt, guint n_steps)
+{
+  g_autofree guint   *order = g_new (guint, MAX (opt->n, 1));
+  g_autofree guint64 *delta = g_new0 (guint64, n_steps + 2);
+  g_autofree guint64 *gone = g_new0 (guint64, n_steps + 2);
+  GArray             *parts = g_array_new (FALSE, TRUE, sizeof (Partition));
+  guint               start = 0, reach = 0;
+  guint64             live = 0;
+
+  for (guint i = 0; i < opt->n; i++)
+    {
+      order[i] = i;
+      delta[opt->records[i].first] += opt->records[i].bytes;
+      gone[opt->records[i].last + 1] += opt->records[i].bytes;
+    }
+  g_qsort_with_data (order, opt->n, sizeof (guint), cmp_first, (gpointer) opt->records);
+
+  for (guint i = 0; i < opt->n; i++)
+    {
+      const MpUsage *r = &opt->records[order[i]];
+
+      if (i > start && r->first > reach)
+        {
+          Partition p = { 0 };
+
+          p.members = g_memdup2 (order + start, sizeof (guint) * (i - start));
+          p.n = i - start;
+          g_array_append_val (parts, p);
+          start = i;
+        }
+      reach = i == start ? r->last : MAX (reach, r->last);
+    }
+  if (opt->n > start)
+    {
+      Partition p = { 0 };
+
+      p.members = g_memdup2 (order + start, sizeof (guint) * (opt->n - start));
+      p.n = opt->n - start;
+      g_array_append_val (parts, p);
+    }
+  opt->n_parts = parts->len;
+  opt->parts = (Partition *) g_array_free (parts, FALSE);
+
+  /* each partition's lower bound: its peak of live bytes, which is reached
+   * where some buffer starts */
+  for (guint t = 0; t <= n_steps; t++)
+    {
+      live += delta[t] - gone[t];
+      delta[t] = live; /* now: the live bytes at step t */
+    }
+  for (guint k = 0; k < opt->n_parts; k++)
+    {
+      Partition *p = &opt->parts[k];
+
+      for (guint i = 0; i < p->n; i++)
+        p->lower = MAX (p->lower, delta[opt->records[p->members[i]].first]);
+      p->proved = p->lower;
+    }
+}
+
+static void
+partition_clear (Partition *p)
+{
+  g_free (p->members);
+  g_free (p->best);
+  g_clear_pointer (&p->search, mp_opt_search_free);
+}
+
+/* The best plan of the other planners (those that place these very records)
+ * and of greedy-by-size: the first incumbent. */
+static guint64 *
+best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOptions *options,
+                char **from)
+{
+  guint                n_info;
+  const MpPlannerInfo *infos = mp_planners (&n_info);
+  guint64             *best = g_new (guint64, MAX (lt->n_records, 1));
+  guint64              best_arena = mp_place_greedy_by_size (lt->records, lt->n_records,
+                                                             lt->n_steps, best);
+  /* the heuristics run untraced: their steps are not optimal's */
+  MpPlannerOptions     quiet = *options;
+
+  quiet.trace = NULL;
+  quiet.progress = NULL;
+
+  *from = g_strdup ("greedy-by-size");
+  for (guint k = 0; k < n_info; k++)
+    {
+      const MpPlannerInfo *info = &infos[k];
+      g_autoptr (MpPlan) plan = NULL;
+      gboolean same = TRUE;
+
+      if (info->func == mp_planner_optimal || g_str_equal (info->name, "greedy-by-size") ||
+          g_str_equal (info->name, "naive") || (info->needs_ops && !graph->has_ops))
+        continue;
+      plan = info->func (graph, lt, &quiet, NULL, NULL);
+      if (plan == NULL || plan->n_records != lt->n_records)
+        continue;
+      for (guint i = 0; i < lt->n_records && same; i++)
+        same = plan->records[i].first == lt->records[i].first &&
+               plan->records[i].last == lt->records[i].last &&
+               plan->records[i].size == lt->records[i].size;
+      if (!same)
+        continue;
+      mp_plan_finish (plan);
+      if (plan->arena < best_arena &&
+          mp_validate_records (graph, lt->records, lt->n_records, plan->offsets, lt->alignment,
+                               plan->arena, NULL))
+        {
+          best_arena = plan->arena;
+          memcpy (best, plan->offsets, sizeof (guint64) * lt->n_records);
+          g_free (*from);
+          *from = g_strdup (info->name);
+        }
+    }
+  return best;
+}
+
+static guint64
+partition_arena (const Optimal *opt, const Partition *p, const guint64 *offsets)
+{
+  guint64 arena = 0;
+
+  for (guint i = 0; i < p->n; i++)
+    arena = MAX (arena, offsets[i] + opt->records[p->members[i]].bytes);
+  return arena;
+}
+
+static guint64
+plan_arena (const Optimal *opt)
+{
+  guint64 arena = 0;
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    arena = MAX (arena, opt->parts[k].arena);
+  return arena;
+}
+
+static void
+report_progress (Optimal *opt)
+{
+  gint64           now = g_get_monotonic_time ();
+  guint64          arena, nodes = 0;
+  g_autofree char *line = NULL;
+  g_autofree char *best = NULL;
+  g_autofree char *bound = NULL;
+
+  if (opt->options->progress == NULL || now < opt->next_progress)
+    return;
+  opt->next_progress = now + G_USEC_PER_SEC / 2;
+  arena = plan_arena (opt);
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].search)
+      nodes += mp_opt_search_nodes (opt->parts[k].search);
+  best = mp_format_bytes (arena);
+  bound = mp_format_bytes (opt->bound);
+  line = g_strdup_printf ("optimal: %.1f s, best %s, %.2f%% above the lower bound %s, %"
+                          G_GUINT64_FORMAT " nodes",
+                          (now - opt->start) / 1e6, best,
+                          opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0, bound,
+                          nodes);
+  opt->options->progress (line, opt->options->progress_data);
+}
+
+/* One exact probe: does partition p fit in target? Updates its best plan or
+ * its proved bound. */
+static guint64
+total_nodes (const Optimal *opt)
+{
+  guint64 nodes = 0;
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].search)
+      nodes += mp_opt_search_nodes (opt->parts[k].search);
+  return nodes;
+}
+
+static MpOptResult
+probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
+{
+  g_autofree guint64 *offsets = NULL;
+  MpOptResult         result;
+
+  if (p->too_big)
+    return MP_OPT_LIMIT;
+  if (p->search == NULL)
+    {
+      g_autofree MpOptBuffer *buffers = g_new (MpOptBuffer, MAX (p->n, 1));
+
+      for (guint i = 0; i < p->n; i++)
+        {
+          const MpUsage *r = &opt->records[p->members[i]];
+          gint64         first, last;
+
+          mp_usage_times (opt->graph, r, &first, &last);
+          buffers[i].first = r->first;
+          buffers[i].last = r->last;
+          buffers[i].size = r->size;
+          buffers[i].bytes = r->bytes;
+          buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
+        }
+      if (p->n > MAX_SEARCH_N ||
+          !(p->search = mp_opt_search_new (buffers, p->n, opt->alignment, MAX_SEARCH_ENTRIES)))
+        {
+          p->too_big = TRUE;
+          opt->unsearched = TRUE;
+          return MP_OPT_LIMIT;
+        }
+      p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
+      opt->bound = MAX (opt->bound, p->proved);
+    }
+  if (target < p->proved)
+    return MP_OPT_INFEASIBLE;
+
+  offsets = g_new (guint64, MAX (p->n, 1));
+  result = mp_opt_search_fit (p->search, target, node_limit, opt->deadline, opt->cancellable,
+                              offsets);
+  switch (result)
+    {
+    case MP_OPT_FOUND:
+      {
+        guint64 arena = partition_arena (opt, p, offsets);
+
+        g_assert (arena <= target);
+        if (arena < p->arena)
+          {
+            p->arena = arena;
+            memcpy (p->best, offsets, sizeof (guint64) * p->n);
+            if (opt->options->trace)
+              mp_plan_trace_search_incumbent (opt->options->trace,
+                                              (g_get_monotonic_time () - opt->start) / 1e6,
+                                              total_nodes (opt), plan_arena (opt), "search");
+          }
+      }
+      break;
+    case MP_OPT_INFEASIBLE:
+      p->proved = MAX (p->proved, target + 1);
+      opt->bound = MAX (opt->bound, p->proved);
+      break;
+    case MP_OPT_STOPPED:
+      opt->stopped = TRUE;
+      break;
+    case MP_OPT_LIMIT:
+      break;
+    }
+  report_progress (opt);
+  return result;
+}
+
+/* Capacity mode: partition p only has to fit in the capacity. */
+static void
+fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
+{
+  if (p->arena > capacity && p->proved <= capacity)
+    probe (opt, p, capacity, node_limit);
+}
+
+/* Minimisation: the lowest target first (most real instances reach their
+ * lower bound), then bisection between what is proved and what was found. A
+ * target that runs out of nodes is passed over until the next pass. */
+static void
+minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
+{
+  guint64 lo = MAX (opt->bound, p->proved), hi = p->arena, target = lo;
+
+  while (lo < hi && !opt->stopped)
+    {
+      /* most of a pass goes to the lowest target, the one that can prove */
+      guint64 limit = target == lo ? node_limit : MAX (node_limit / 4, 2 * (guint64) p->n);
+
+      switch (probe (opt, p, target, limit))
+        {
+        case MP_OPT_FOUND:
+          hi = p->arena;
+          break;
+        case MP_OPT_INFEASIBLE:
+        case MP_OPT_LIMIT:
+          lo = target + 1;
+          break;
+        case MP_OPT_STOPPED:
+          return;
+        }
+      lo = MAX (lo, MAX (opt->bound, p->proved));
+      target = lo + (hi - lo) / 2;
+    }
+}
+
+static int
+cmp_arena_desc (const void *pa, const void *pb, void *data)
+{
+  const Partition *parts = data;
+  guint            a = *(const guint *) pa, b = *(const guint *) pb;
+
+  if (parts[a].arena != parts[b].arena)
+    return parts[a].arena > parts[b].arena ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+static gboolean
+all_done (const Optimal *opt, guint64 capacity)
+{
+  for (guint k = 0; k < opt->n_parts; k++)
+    {
+      const Partition *p = &opt->parts[k];
+
+      if (capacity ? p->arena > capacity && p->proved <= capacity && !p->too_big
+                   : p->arena > opt->bound && !p->too_big)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static char *
+describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, guint64 nodes,
+          const char *from, gboolean *proved)
+{
+  g_autofree char *bound = mp_format_bytes (opt->bound);
+  g_autofree char *cap = mp_format_bytes (capacity);
+  g_autofree char *secs = mp_format_seconds (seconds);
+  gdouble          gap = opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0;
+  GString         *s = g_string_new (NULL);
+  gboolean         infeasible = FALSE;
+
+  *proved = arena <= opt->bound;
+  for (guint k = 0; k < opt->n_parts && capacity; k++)
+    infeasible |= opt->parts[k].proved > capacity;
+
+  if (capacity && infeasible)
+    g_string_append_printf (s, "does not fit in capacity %s (proved, no plan is below %s); ",
+                            cap, bound);
+  else if (capacity && arena <= capacity)
+    g_string_append_printf (s, "fits in capacity %s; ", cap);
+  else if (capacity)
+    g_string_append_printf (s, "no plan within capacity %s found; ", cap);
+
+  if (*proved)
+    g_string_append (s, "proved optimal");
+  else if (opt->stopped && g_cancellable_is_cancelled (opt->cancellable))
+    g_string_append_printf (s, "cancelled: best found, %.1f%% above the lower bound", gap);
+  else if (opt->stopped)
+    g_string_append_printf (s, "best found, %.1f%% above the lower bound after %s", gap, secs);
+  else
+    g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
+  if (opt->bound > 0 && !*proved && opt->unsearched)
+    g_string_append (s, " (a partition too large for the exact search kept its heuristic plan)");
+  g_string_append_printf (s, " (proved lower bound %s, first incumbent %s, %" G_GUINT64_FORMAT
+                          " nodes)", bound, from, nodes);
+  return g_string_free (s, FALSE);
+}
+
+MpPlan *
+mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
+                    const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
+{
+  MpPlan             *plan = mp_plan_new ("optimal", lifetimes);
+  gdouble             budget = options->time_budget > 0 ? options->time_budget : DEFAULT_BUDGET;
+  guint64             capacity = options->capacity;
+  gint64              start = g_get_monotonic_time ();
+  g_autofree guint64 *incumbent = NULL;
+  g_autofree char    *from = NULL;
+  g_autofree guint   *by_arena = NULL;
+  guint64             nodes = 0, limit;
+  Optimal             opt = { 0 };
+
+  opt.graph = graph;
+  opt.records = plan->records;
+  opt.n = plan->n_records;
+  opt.alignment = plan->alignment;
+  opt.cancellable = cancellable;
+  opt.options = options;
+  opt.start = start;
+  opt.next_progress = start + G_USEC_PER_SEC;
+  opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
+  opt.bound = plan->lower_bound;
+
+  incumbent = best_heuristic (graph, lifetimes, options, &from);
+  split_partitions (&opt, plan->n_steps);
+  for (guint k = 0; k < opt.n_parts; k++)
+    {
+      Partition *p = &opt.parts[k];
+
+      p->best = g_new (guint64, MAX (p->n, 1));
+      for (guint i = 0; i < p->n; i++)
+        p->best[i] = incumbent[p->members[i]];
+      p->arena = partition_arena (&opt, p, p->best);
+      opt.bound = MAX (opt.bound, p->proved);
+    }
+
+  if (options->trace)
+    mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
+                                    plan_arena (&opt), from);
+
+  /* passes with doubling node limits, the largest partitions first */
+  by_arena = g_new (guint, MAX (opt.n_parts, 1));
+  for (limit = 2 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
+       limit = MIN (2 * limit, G_MAXUINT64 / 4))
+    {
+      for (guint k = 0; k < opt.n_parts; k++)
+        by_arena[k] = k;
+      g_qsort_with_data (by_arena, opt.n_parts, sizeof (guint), cmp_arena_desc, opt.parts);
+      for (guint k = 0; k < opt.n_parts && !opt.stopped; k++)
+        {
+          Partition *p = &opt.parts[by_arena[k]];
+
+          if (capacity)
+            fit_partition (&opt, p, capacity, limit);
+          else
+            minimize_partition (&opt, p, limit);
+        }
+      if (capacity)
+        {
+          gboolean infeasible = FALSE;
+
+          for (guint k = 0; k < opt.n_parts; k++)
+            infeasible |= opt.parts[k].proved > capacity;
+          if (infeasible)
+            break;
+        }
+    }
+
+  for (guint k = 0; k < opt.n_parts; k++)
+    {
+      Partition *p = &opt.parts[k];
+
+      for (guint i = 0; i < p->n; i++)
+        plan->offsets[p->members[i]] = p->best[i];
+      if (p->search)
+        nodes += mp_opt_search_nodes (p->search);
+    }
+  if (options->trace)
+    for (guint r = 0; r < MP_OPT_N_PRUNES; r++)
+      {
+        guint64 count = 0;
+
+        for (guint k = 0; k < opt.n_parts; k++)
+          if (opt.parts[k].search)
+            count += mp_opt_search_prunes (opt.parts[k].search, r);
+        mp_plan_trace_search_prune (options->trace, mp_opt_prune_name (r), count);
+      }
+  plan->note = describe (&opt, plan_arena (&opt), capacity,
+                         (g_get_monotonic_time () - start) / 1e6, nodes, from,
+                         &plan->proved_optimal);
+  if (options->trace)
+    {
+      options->trace->search.nodes = MAX (options->trace->search.nodes, nodes);
+      options->trace->search.proved = plan->proved_optimal;
+    }
+  for (guint k = 0; k < opt.n_parts; k++)
+    partition_clear (&opt.parts[k]);
+  g_free (opt.parts);
+  return plan;
+}

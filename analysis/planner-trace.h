@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* Decision traces: what a planner did for each tensor, in the order it
+ * placed them, for teaching (memplan-cli explain, the app's step-through).
+ *
+ * Usage: set MpPlannerOptions.trace to an MpPlanTrace from
+ * mp_plan_trace_new and run the planner with mp_planner_run; the trace is
+ * reset, filled and finished against the plan. With no trace a planner
+ * takes its normal path: no allocation, at most a NULL check per tensor.
+ *
+ * Heuristic planners record one MpTraceStep per tensor. The exact search
+ * (the optimal planner) records a summary instead (MpSearchSummary):
+ * incumbent improvements and prunes by reason. */
+
+#include "plan.h"
+
+G_BEGIN_DECLS
+
+typedef struct _MpPlanTrace MpPlanTrace;
+
+typedef enum
+{
+  MP_TRACE_OWN_REGION,       /* naive: its own region on top of everything */
+  MP_TRACE_SMALLEST_GAP,     /* the smallest gap that fits (the lowest on a tie) */
+  MP_TRACE_ON_TOP,           /* no gap fits: on top of the tensors that overlap it */
+  MP_TRACE_NEW_PARTITION,    /* every open partition has an overlapping member */
+  MP_TRACE_JOINED_PARTITION, /* the heaviest partition free over its lifetime */
+} MpTraceReason;
+
+/* Gaps: the free address ranges between the placed tensors whose lifetimes
+ * overlap the one being placed. Partitions: the partitions open so far
+ * whose members are all disjoint in time from it; offset and size are the
+ * partition's address range in the final plan. */
+typedef struct
+{
+  guint64  offset;
+  guint64  size;
+  guint    partition; /* partition planners, else G_MAXUINT */
+  guint64  weight;    /* partition: bytes of its members so far */
+  gboolean fits;
+} MpTraceCandidate;
+
+/* Candidates kept per step; the counts are always complete. */
+#define MP_TRACE_MAX_CANDIDATES 64
+
+typedef struct
+{
+  guint         record;          /* into plan->records */
+  gint          op;              /* greedy-by-breadth: the op being visited, else -1 */
+  MpTraceReason reason;
+  guint64       offset;          /* where it went */
+  guint64       gap;             /* size of the chosen gap (SMALLEST_GAP), else 0 */
+  guint64       top;             /* top of the tensors overlapping it */
+  guint         partition;       /* partition planners, else G_MAXUINT */
+  guint         n_candidates;    /* gaps, or partitions open */
+  guint         n_fitting;       /* of them, those that could take it */
+  guint         first_candidate; /* into trace->candidates */
+  guint         n_stored;        /* at most MP_TRACE_MAX_CANDIDATES */
+  gint          chosen;          /* among the stored candidates, or -1 */
+  guint64       arena;           /* max(offset + bytes) of the tensors placed so far */
+} MpTraceStep;
+
+typedef struct
+{
+  gdouble seconds;
+  guint64 nodes;
+  guint64 arena;
+  char   *source; /* "greedy-by-size", "search", … */
+} MpSearchIncumbent;
+
+typedef struct
+{
+  char   *reason; /* "lower bound", "dominated", "symmetry", … */
+  guint64 count;
+} MpSearchPrunes;
+
+/* The optimal planner's summary: each incumbent improvement and the prunes
+ * by reason (filled with mp_plan_trace_search_incumbent / _prune). */
+typedef struct
+{
+  GArray  *incumbents; /* MpSearchIncumbent */
+  GArray  *prunes;     /* MpSearchPrunes, one per reason */
+  guint64  nodes;
+  gboolean proved;
+} MpSearchSummary;
+
+struct _MpPlanTrace
+{
+  char           *planner;
+  const char     *order_rule;        /* how the planner orders the tensors, in words */
+  const char     *place_rule;        /* where each goes, in words */
+  GArray         *steps;             /* MpTraceStep, in placement order */
+  GArray         *candidates;        /* MpTraceCandidate */
+  guint           n_partitions;
+  guint64        *partition_offsets; /* partition planners: stacked offsets */
+  guint64        *partition_sizes;
+  MpSearchSummary search;
+  gboolean        has_search;
+  gboolean        finished;
+  GArray         *busy;              /* scratch span union of the tracing path */
+};
+
+MpPlanTrace *mp_plan_trace_new    (void);
+void         mp_plan_trace_free   (MpPlanTrace *trace);
+void         mp_plan_trace_reset  (MpPlanTrace *trace);
+/* Fills what is known only at the end (partition offsets, the arena after
+ * each step); mp_planner_run calls it. */
+void         mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan);
+
+static inline const MpTraceStep *
+mp_plan_trace_step (const MpPlanTrace *trace, guint k)
+{
+  return &g_array_index (trace->steps, MpTraceStep, k);
+}
+
+static inline guint
+mp_plan_trace_n_steps (const MpPlanTrace *trace)
+{
+  return trace->steps->len;
+}
+
+static inline const MpTraceCandidate *
+mp_plan_trace_candidate (const MpPlanTrace *trace, const MpTraceStep *step, guint i)
+{
+  return &g_array_index (trace->candidates, MpTraceCandidate, step->first_candidate + i);
+}
+
+/* Replays the first n_steps decisions (G_MAXUINT: all) into offsets
+ * (n_records entries; records not yet placed get G_MAXUINT64), from the
+ * decisions alone: gap planners' chosen offsets, partitions stacked in the
+ * order they were opened, each as large as the member that opened it.
+ * FALSE when the trace is inconsistent (a record twice or out of range, an
+ * unknown partition, a full replay that leaves a record out). */
+gboolean     mp_plan_trace_replay (const MpPlanTrace *trace,
+                                   const MpUsage     *records,
+                                   guint              n_records,
+                                   guint              n_steps,
+                                   guint64           *offsets,
+                                   GError           **error);
+
+/* One step in words: "conv3_out (3.1 MiB, steps 12–19): 2 gaps fit; the
+ * smallest, at 6.0 MiB, wastes 0.4 MiB". */
+char        *mp_plan_trace_explain_step (const MpPlanTrace *trace,
+                                         const MpGraph     *graph,
+                                         const MpPlan      *plan,
+                                         guint              k);
+/* The whole trace: a header (planner, order rule), one numbered line per
+ * step with the arena after it, the search summary, the result. */
+char        *mp_plan_trace_explain      (const MpPlanTrace *trace,
+                                         const MpGraph     *graph,
+                                         const MpPlan      *plan);
+
+/* For the optimal planner's search (branch optimal): call these behind a
+ * NULL check on options->trace, one incumbent per improvement (the first
+ * from the best heuristic), prunes counted per reason; set search.nodes
+ * and search.proved at the end. It must run the heuristics that give its
+ * first incumbent with a copy of the options whose trace is NULL, or their
+ * steps land in its trace. */
+void         mp_plan_trace_search_incumbent (MpPlanTrace *trace,
+                                             gdouble      seconds,
+                                             guint64      nodes,
+                                             guint64      arena,
+                                             const char  *source);
+void         mp_plan_trace_search_prune     (MpPlanTrace *trace,
+                                             const char  *reason,
+                                             guint64      count);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanTrace, mp_plan_trace_free)
+
+G_END_DECLS
