@@ -21,16 +21,19 @@ mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length)
 
   for (guint i = 0; i < n; i++)
     {
-      guint span;
+      guint   span;
+      gdouble mantissa;
 
       if (g_rand_double (rand) < long_share)
         span = g_rand_int_range (rand, 200, 60000);
       else
         span = 1 + (g_rand_double (rand) < 0.7 ? 0 : g_rand_int_range (rand, 1, 3));
       last[i] = (guint) MIN ((guint64) i + span, (guint64) n - 1);
-      /* log-uniform from 1 KiB to 4 MiB, like activations of small and large layers */
-      size[i] = (guint64) (1024.0 * g_rand_double_range (rand, 1.0, 2.0) *
-                           (gdouble) (1u << g_rand_int_range (rand, 0, 12)));
+      /* log-uniform from 1 KiB to 4 MiB, like activations of small and large
+       * layers; two statements, since C leaves the order of calls within one
+       * expression open and the graph must not depend on the compiler */
+      mantissa = g_rand_double_range (rand, 1.0, 2.0);
+      size[i] = (guint64) (1024.0 * mantissa * (gdouble) (1u << g_rand_int_range (rand, 0, 12)));
       if (last[i] > i)
         n_readers[last[i]]++;
     }

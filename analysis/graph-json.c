@@ -509,7 +509,11 @@ scan_layout (MpJsonReader *r, Layout *layout, GError **error)
           return FALSE;
         }
       mp_json_reader_skip (r); /* reports the syntax error */
-      g_propagate_error (error, g_steal_pointer (&r->error));
+      if (r->error == NULL) /* true, false, null: well-formed, but no graph */
+        mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, r->path,
+                           "expected a JSON object with \"format\": \"" GRAPH_FORMAT "\"");
+      else
+        g_propagate_error (error, g_steal_pointer (&r->error));
       return FALSE;
     }
   mp_json_reader_begin_object (r);

@@ -77,6 +77,18 @@ mp_graph_free (MpGraph *graph)
   g_free (graph);
 }
 
+/* Indices are gint: a file with more elements than MP_MAX_ITEMS (over a
+ * billion, gigabytes of text) is refused before they could wrap. */
+static gboolean
+check_count (const MpGraph *graph, guint n, const char *what, GError **error)
+{
+  if (n < MP_MAX_ITEMS)
+    return TRUE;
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                     "more than %d %s: memplan holds at most that many", MP_MAX_ITEMS, what);
+  return FALSE;
+}
+
 /* Capacity grows by doubling; n_tensors is the length. */
 static void
 grow (gpointer *array, guint n, gsize elem)
@@ -96,6 +108,8 @@ mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error)
                          "tensor '%s' is declared twice", name);
       return -1;
     }
+  if (!check_count (graph, graph->n_tensors, "tensors", error))
+    return -1;
   grow ((gpointer *) &graph->tensors, graph->n_tensors, sizeof (MpTensor));
   t = &graph->tensors[graph->n_tensors];
   memset (t, 0, sizeof *t);
@@ -119,6 +133,8 @@ mp_graph_add_op (MpGraph *graph, const char *name, GError **error)
                          "op '%s' is declared twice", name);
       return -1;
     }
+  if (!check_count (graph, graph->n_ops, "ops", error))
+    return -1;
   grow ((gpointer *) &graph->ops, graph->n_ops, sizeof (MpOp));
   op = &graph->ops[graph->n_ops];
   memset (op, 0, sizeof *op);

@@ -60,9 +60,15 @@ mp_json_parse (const char *data, gsize length, const char *path, GError **error)
   if (jerr != json_tokener_success)
     {
       position (data, MIN (end, length), &line, &column);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                         "not valid JSON: %s at line %u, column %u",
-                         json_tokener_error_desc (jerr), line, column);
+      /* the same words as the graph reader's for the same limit */
+      if (jerr == json_tokener_error_depth)
+        mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                           "not valid JSON: nesting deeper than %d levels at line %u, column %u",
+                           MAX_DEPTH, line, column);
+      else
+        mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                           "not valid JSON: %s at line %u, column %u",
+                           json_tokener_error_desc (jerr), line, column);
       json_tokener_free (tok);
       return NULL;
     }

@@ -134,6 +134,8 @@ mp_plan_to_csv (const MpGraph *graph, const MpPlan *plan)
 
 /* Fills plan->offsets from name -> offset pairs; names the graph does not
  * plan are an error, missing ones are left for the validator to report. */
+#define MAX_OFFSET (G_GUINT64_CONSTANT (1) << 60)
+
 static gboolean
 assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, MpPlan *plan,
                const char *name, guint64 offset, GError **error)
@@ -145,6 +147,15 @@ assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, Mp
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                          "the plan places tensor '%s', which the graph does not plan", name);
+      return FALSE;
+    }
+  /* far beyond any device, and offset + size cannot wrap around */
+  if (offset > MAX_OFFSET)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "plan '%s': tensor '%s': offset %" G_GUINT64_FORMAT
+                         " is over the limit of 2^60 bytes",
+                         plan->planner, name, offset);
       return FALSE;
     }
   plan->offsets[r] = offset;
@@ -277,19 +288,27 @@ load_json_plan (const char *path, const char *data, gsize length, const MpGraph 
 }
 
 GPtrArray *
-mp_plan_load (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes, GError **error)
+mp_plan_parse (const char *data, gsize length, const char *path, const MpGraph *graph,
+               const MpLifetimes *lifetimes, GError **error)
 {
-  g_autofree char *data = NULL;
-  gsize            length;
-  const char      *p;
+  const char *p;
 
-  if (!mp_read_file (path, &data, &length, error))
-    return NULL;
   for (p = data; p < data + length && g_ascii_isspace (*p); p++)
     ;
   if (p < data + length && *p == '{')
     return load_json_plan (path, data, length, graph, lifetimes, error);
   return load_csv_plan (path, data, length, graph, lifetimes, error);
+}
+
+GPtrArray *
+mp_plan_load (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes, GError **error)
+{
+  g_autofree char *data = NULL;
+  gsize            length;
+
+  if (!mp_read_file (path, &data, &length, error))
+    return NULL;
+  return mp_plan_parse (data, length, path, graph, lifetimes, error);
 }
 
 gboolean

@@ -20,6 +20,13 @@ GPtrArray *mp_plan_load      (const char        *path,
                               const MpLifetimes *lifetimes,
                               GError           **error);
 
+/* The same from memory; path names the input in errors. */
+GPtrArray *mp_plan_parse     (const char        *data,
+                              gsize              length,
+                              const char        *path,
+                              const MpGraph     *graph,
+                              const MpLifetimes *lifetimes,
+                              GError           **error);
 /* Atomic write: a temporary file, then rename. */
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);

@@ -378,7 +378,7 @@ get_strv (Reader *rd, json_object *obj, const char *key, char ***out, GError **e
     return TRUE;
   if (!json_object_is_type (v, json_type_array))
     return fail (rd, error, "\"%s\" must be a list of strings", key);
-  list = g_ptr_array_new ();
+  list = g_ptr_array_new_with_free_func (g_free); /* a refusal frees what it copied */
   for (gsize i = 0; i < json_object_array_length (v); i++)
     {
       json_object *s = json_object_array_get_idx (v, i);

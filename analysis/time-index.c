@@ -277,10 +277,13 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
 static inline void
 add_cursor (GArray *cursors, const MpSpan *spans, guint len)
 {
-  Cursor c = { spans, spans + len };
+  Cursor c;
 
-  if (len)
-    g_array_append_val (cursors, c);
+  /* an empty set may have no array at all: NULL + 0 is undefined in C */
+  if (len == 0)
+    return;
+  c = (Cursor) { spans, spans + len };
+  g_array_append_val (cursors, c);
 }
 
 static void

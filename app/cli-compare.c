@@ -29,8 +29,8 @@ mp_cli_compare (int argc, char **argv)
       "tolerance fails the comparison (timings are only reported otherwise)", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, "
       "markdown", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
-      "standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
+      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 

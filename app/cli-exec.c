@@ -128,8 +128,8 @@ mp_cli_exec (int argc, char **argv)
       "replays", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
       "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
-      "standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
+      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 
@@ -142,6 +142,8 @@ mp_cli_exec (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
+  if (plan_file)
+    mp_cli_add_input (plan_file);
 
   if (format == NULL)
     format = g_strdup ("table");

@@ -32,8 +32,8 @@ mp_cli_gen (int argc, char **argv)
     { "streams", 's', 0, G_OPTION_ARG_INT, &streams, "random: streams (default 1)", "S" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "random: seed (default 1)", "K" },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "random: write usage records (CSV)", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
-      "standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
+      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 

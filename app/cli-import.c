@@ -92,8 +92,8 @@ mp_cli_import (int argc, char **argv)
       "the first CUDA device)", "DEV" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "json (default: records, observed "
       "offsets, stack frames) or csv (MiniMalloc records with the observed offsets)", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
-      "standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
+      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 

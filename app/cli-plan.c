@@ -107,8 +107,8 @@ mp_cli_plan (int argc, char **argv)
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, csv",
       "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of "
-      "standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
+      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { "alignment", 'a', 0, G_OPTION_ARG_INT64, &alignment, "Round sizes up to N bytes (a power "
       "of two; default: the graph's, 64 for JSON, 1 for CSV)", "N" },
     { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena "

@@ -23,6 +23,13 @@ cpu_now (void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static cairo_status_t
+append_png (void *closure, const unsigned char *data, unsigned int length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
 static int
 cmp_double (const void *a, const void *b)
 {
@@ -71,6 +78,7 @@ mp_cli_render_bench (gint n_tensors, gint width, gint height, const MpRenderOpti
   cairo_surface_t   *surface;
   cairo_t           *cr;
   gsize              length;
+  int                status = MP_EXIT_OK;
   gdouble            t0, span;
   guint              frames = n_tensors >= 500000 ? 7 : 25, hits = 0, n_hits = 200000;
 
@@ -119,8 +127,23 @@ mp_cli_render_bench (gint n_tensors, gint width, gint height, const MpRenderOpti
   options.color_by = MP_COLOR_BY_SIZE;
   options.theme = MP_THEME_DARK;
   time_frames (cr, index, &options, width, height, frames, "whole plan, size key, dark");
-  if (output && cairo_surface_write_to_png (surface, output) != CAIRO_STATUS_SUCCESS)
-    mp_cli_error ("%s: cannot write the picture", output);
+  /* through memory, so that the file is replaced whole or not at all */
+  if (output)
+    {
+      g_autoptr (GByteArray) png = g_byte_array_new ();
+      g_autoptr (GError) write_error = NULL;
+
+      if (cairo_surface_write_to_png_stream (surface, append_png, png) != CAIRO_STATUS_SUCCESS)
+        g_set_error (&write_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                     "%s: cannot encode the picture", output);
+      else
+        mp_cli_output_bytes (output, (const char *) png->data, png->len, &write_error);
+      if (write_error)
+        {
+          mp_cli_error ("%s", write_error->message);
+          status = MP_EXIT_BAD_INPUT;
+        }
+    }
 
   t0 = now ();
   for (guint i = 0; i < n_hits; i++)
@@ -134,5 +157,5 @@ mp_cli_render_bench (gint n_tensors, gint width, gint height, const MpRenderOpti
           (now () - t0) * 1e6 / n_hits, hits, n_hits);
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
-  return MP_EXIT_OK;
+  return status;
 }

@@ -157,7 +157,8 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("choose the picture to write with -o OUT.png, OUT.svg or OUT.pdf");
       return MP_EXIT_BAD_INPUT;
     }
-  if (!mp_render_format_from_path (output, &format, &error))
+  if (!mp_render_format_from_path (output, &format, &error) ||
+      !mp_cli_check_output (output, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

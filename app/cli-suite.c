@@ -29,8 +29,9 @@ mp_cli_suite (int argc, char **argv)
   MpSuiteOptions   options = { 0 };
   GOptionEntry     entries[] = {
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE (atomically) "
-      "instead of standard output", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE "
+      "instead of standard output (atomically; an existing FILE is replaced, an input never)",
+      "FILE" },
     { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_dir, "Also write every graph's plans "
       "(memplan.plan/1) into folder DIR, named in the report", "DIR" },
     { "keep-going", 'k', 0, G_OPTION_ARG_NONE, &keep_going, "Record a graph that fails to load "

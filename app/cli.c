@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "cli.h"
+
+/* The positional arguments of the running subcommand: its input files, which
+ * -o must never replace. */
+static char **cli_inputs;
 
 static const MpCliCommand commands[] = {
   { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
@@ -51,18 +59,93 @@ mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min_args, in
       fputs (help, stderr);
       return FALSE;
     }
+  g_strfreev (cli_inputs);
+  cli_inputs = g_strdupv (*argv + 1);
   return TRUE;
+}
+
+void
+mp_cli_add_input (const char *path)
+{
+  guint n = cli_inputs ? g_strv_length (cli_inputs) : 0;
+
+  cli_inputs = g_renew (char *, cli_inputs, n + 2);
+  cli_inputs[n] = g_strdup (path);
+  cli_inputs[n + 1] = NULL;
+}
+
+/* -o FILE replaces FILE: naming it is the request. What a slip of the
+ * fingers could destroy is refused instead: one of the command's own input
+ * files (by inode, whatever the spelling) and a directory. */
+static gboolean
+check_output (const char *path, GStatBuf *out, GError **error)
+{
+  GStatBuf in;
+
+  if (g_stat (path, out) != 0)
+    {
+      out->st_mode = 0; /* a new file */
+      return TRUE;
+    }
+  if (S_ISDIR (out->st_mode))
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   "%s: cannot write the output: it is a directory", path);
+      return FALSE;
+    }
+  for (guint i = 0; cli_inputs && cli_inputs[i]; i++)
+    if (g_stat (cli_inputs[i], &in) == 0 && in.st_dev == out->st_dev && in.st_ino == out->st_ino)
+      {
+        g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                     "%s: refusing to write the output over the input file '%s'", path,
+                     cli_inputs[i]);
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to, not
+ * replaced: renaming a file over /dev/null would destroy it. */
+static gboolean
+write_through (const char *path, const char *data, gsize length, GError **error)
+{
+  FILE *f = g_fopen (path, "wb");
+
+  if (f == NULL || fwrite (data, 1, length, f) != length || fclose (f) != 0)
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   "%s: cannot write the file: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_check_output (const char *path, GError **error)
+{
+  GStatBuf st;
+
+  return check_output (path, &st, error);
+}
+
+gboolean
+mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error)
+{
+  GStatBuf st;
+
+  if (path == NULL || g_str_equal (path, "-"))
+    return fwrite (data, 1, length, stdout) == length && fflush (stdout) == 0;
+  if (!check_output (path, &st, error))
+    return FALSE;
+  if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
+    return write_through (path, data, length, error);
+  return mp_write_file_atomic (path, data, length, error);
 }
 
 gboolean
 mp_cli_output (const char *path, const char *contents, GError **error)
 {
-  if (path == NULL || g_str_equal (path, "-"))
-    {
-      fputs (contents, stdout);
-      return fflush (stdout) == 0;
-    }
-  return mp_write_file_atomic (path, contents, -1, error);
+  return mp_cli_output_bytes (path, contents, strlen (contents), error);
 }
 
 GPtrArray *

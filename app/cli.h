@@ -41,6 +41,14 @@ gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min
                        int max_args);
 /* Writes to path atomically, or to stdout when path is NULL or "-". */
 gboolean mp_cli_output (const char *path, const char *contents, GError **error);
+/* The same for bytes that may hold NULs (pictures). */
+gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
+/* mp_cli_output's refusals alone (an input file, a directory), for writers
+ * of their own. */
+gboolean mp_cli_check_output (const char *path, GError **error);
+/* An input named by an option rather than by position (exec --plan), which
+ * -o must not replace either. */
+void     mp_cli_add_input    (const char *path);
 /* Parses "--planner a,b" or "all" into planner infos. */
 GPtrArray *mp_cli_planners (char **names, GError **error);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan"
 
+#include "plan-io.h"
 #include "widget-shot.h"
 
 gboolean
@@ -10,6 +11,7 @@ mp_widget_screenshot (GtkWidget *widget, const char *path, GError **error)
   g_autoptr (GtkSnapshot) snapshot = gtk_snapshot_new ();
   g_autoptr (GskRenderNode) node = NULL;
   g_autoptr (GdkTexture) texture = NULL;
+  g_autoptr (GBytes) png = NULL;
   int width = gtk_widget_get_width (widget);
   int height = gtk_widget_get_height (widget);
   GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (widget));
@@ -28,10 +30,8 @@ mp_widget_screenshot (GtkWidget *widget, const char *path, GError **error)
     }
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, width,
                                                                               height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: cannot write the PNG", path);
-      return FALSE;
-    }
-  return TRUE;
+  /* through memory: the file is replaced whole or not at all */
+  png = gdk_texture_save_to_png_bytes (texture);
+  return mp_write_file_atomic (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png),
+                               error);
 }

@@ -683,7 +683,7 @@ app_started (GApplication *app, gpointer data)
   g_assert_true (GTK_IS_SHORTCUTS_WINDOW (overlay));
   g_assert_true (gtk_widget_get_visible (overlay));
   {
-    g_autofree char **accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+    g_auto (GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
                                                                        "win.export-view");
 
     g_assert_cmpstr (accels[0], ==, "<Control>e");

@@ -502,8 +502,11 @@ test_multistream_sample (void)
   greedy = plan_with (&l, "greedy-by-size");
   r = run_cpu (&l, greedy, FALSE, 2, 0, FALSE);
   g_assert_cmpuint (r->n_corrupted, >=, 1);
-  g_assert_cmpstr (r->first_corruption, ==, "op 'a.conv1' found tensor 'stem.a' corrupted at "
-                                            "byte 0: overwritten by tensor 'b.mid'");
+  /* the free run may catch b.conv1 halfway through b.mid (seen under ASan on
+   * a loaded machine: byte 132096), so the first bad byte is not fixed */
+  g_assert_true (g_str_has_prefix (r->first_corruption,
+                                   "op 'a.conv1' found tensor 'stem.a' corrupted at byte "));
+  g_assert_true (g_str_has_suffix (r->first_corruption, ": overwritten by tensor 'b.mid'"));
   /* samples-clean runs multistream's plan of it concurrently */
 }
 

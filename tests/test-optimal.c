@@ -250,7 +250,6 @@ test_not_worse_than_greedy (void)
       MpLifetimeOptions opts = { .alignment = 1u << g_rand_int_range (rand, 0, 8) };
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
       g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0.05, 0, NULL);
-      g_autofree guint64 *greedy = g_new (guint64, n);
       g_autoptr (MpPlan) greedy_plan = mp_plan_new ("greedy-by-size", lt);
 
       mp_place_greedy_by_size (lt->records, n, lt->n_steps, greedy_plan->offsets);

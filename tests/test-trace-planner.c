@@ -250,7 +250,7 @@ test_partition_decisions (void)
   g_autoptr (MpGraph) graph = test_graph_from_records (case1, G_N_ELEMENTS (case1));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
-  g_autoptr (MpPlan) plan = run_traced ("partition", graph, lt, trace);
+  g_autoptr (MpPlan) plan G_GNUC_UNUSED = run_traced ("partition", graph, lt, trace);
 
   g_assert_cmpuint (trace->n_partitions, ==, 2);
   g_assert_cmpuint (trace->partition_offsets[1], ==, 64);
