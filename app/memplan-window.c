@@ -175,6 +175,13 @@ update_cursor_label (MpWindow *self)
 
       if (graph->has_ops && (guint) step < graph->n_ops)
         text = g_strdup_printf ("step %d, %s: %s live", step, graph->ops[step].name, live);
+      else if (mp_plan_set_get_n_plans (self->set) > 0)
+        {
+          /* usage records: the file's own time of this step */
+          g_autofree char *when = mp_render_step_label (mp_plan_set_get_index (self->set, 0),
+                                                        step);
+          text = g_strdup_printf ("step %s: %s live", when, live);
+        }
       else
         text = g_strdup_printf ("step %d: %s live", step, live);
     }

@@ -240,4 +240,8 @@ gboolean    mp_color_by_from_string (const char *str, MpColorBy *color_by);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpRenderIndex, mp_render_index_free)
 
+/* The label of a step in the user's own units: the op index for a graph,
+ * the file's time stamp for usage records (whose steps are ranks). */
+char          *mp_render_step_label (const MpRenderIndex *index, guint step);
+
 G_END_DECLS

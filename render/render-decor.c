@@ -260,7 +260,10 @@ mp_render_draw_curve (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
         s = g_strdup_printf ("peak %s at step %u (%s)", b, index->peak_step,
                              graph->ops[index->peak_step].name);
       else
-        s = g_strdup_printf ("peak %s at step %u", b, index->peak_step);
+        {
+          g_autofree char *step = mp_render_step_label (index, index->peak_step);
+          s = g_strdup_printf ("peak %s at step %s", b, step);
+        }
       cairo_set_line_width (cr, 1.5);
       cairo_set_dash (cr, dash, 2, 0);
       mp_cairo_set_rgb (cr, palette->peak);
@@ -343,7 +346,7 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
   cairo_save (cr);
   for (gdouble s = ceil (MAX (v->step_min, 0) / xstep) * xstep; s < v->step_max; s += xstep)
     {
-      g_autofree char *str = g_strdup_printf ("%.0f", s);
+      g_autofree char *str = mp_render_step_label (index, (guint) s);
       gdouble          x = round (x_of (layout, s + 0.5)) + 0.5;
 
       if (x < p->x || x > p->x + p->width)

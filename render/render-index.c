@@ -165,6 +165,19 @@ mp_render_index_new (const MpGraph *graph, const MpPlan *plan)
 
   build_step_tree (index);
 
+  if (!graph->has_ops && !plan->parallel)
+    {
+      index->step_time = g_new0 (gint64, MAX (index->n_steps, 1));
+      for (guint i = 0; i < index->n; i++)
+        {
+          const MpUsage *r = &plan->records[index->by_first[i]];
+          gint64         first, last;
+
+          mp_usage_times (graph, r, &first, &last);
+          index->step_time[r->first] = first;
+        }
+    }
+
   index->live = g_new0 (guint64, MAX (index->n_steps, 1));
   index->live_max = mp_usage_lower_bound (plan->records, index->n, index->n_steps, index->live,
                                           &index->peak_step);
@@ -183,7 +196,16 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->node_items);
   g_free (index->live);
   g_free (index->color);
+  g_free (index->step_time);
   g_free (index);
+}
+
+char *
+mp_render_step_label (const MpRenderIndex *index, guint step)
+{
+  if (index->step_time && step < index->n_steps)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, index->step_time[step]);
+  return g_strdup_printf ("%u", step);
 }
 
 const MpPlan *

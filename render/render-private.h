@@ -32,7 +32,11 @@ struct _MpRenderIndex
   guint          kinds_seen; /* bit per MpTensorKind */
   guint          n_streams;
   guint          sizes_seen; /* bit per size class */
+  /* Usage records count steps as ranks of their start times: the file's own
+   * time of each step, for the axis (NULL for a graph with ops). */
+  gint64        *step_time;
 };
+
 
 /* Range of by_first entries whose first step lies in [lo, hi). */
 void     mp_render_index_first_range (const MpRenderIndex *index, guint lo, guint hi,

@@ -608,6 +608,27 @@ test_cli (void)
   g_rmdir (dir);
 }
 
+/* Usage records count steps as ranks of their start times; the axis speaks
+ * the file's own times (example.12 starts at 0, 3 and 9). */
+static void
+test_step_labels (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autoptr (MpGraph) graph = mp_graph_load (path, NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpPlan) plan = test_run_planner ("greedy-by-size", graph, lt);
+  MpRenderIndex *index = mp_render_index_new (graph, plan);
+  g_autofree char *a = mp_render_step_label (index, 0);
+  g_autofree char *b = mp_render_step_label (index, 1);
+  g_autofree char *c = mp_render_step_label (index, 2);
+
+  g_assert_cmpuint (plan->n_steps, ==, 3);
+  g_assert_cmpstr (a, ==, "0");
+  g_assert_cmpstr (b, ==, "3");
+  g_assert_cmpstr (c, ==, "9");
+  mp_render_index_free (index);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -625,5 +646,6 @@ main (int argc, char **argv)
   FX ("/render/output/bad-path", test_bad_output);
   g_test_add_func ("/render/cli", test_cli);
 #undef FX
+  g_test_add_func ("/render/step-labels", test_step_labels);
   return g_test_run ();
 }
