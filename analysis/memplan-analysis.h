@@ -7,6 +7,7 @@
 #include "lifetimes.h"
 #include "plan.h"
 #include "schedule.h"
+#include "file-util.h"
 #include "plan-io.h"
 #include "planner.h"
 #include "planner-trace.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "file-util.h"
 #include "plan.h"
 
 G_BEGIN_DECLS
@@ -27,11 +28,4 @@ GPtrArray *mp_plan_parse     (const char        *data,
                               const MpGraph     *graph,
                               const MpLifetimes *lifetimes,
                               GError           **error);
-/* Atomic write: a temporary file, then rename. */
-gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
-                               GError **error);
-
-char    *mp_format_bytes     (guint64 bytes);
-char    *mp_format_seconds   (gdouble seconds);
-
 G_END_DECLS
