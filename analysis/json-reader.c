@@ -118,25 +118,32 @@ mp_json_reader_begin_object (MpJsonReader *r)
 
 static gboolean read_string_token (MpJsonReader *r);
 
-gboolean
-mp_json_reader_next_member (MpJsonReader *r)
+/* Steps to the next item of the open container: FALSE at its end (closed)
+ * or on an error; after the first item a comma is required. */
+static gboolean
+next_item (MpJsonReader *r, char close, const char *what)
 {
   if (r->error)
     return FALSE;
   skip_ws (r);
-  if (r->p < r->end && *r->p == '}')
+  if (r->p < r->end && *r->p == close)
     {
       r->p++;
       r->depth--;
       return FALSE;
     }
-  if (!r->fresh[r->depth])
-    {
-      if (!expect_char (r, ',', "expected ',' or '}' after an object member"))
-        return FALSE;
-      skip_ws (r);
-    }
+  if (!r->fresh[r->depth] && !expect_char (r, ',', what))
+    return FALSE;
   r->fresh[r->depth] = FALSE;
+  skip_ws (r);
+  return TRUE;
+}
+
+gboolean
+mp_json_reader_next_member (MpJsonReader *r)
+{
+  if (!next_item (r, '}', "expected ',' or '}' after an object member"))
+    return FALSE;
   if (r->p >= r->end || *r->p != '"')
     {
       fail_at (r, r->p, "expected a string as the member name");
@@ -156,19 +163,7 @@ mp_json_reader_begin_array (MpJsonReader *r)
 gboolean
 mp_json_reader_next_element (MpJsonReader *r)
 {
-  if (r->error)
-    return FALSE;
-  skip_ws (r);
-  if (r->p < r->end && *r->p == ']')
-    {
-      r->p++;
-      r->depth--;
-      return FALSE;
-    }
-  if (!r->fresh[r->depth])
-    return expect_char (r, ',', "expected ',' or ']' after a list element");
-  r->fresh[r->depth] = FALSE;
-  return TRUE;
+  return next_item (r, ']', "expected ',' or ']' after a list element");
 }
 
 static int
