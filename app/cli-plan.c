@@ -147,11 +147,8 @@ mp_cli_plan (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: table, json, csv)", format);
       return MP_EXIT_BAD_INPUT;
     }
-  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
-    {
-      mp_cli_error ("--alignment must be a power of two up to 2^30");
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_check_alignment (alignment))
+    return MP_EXIT_BAD_INPUT;
   if (capacity < 0)
     {
       mp_cli_error ("--capacity must not be negative");

@@ -62,11 +62,8 @@ mp_cli_suite (int argc, char **argv)
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
     return MP_EXIT_BAD_INPUT;
 
-  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
-    {
-      mp_cli_error ("--alignment must be a power of two up to 2^30");
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_check_alignment (alignment))
+    return MP_EXIT_BAD_INPUT;
   if (max_parallel < 0 || budget < 0)
     {
       mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");

@@ -143,6 +143,17 @@ mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **
 }
 
 gboolean
+mp_cli_check_alignment (gint64 alignment)
+{
+  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
+    {
+      mp_cli_error ("--alignment must be a power of two up to 2^30");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
 mp_cli_output (const char *path, const char *contents, GError **error)
 {
   return mp_cli_output_bytes (path, contents, strlen (contents), error);

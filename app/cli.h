@@ -49,6 +49,8 @@ gboolean mp_cli_check_output (const char *path, GError **error);
 /* An input named by an option rather than by position (exec --plan), which
  * -o must not replace either. */
 void     mp_cli_add_input    (const char *path);
+/* --alignment: 0 (the graph's own) or a power of two up to 2^30; says why not. */
+gboolean mp_cli_check_alignment (gint64 alignment);
 /* Parses "--planner a,b" or "all" into planner infos. */
 GPtrArray *mp_cli_planners (char **names, GError **error);
 
