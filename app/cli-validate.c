@@ -40,11 +40,8 @@ mp_cli_validate (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 2, 2))
     return MP_EXIT_BAD_INPUT;
-  if (alignment < 0 || (alignment & (alignment - 1)) != 0)
-    {
-      mp_cli_error ("--alignment must be a power of two");
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_check_alignment (alignment))
+    return MP_EXIT_BAD_INPUT;
   if (max_parallel < 0)
     {
       mp_cli_error ("--max-parallel-ops must not be negative");
