@@ -572,8 +572,7 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 
       mp_json_reader_seek (r, layout->alignment);
       mp_json_reader_u64 (r, &graph->alignment, &fine);
-      if (!fine || graph->alignment == 0 || (graph->alignment & (graph->alignment - 1)) != 0 ||
-          graph->alignment > (1u << 30))
+      if (!fine || !mp_alignment_valid (graph->alignment))
         {
           g_autofree char *text = mp_json_reader_describe (r);
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,

@@ -6,14 +6,6 @@
 
 G_BEGIN_DECLS
 
-/* Sets error to "PATH: message"; every loader error goes through here so
- * that the user always learns which file is at fault. */
-void     mp_set_file_error (GError    **error,
-                            gint        code,
-                            const char *path,
-                            const char *format,
-                            ...) G_GNUC_PRINTF (4, 5);
-
 /* Appends a tensor (name copied); fails on a duplicate name. */
 gint     mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error);
 gint     mp_graph_add_op     (MpGraph *graph, const char *name, GError **error);

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "graph-private.h"
-#include "trace.h"
 
 static const char *kind_names[MP_TENSOR_N_KINDS] = { "activation", "input", "param", "output" };
 
@@ -26,18 +25,6 @@ static const struct
   [MP_DTYPE_U8] = { "u8", 1 },
   [MP_DTYPE_BOOL] = { "bool", 1 },
 };
-
-void
-mp_set_file_error (GError **error, gint code, const char *path, const char *format, ...)
-{
-  va_list           args;
-  g_autofree char  *msg = NULL;
-
-  va_start (args, format);
-  msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, MP_ANALYSIS_ERROR, code, "%s: %s", path ? path : "<input>", msg);
-}
 
 MpGraph *
 mp_graph_new (const char *name)
@@ -411,12 +398,18 @@ check_dataflow (MpGraph *graph, GError **error)
 }
 
 gboolean
+mp_alignment_valid (guint64 alignment)
+{
+  return alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= MP_MAX_ALIGNMENT;
+}
+
+gboolean
 mp_graph_check (MpGraph *graph, GError **error)
 {
-  if (graph->alignment == 0 || (graph->alignment & (graph->alignment - 1)) != 0)
+  if (!mp_alignment_valid (graph->alignment))
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "alignment %" G_GUINT64_FORMAT " is not a power of two",
+                         "alignment %" G_GUINT64_FORMAT " is not a power of two from 1 to 2^30",
                          graph->alignment);
       return FALSE;
     }
@@ -429,17 +422,4 @@ mp_graph_check (MpGraph *graph, GError **error)
         return FALSE;
     }
   return TRUE;
-}
-
-MpGraph *
-mp_graph_load (const char *path, GError **error)
-{
-  g_return_val_if_fail (path != NULL, NULL);
-
-  /* PyTorch traces and snapshots are recognised by their content */
-  if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
-    return mp_trace_load_graph (path, error);
-  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
-    return mp_graph_load_csv (path, NULL, error);
-  return mp_graph_load_json (path, error);
 }

@@ -89,8 +89,13 @@ const char *mp_dtype_to_string     (MpDType dtype);
 gboolean    mp_dtype_from_string   (const char *str, MpDType *dtype);
 guint       mp_dtype_size          (MpDType dtype);
 
-/* Loaders: every error names the file and the tensor or op at fault. */
-MpGraph    *mp_graph_load          (const char *path, GError **error);
+/* The one alignment rule, for every reader and for the lifetimes: a power of
+ * two from 1 to MP_MAX_ALIGNMENT. */
+#define MP_MAX_ALIGNMENT (G_GUINT64_CONSTANT (1) << 30)
+gboolean    mp_alignment_valid     (guint64 alignment);
+
+/* Loaders: every error names the file and the tensor or op at fault. Any
+ * input by its content: input.h; opened and planned: workload.h. */
 MpGraph    *mp_graph_load_json     (const char *path, GError **error);
 MpGraph    *mp_graph_parse_json    (const char *data, gsize length, const char *path, GError **error);
 MpGraph    *mp_graph_load_csv      (const char *path, guint64 **offsets_out, GError **error);

@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* The engine: graph model, loaders, lifetimes, planners, validation. */
+/* The engine as the front-ends see it: open any input, run planners and
+ * judge each plan (workload.h), write what came out, and the suites, reports
+ * and generators. Loaders, lifetimes and the validator stay behind the
+ * workload; tests include their own headers. */
 #include "mp-error.h"
-#include "graph.h"
-#include "lifetimes.h"
-#include "plan.h"
-#include "schedule.h"
+#include "workload.h"
 #include "file-util.h"
 #include "plan-io.h"
-#include "planner.h"
 #include "planner-trace.h"
-#include "validate.h"
-#include "time-index.h"
 #include "gen.h"
-#include "trace.h"
-#include "pickle.h"
 #include "report.h"
 #include "report-compare.h"
 #include "report-suite.h"

@@ -7,6 +7,7 @@
 #include "graph-private.h"
 #include "json-util.h"
 #include "plan-io.h"
+#include "verdict.h"
 
 #define PLAN_FORMAT "memplan.plan/1"
 
@@ -35,7 +36,7 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
   if (plan->parallel)
     json_object_object_add (obj, "max_parallel_ops",
                             json_object_new_int64 (plan->max_parallel_ops));
-  if (plan->checked && (plan->sequential_valid || plan->sequential_problem))
+  if (plan->checked)
     {
       json_object_object_add (obj, "sequential_valid",
                               json_object_new_boolean (plan->sequential_valid));
@@ -55,8 +56,14 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
     json_object_object_add (obj, "partitions", json_object_new_int (plan->n_partitions));
   if (plan->note)
     json_object_object_add (obj, "note", json_object_new_string (plan->note));
-  if (g_strcmp0 (plan->planner, "optimal") == 0)
-    json_object_object_add (obj, "proven_optimal", json_object_new_boolean (plan->proved_optimal));
+  if (plan->searched)
+    {
+      g_autofree char *proof = mp_plan_proof (plan);
+
+      json_object_object_add (obj, "proven_optimal",
+                              json_object_new_boolean (plan->proved_optimal));
+      json_object_object_add (obj, "proof", json_object_new_string (proof));
+    }
   for (guint i = 0; i < plan->n_records; i++)
     {
       json_object *t = json_object_new_object ();

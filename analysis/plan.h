@@ -23,17 +23,17 @@ typedef struct
   gdouble  seconds;      /* planning time */
   /* planner-specific figures, 0 when not applicable */
   guint    n_partitions;
+  gboolean searched;       /* an exact search made it: proved_optimal says whether it finished */
   gboolean proved_optimal;
   char    *note;         /* one line for the user, or NULL */
-  /* set by mp_plan_check */
+  /* set by mp_plan_judge (verdict.h) */
   gboolean checked;
   gboolean valid;
   char    *problem;      /* why it is invalid, or NULL */
   /* multistream: the lifetimes (and n_steps) are parallel groups, not ops */
   gboolean parallel;
   guint    max_parallel_ops;
-  /* set by mp_plan_check_schedules: the verdict in op order and when the
-   * streams run concurrently (graphs with ops only) */
+  /* the verdict in op order and when the streams run concurrently */
   gboolean sequential_valid;
   char    *sequential_problem;
   gboolean concurrent_checked;
@@ -46,12 +46,6 @@ MpPlan  *mp_plan_new_records    (const char *planner, const MpUsage *records, gu
                                  guint n_steps, guint64 alignment);
 void     mp_plan_free           (MpPlan *plan);
 void     mp_plan_finish         (MpPlan *plan); /* arena = max(offset + bytes) */
-/* Validates the plan and records the verdict in valid / problem. */
-gboolean mp_plan_check          (const MpGraph *graph, MpPlan *plan);
-/* Validates the plan in op order and, when parallel is given, under that
- * schedule; valid / problem keep the verdict for the schedule the plan was
- * made for (parallel for multistream, op order for the others). */
-gboolean mp_plan_check_schedules (const MpGraph *graph, MpPlan *plan, const MpSchedule *parallel);
 gdouble  mp_plan_ratio          (const MpPlan *plan);
 gdouble  mp_plan_fragmentation  (const MpPlan *plan);
 

@@ -504,6 +504,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
             count += mp_opt_search_prunes (opt.parts[k].search, r);
         mp_plan_trace_search_prune (options->trace, mp_opt_prune_name (r), count);
       }
+  plan->searched = TRUE;
   plan->note = describe (&opt, plan_arena (&opt), capacity,
                          (g_get_monotonic_time () - start) / 1e6, nodes, from,
                          &plan->proved_optimal);

@@ -269,16 +269,19 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                     GCancellable *cancellable, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpWorkload) workload = NULL;
+  MpWorkloadOptions wopts = { .alignment = options->lifetimes.alignment,
+                              .plan_inputs = options->lifetimes.plan_inputs,
+                              .max_parallel_ops = options->planner.max_parallel_ops };
+  const MpGraph    *graph;
+  const MpLifetimes *lt;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
   g_autofree char *stored = stored_path (options, file->path);
   MpReportGraph   *entry;
 
-  if (!(graph = mp_graph_load (file->path, &local)) ||
-      !(lt = mp_lifetimes_compute (graph, &options->lifetimes, &local)))
+  if (!(workload = mp_workload_open (file->path, &wopts, &local)))
     {
-      if (graph == NULL && file->scanned &&
+      if (file->scanned &&
           g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_FORMAT) &&
           is_other_memplan_document (file->path))
         return MP_SUITE_NOT_A_GRAPH;
@@ -292,6 +295,8 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
       return MP_SUITE_FAILED;
     }
 
+  graph = workload->graph;
+  lt = workload->lifetimes;
   entry = mp_report_add_graph (report, graph->name, stored);
   entry->sha256 = file_sha256 (file->path);
   entry->n_tensors = graph->n_tensors;
@@ -305,10 +310,10 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
       MpPlan              *plan;
 
       g_clear_error (&local);
-      plan = mp_planner_run (info, graph, lt, &options->planner, cancellable, &local);
+      plan = mp_workload_plan (workload, info, &options->planner, cancellable, &local);
       if (plan == NULL)
         {
-          if (g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_CANCELLED) ||
+          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
               g_cancellable_is_cancelled (cancellable))
             {
               mp_report_remove_graph (report, entry);
@@ -322,7 +327,6 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                                       local->message);
           continue;
         }
-      mp_plan_check (graph, plan);
       mp_report_graph_add_plan (entry, plan);
       g_ptr_array_add (plans, plan);
     }

@@ -594,21 +594,21 @@ mp_report_resolve (const MpReport *report, const char *relative)
 }
 
 GPtrArray *
-mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpGraph **graph_out,
-                      MpLifetimes **lifetimes_out, GError **error)
+mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpWorkload **workload_out,
+                      GError **error)
 {
   g_autofree char *graph_path = NULL;
   g_autofree char *plans_path = NULL;
   g_autofree char *data = NULL;
   g_autofree char *sha256 = NULL;
-  g_autoptr (MpGraph) g = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
-  MpLifetimeOptions options = { .plan_inputs = report->plan_inputs,
-                                .alignment = report->alignment };
+  g_autoptr (MpWorkload) w = NULL;
+  MpWorkloadOptions options = { .plan_inputs = report->plan_inputs,
+                                .alignment = report->alignment,
+                                .max_parallel_ops = report->max_parallel_ops };
   GPtrArray        *plans;
   gsize             length;
 
-  g_return_val_if_fail (graph != NULL && graph_out != NULL && lifetimes_out != NULL, NULL);
+  g_return_val_if_fail (graph != NULL && workload_out != NULL, NULL);
   graph_path = mp_report_resolve (report, graph->file);
   if (graph->plans == NULL)
     {
@@ -627,11 +627,11 @@ mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpGrap
       return NULL;
     }
   plans_path = mp_report_resolve (report, graph->plans);
-  if (!(g = mp_graph_load (graph_path, error)) ||
-      !(lt = mp_lifetimes_compute (g, &options, error)) ||
-      !(plans = mp_plan_load (plans_path, g, lt, error)))
+  if (!(w = mp_workload_open (graph_path, &options, error)) ||
+      !(plans = mp_plan_load (plans_path, w->graph, w->lifetimes, error)))
     return NULL;
-  *graph_out = g_steal_pointer (&g);
-  *lifetimes_out = g_steal_pointer (&lt);
+  for (guint i = 0; i < plans->len; i++)
+    mp_workload_judge (w, plans->pdata[i]);
+  *workload_out = g_steal_pointer (&w);
   return plans;
 }

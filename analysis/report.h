@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 #include "plan.h"
 #include "planner.h"
+#include "workload.h"
 
 G_BEGIN_DECLS
 
@@ -92,14 +93,13 @@ MpReport       *mp_report_load             (const char *path, GError **error);
  * to the report's directory (to the current one when it wrote to stdout). */
 char           *mp_report_resolve          (const MpReport *report, const char *relative);
 
-/* Opens what a row of the report was made from: the graph, its lifetimes
- * (with the report's options) and the plans the suite saved (--plans), one
- * MpPlan per planner. Fails, naming the file, when the report has no plans,
- * or when the graph file is no longer the one the report was made from. */
+/* Opens what a row of the report was made from: the workload (with the
+ * report's options) and the plans the suite saved (--plans), one MpPlan per
+ * planner, judged. Fails, naming the file, when the report has no plans, or
+ * when the graph file is no longer the one the report was made from. */
 GPtrArray      *mp_report_open_plans       (const MpReport       *report,
                                             const MpReportGraph  *graph,
-                                            MpGraph             **graph_out,
-                                            MpLifetimes         **lifetimes_out,
+                                            MpWorkload          **workload_out,
                                             GError              **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpReport, mp_report_free)

@@ -447,7 +447,8 @@ start_build (MpWindow *self, gboolean load)
   gtk_label_set_text (self->busy_label, "Planning…");
   set_busy (self, TRUE);
   mp_plan_set_build_async (load ? path : NULL, load ? NULL : self->set,
-                           (const char * const *) planners, self->cancellable, build_progress,
+                           (const char * const *) planners, NULL, self->cancellable,
+                           build_progress,
                            progress, build_call_free, build_done, call);
 }
 

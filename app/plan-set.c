@@ -4,12 +4,11 @@
 #include "plan-set.h"
 #include "plan-render.h"
 
-/* The graph and its lifetimes, shared by every plan set derived from one load. */
+/* The workload, shared by every plan set derived from one load. */
 typedef struct
 {
-  MpGraph     *graph;
-  MpLifetimes *lifetimes;
-  gpointer     observed; /* a PlanBox (atomic rc): what the allocator of a trace did, or NULL */
+  MpWorkload *workload;
+  gpointer    observed; /* a PlanBox (atomic rc): what the allocator of a trace did, or NULL */
 } Loaded;
 
 struct _MpPlanSet
@@ -31,9 +30,6 @@ typedef struct
   MpRenderIndex *index;
 } PlanBox;
 
-/* GUI planning must stay interactive: the exact search gets a short budget. */
-#define GUI_TIME_BUDGET 2.0
-
 static void plan_box_release (gpointer data);
 
 static void
@@ -43,8 +39,7 @@ loaded_clear (gpointer data)
 
   /* the observed plan's index points into the graph: it goes first */
   g_clear_pointer (&loaded->observed, plan_box_release);
-  g_clear_pointer (&loaded->lifetimes, mp_lifetimes_free);
-  g_clear_pointer (&loaded->graph, mp_graph_free);
+  g_clear_pointer (&loaded->workload, mp_workload_unref);
 }
 
 static void
@@ -86,16 +81,22 @@ mp_plan_set_unref (MpPlanSet *set)
   g_atomic_rc_box_release_full (set, plan_set_clear);
 }
 
+MpWorkload *
+mp_plan_set_get_workload (MpPlanSet *set)
+{
+  return set->loaded->workload;
+}
+
 const MpGraph *
 mp_plan_set_get_graph (MpPlanSet *set)
 {
-  return set->loaded->graph;
+  return set->loaded->workload->graph;
 }
 
 const MpLifetimes *
 mp_plan_set_get_lifetimes (MpPlanSet *set)
 {
-  return set->loaded->lifetimes;
+  return set->loaded->workload->lifetimes;
 }
 
 const char *
@@ -183,25 +184,24 @@ snapshot (MpPlanSet *set, gint64 start)
 
 MpPlanSet *
 mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planners,
-                   GCancellable *cancellable, GError **error)
+                   const MpPlanSetOptions *options, GCancellable *cancellable, GError **error)
 {
-  return mp_plan_set_build_full (path, base, planners, cancellable, NULL, NULL, error);
+  return mp_plan_set_build_full (path, base, planners, options, cancellable, NULL, NULL, error);
 }
 
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
-                        GCancellable *cancellable,
+                        const MpPlanSetOptions *options, GCancellable *cancellable,
                         MpPlanSetProgress report, gpointer report_data, GError **error)
 {
   g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
   g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
   guint            total = 0, index = 0;
-  MpPlannerOptions popts = { .time_budget = GUI_TIME_BUDGET };
+  MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
-  g_autoptr (MpSchedule) parallel = NULL;
-  const MpGraph   *graph;
+  MpWorkload      *workload;
 
   g_return_val_if_fail ((path == NULL) != (base == NULL), NULL);
 
@@ -219,39 +219,22 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, report_data);
-      if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
+      if (!(loaded->workload = mp_workload_open (path, NULL, error)))
+        return NULL;
+      if (loaded->workload->observed)
         {
-          /* an allocator trace: its records, plus what the allocator did */
-          g_autoptr (MpTrace) trace = mp_trace_load (path, NULL, error);
-          PlanBox *box;
+          /* an allocator trace: what the allocator did, next to the planners */
+          PlanBox *box = g_atomic_rc_box_new0 (PlanBox);
 
-          if (trace == NULL)
-            return NULL;
-          loaded->graph = g_steal_pointer (&trace->graph);
-          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
-            return NULL;
-          box = g_atomic_rc_box_new0 (PlanBox);
-          box->plan = mp_trace_observed_plan (trace, loaded->lifetimes);
-          mp_plan_check (loaded->graph, box->plan);
-          box->index = mp_render_index_new (loaded->graph, box->plan);
+          box->plan = g_steal_pointer (&loaded->workload->observed);
+          box->index = mp_render_index_new (loaded->workload->graph, box->plan);
           loaded->observed = box;
         }
-      else
-        {
-          if (!(loaded->graph = mp_graph_load (path, error)))
-            return NULL;
-          if (!(loaded->lifetimes = mp_lifetimes_compute (loaded->graph, NULL, error)))
-            return NULL;
-        }
     }
+  workload = set->loaded->workload;
   /* the allocator's own layout comes first, next to the planners */
   if (set->loaded->observed)
     g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
-  graph = set->loaded->graph;
-  /* Streams may run side by side: check every plan that way too, as
-   * memplan-cli plan does. */
-  if (graph->has_ops && mp_graph_n_streams (graph) > 1)
-    parallel = mp_schedule_parallel (graph, 0);
 
   for (guint i = 0; i < n_infos; i++)
     total += g_strv_contains (planners, infos[i].name) && !find_box (base, infos[i].name);
@@ -279,8 +262,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
 
           report (infos[i].name, index++, total, partial, report_data);
         }
-      plan = mp_planner_run (&infos[i], graph, set->loaded->lifetimes, &popts, cancellable,
-                             &local_error);
+      plan = mp_workload_plan (workload, &infos[i], &popts, cancellable, &local_error);
       if (plan == NULL)
         {
           if (g_error_matches (local_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
@@ -293,13 +275,9 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
                                         infos[i].name);
           return NULL;
         }
-      if (parallel)
-        mp_plan_check_schedules (graph, plan, parallel);
-      else if (!plan->checked)
-        mp_plan_check (graph, plan);
       plan_box = g_atomic_rc_box_new0 (PlanBox);
       plan_box->plan = plan;
-      plan_box->index = mp_render_index_new (graph, plan);
+      plan_box->index = mp_render_index_new (workload->graph, plan);
       g_ptr_array_add (set->plans, plan_box);
     }
   set->skipped = g_strv_builder_end (skipped);
@@ -312,6 +290,7 @@ typedef struct
   char              *path;
   MpPlanSet         *base;
   GStrv              planners;
+  MpPlanSetOptions   options;
   GMainContext      *context;
   MpPlanSetProgress  progress;
   gpointer           progress_data;
@@ -409,7 +388,7 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   MpPlanSet *set;
 
   set = mp_plan_set_build_full (bd->path, bd->base, (const char * const *) bd->planners,
-                                cancellable, bd->progress ? report_in_thread : NULL, task,
+                                &bd->options, cancellable, bd->progress ? report_in_thread : NULL, task,
                                 &error);
   if (set == NULL)
     g_task_return_error (task, error);
@@ -419,7 +398,7 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 
 void
 mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *planners,
-                         GCancellable *cancellable, MpPlanSetProgress progress,
+                         const MpPlanSetOptions *options, GCancellable *cancellable, MpPlanSetProgress progress,
                          gpointer progress_data, GDestroyNotify progress_destroy,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
@@ -429,6 +408,8 @@ mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *
   bd->path = g_strdup (path);
   bd->base = base ? mp_plan_set_ref (base) : NULL;
   bd->planners = g_strdupv ((char **) planners);
+  if (options)
+    bd->options = *options;
   bd->context = g_main_context_ref_thread_default ();
   bd->progress = progress;
   bd->progress_data = progress_data;

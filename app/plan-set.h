@@ -18,6 +18,13 @@ GType              mp_plan_set_get_type     (void) G_GNUC_CONST;
 MpPlanSet         *mp_plan_set_ref          (MpPlanSet *set);
 void               mp_plan_set_unref        (MpPlanSet *set);
 
+/* How the set is built; NULL takes the defaults. */
+typedef struct
+{
+  gdouble time_budget; /* optimal: seconds, 0 = the engine's default (as the CLI's) */
+} MpPlanSetOptions;
+
+MpWorkload        *mp_plan_set_get_workload  (MpPlanSet *set);
 const MpGraph     *mp_plan_set_get_graph     (MpPlanSet *set);
 const MpLifetimes *mp_plan_set_get_lifetimes (MpPlanSet *set);
 const char        *mp_plan_set_get_path      (MpPlanSet *set);
@@ -43,6 +50,7 @@ typedef void (*MpPlanSetProgress) (const char *planner, guint index, guint total
 void               mp_plan_set_build_async  (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
+                                             const MpPlanSetOptions *options,
                                              GCancellable        *cancellable,
                                              MpPlanSetProgress    progress,
                                              gpointer             progress_data,
@@ -54,12 +62,14 @@ MpPlanSet         *mp_plan_set_build_finish (GAsyncResult  *result,
 MpPlanSet         *mp_plan_set_build        (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
+                                             const MpPlanSetOptions *options,
                                              GCancellable        *cancellable,
                                              GError             **error);
 /* The same, calling report (on this thread) when not NULL. */
 MpPlanSet         *mp_plan_set_build_full   (const char          *path,
                                              MpPlanSet           *base,
                                              const char * const  *planners,
+                                             const MpPlanSetOptions *options,
                                              GCancellable        *cancellable,
                                              MpPlanSetProgress    report,
                                              gpointer             report_data,

@@ -421,7 +421,7 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
                    MP_STEP_THROUGH_MAX_TENSORS, mp_plan_set_get_graph (set)->name, lt->n_records);
       return NULL;
     }
-  if (!(plan = mp_planner_run (info, mp_plan_set_get_graph (set), lt, &options, NULL, error)))
+  if (!(plan = mp_workload_plan (mp_plan_set_get_workload (set), info, &options, NULL, error)))
     return NULL;
   if (mp_plan_trace_n_steps (trace) == 0)
     {

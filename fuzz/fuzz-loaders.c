@@ -3,56 +3,32 @@
 
 #include "fuzz-loaders.h"
 #include "memplan-analysis.h"
+#include "lifetimes.h"
 
 /* What a loaded file goes through next in memplan (lifetimes, a planner, the
  * validator), so a file that loads but breaks a later stage is found too. */
 static gboolean
-plan_graph (const MpGraph *graph, GError **error)
+plan_workload (MpWorkload *w, GError **error)
 {
-  g_autoptr (MpLifetimes) lt = NULL;
   g_autoptr (MpPlan) plan = NULL;
 
-  if (!(lt = mp_lifetimes_compute (graph, NULL, error)))
+  if (!(plan = mp_workload_plan (w, mp_planner_lookup ("greedy-by-size"), NULL, NULL, error)))
     return FALSE;
-  if (!(plan = mp_planner_run (mp_planner_lookup ("greedy-by-size"), graph, lt, NULL, NULL, error)))
-    return FALSE;
-  mp_plan_check (graph, plan);
   if (!plan->valid)
     g_error ("greedy-by-size made an invalid plan: %s", plan->problem);
   return TRUE;
 }
 
+/* Every input goes in by content, as the front-ends open it. */
 static gboolean
-feed_graph_json (const char *data, gsize length, const char *path, GError **error)
+feed_input (const char *data, gsize length, const char *path, GError **error)
 {
-  g_autoptr (MpGraph) graph = mp_graph_parse_json (data, length, path, error);
+  g_autoptr (MpInput) input = mp_input_parse (data, length, path, NULL, error);
+  g_autoptr (MpWorkload) w = NULL;
 
-  return graph != NULL && plan_graph (graph, error);
-}
-
-static gboolean
-feed_csv (const char *data, gsize length, const char *path, GError **error)
-{
-  g_autofree guint64 *offsets = NULL;
-  g_autoptr (MpGraph) graph = mp_graph_parse_csv (data, length, path, &offsets, error);
-
-  return graph != NULL && plan_graph (graph, error);
-}
-
-static gboolean
-feed_trace (const char *data, gsize length, const char *path, GError **error)
-{
-  g_autoptr (MpTrace) trace = mp_trace_parse (data, length, path, NULL, error);
-  g_autoptr (MpLifetimes) lt = NULL;
-  g_autoptr (MpPlan) observed = NULL;
-
-  if (trace == NULL || !plan_graph (trace->graph, error))
+  if (input == NULL || !(w = mp_workload_new_from_input (g_steal_pointer (&input), NULL, error)))
     return FALSE;
-  if (!(lt = mp_lifetimes_compute (trace->graph, NULL, error)))
-    return FALSE;
-  observed = mp_trace_observed_plan (trace, lt);
-  mp_plan_check (trace->graph, observed);
-  return TRUE;
+  return plan_workload (w, error);
 }
 
 /* The graph that plan inputs are read against: small, with a view, a
@@ -87,7 +63,7 @@ feed_plan (const char *data, gsize length, const char *path, GError **error)
   if (!(plans = mp_plan_parse (data, length, path, graph, lt, error)))
     return FALSE;
   for (guint i = 0; i < plans->len; i++)
-    mp_plan_check (graph, plans->pdata[i]);
+    mp_plan_judge (graph, NULL, plans->pdata[i]);
   return TRUE;
 }
 
@@ -117,10 +93,10 @@ feed_report (const char *data, gsize length, const char *path, GError **error)
 }
 
 static const MpFuzzTarget targets[] = {
-  { "graph-json", feed_graph_json },
-  { "minimalloc-csv", feed_csv },
-  { "chrome-trace", feed_trace },
-  { "snapshot-pickle", feed_trace },
+  { "graph-json", feed_input },
+  { "minimalloc-csv", feed_input },
+  { "chrome-trace", feed_input },
+  { "snapshot-pickle", feed_input },
   { "plan", feed_plan },
   { "report", feed_report },
 };

@@ -294,7 +294,7 @@ test_bad_file (void)
   MpWindow        *win;
 
   g_assert_true (g_file_set_contents (path, bad, -1, NULL));
-  g_assert_null (mp_graph_load (path, &want));
+  g_assert_null (mp_workload_open (path, NULL, &want));
   win = open_window (path);
   /* the loader's own message, naming the file and the op */
   g_assert_cmpstr (mp_window_get_error (win), ==, want->message);

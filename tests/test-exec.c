@@ -55,7 +55,7 @@ load_sample (Loaded *l, const char *name)
   g_autofree char *path = test_data_path (name);
   GError          *error = NULL;
 
-  l->graph = mp_graph_load (path, &error);
+  l->graph = test_graph_load (path, &error);
   g_assert_no_error (error);
   l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
   g_assert_no_error (error);

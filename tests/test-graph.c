@@ -8,7 +8,7 @@ test_teaching_graph (void)
 {
   g_autofree char *path = test_data_path ("teaching.json");
   g_autoptr (GError) error = NULL;
-  g_autoptr (MpGraph) graph = mp_graph_load (path, &error);
+  g_autoptr (MpGraph) graph = test_graph_load (path, &error);
   g_autoptr (MpLifetimes) lt = NULL;
   gint flat, pool;
 
@@ -317,7 +317,7 @@ test_csv_round_trip (void)
 {
   g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
   g_autoptr (GError) error = NULL;
-  g_autoptr (MpGraph) graph = mp_graph_load (path, &error);
+  g_autoptr (MpGraph) graph = test_graph_load (path, &error);
   g_autoptr (MpLifetimes) lt = NULL;
   g_autoptr (MpPlan) plan = NULL;
   g_autofree char *csv = NULL;

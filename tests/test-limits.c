@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "memplan-analysis.h"
+#include "pickle.h"
+#include "lifetimes.h"
+#include "validate.h"
 
 /* The graph that the plan inputs below are read against. */
 static const char graph_json[] =

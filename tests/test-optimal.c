@@ -17,7 +17,7 @@ run_optimal (const MpGraph *graph, const MpLifetimes *lt, gdouble budget, guint6
 
   g_assert_no_error (error);
   g_assert_nonnull (plan);
-  g_assert_true (mp_plan_check (graph, plan));
+  g_assert_true (mp_plan_judge (graph, NULL, plan));
   g_assert_cmpuint (plan->arena, >=, lt->lower_bound);
   g_assert_nonnull (plan->note);
   return plan;
@@ -28,7 +28,7 @@ load_data (const char *relative, MpLifetimes **lt)
 {
   g_autofree char *path = test_data_path (relative);
   g_autoptr (GError) error = NULL;
-  MpGraph *graph = mp_graph_load (path, &error);
+  MpGraph *graph = test_graph_load (path, &error);
 
   g_assert_no_error (error);
   *lt = mp_lifetimes_compute (graph, NULL, &error);

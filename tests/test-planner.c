@@ -192,7 +192,7 @@ test_minimalloc_reference (void)
       g_autofree char *path = g_build_filename ("minimalloc", ref[i].file, NULL);
       g_autofree char *full = test_data_path (path);
       g_autoptr (GError) error = NULL;
-      g_autoptr (MpGraph) graph = mp_graph_load (full, &error);
+      g_autoptr (MpGraph) graph = test_graph_load (full, &error);
       g_autoptr (MpLifetimes) lt = NULL;
       g_autoptr (MpPlan) greedy = NULL;
       g_autoptr (MpPlan) naive = NULL;

@@ -124,7 +124,7 @@ load_sample (void)
 {
   g_autofree char *path = test_data_path ("multistream.json");
   g_autoptr (GError) error = NULL;
-  MpGraph *graph = mp_graph_load (path, &error);
+  MpGraph *graph = test_graph_load (path, &error);
 
   g_assert_no_error (error);
   return graph;
@@ -235,20 +235,20 @@ test_concurrent_validation (void)
   g_clear_error (&error);
 
   /* the verdicts a report shows: greedy fails only concurrently, which is not its schedule */
-  g_assert_true (mp_plan_check_schedules (graph, greedy, par));
+  g_assert_true (mp_plan_judge (graph, par, greedy));
   g_assert_true (greedy->sequential_valid);
   g_assert_true (greedy->concurrent_checked);
   g_assert_false (greedy->concurrent_valid);
   g_assert_cmpstr (greedy->concurrent_problem, ==, SAMPLE_CONFLICT);
 
-  g_assert_true (mp_plan_check_schedules (graph, multi, par));
+  g_assert_true (mp_plan_judge (graph, par, multi));
   g_assert_true (multi->sequential_valid);
   g_assert_true (multi->concurrent_valid);
   g_assert_null (multi->concurrent_problem);
 
   /* a multistream plan broken by hand is named in groups */
   multi->offsets[1] = multi->offsets[0]; /* stem.b onto stem.a, both live in groups 0-1 */
-  g_assert_false (mp_plan_check_schedules (graph, multi, par));
+  g_assert_false (mp_plan_judge (graph, par, multi));
   g_assert_cmpstr (multi->problem, ==,
                    "tensors 'stem.a' (offset 1048576, 262144 bytes, parallel groups 0-1) and "
                    "'stem.b' (offset 1048576, 262144 bytes, parallel groups 0-1) are live "
@@ -302,7 +302,7 @@ test_max_parallel_ops (void)
   g_assert_cmpuint (usage[3].first, ==, 2);
   assert_offsets (plan, offsets, 5, 100);
   g_assert_cmpuint (plan->lower_bound, ==, 100);
-  g_assert_true (mp_plan_check_schedules (graph, plan, two));
+  g_assert_true (mp_plan_judge (graph, two, plan));
   g_assert_true (plan->concurrent_valid);
 }
 
@@ -385,7 +385,7 @@ check_invariants (const MpGraph *graph, guint max_parallel)
           continue;
         }
       g_assert_no_error (error);
-      if (!mp_plan_check_schedules (graph, plan, par))
+      if (!mp_plan_judge (graph, par, plan))
         g_error ("%s: %s", plan->planner, plan->problem);
       g_assert_cmpuint (plan->arena, >=, plan->lower_bound);
       /* groups reorder ops, so only op-order plans share the lifetimes' bound */
@@ -556,7 +556,7 @@ test_cli_sample (void)
 
   /* greedy-by-size is made for op order: a finding, not a failure of the run
    * (run_cli asserts exit 0) */
-  g_assert_nonnull (strstr (out, "greedy-by-size: INVALID when streams run concurrently: "
+  g_assert_nonnull (strstr (out, "greedy-by-size: would be INVALID when streams run concurrently: "
                                  SAMPLE_CONFLICT "\n"));
   g_assert_null (strstr (out, "multistream: INVALID"));
 
@@ -589,10 +589,10 @@ test_cli_validate_sample (void)
   g_autofree char *ignored G_GNUC_UNUSED = run_cli (plan_args); /* clang: set but unread */
   g_autofree char *out = run_cli (args);
   g_autofree char *expected = g_strdup_printf (
-    "%s: greedy-by-size: INVALID when streams run concurrently: " SAMPLE_CONFLICT "\n"
+    "%s: greedy-by-size: would be INVALID when streams run concurrently: " SAMPLE_CONFLICT "\n"
     "%s: greedy-by-size: valid in op order: 8 tensors, arena 1572864 bytes (1.50 MiB), 1.2000× "
     "the lower bound\n"
-    "%s: multistream: valid under its parallel schedule: 8 tensors, arena 1572864 bytes "
+    "%s: multistream: valid in parallel groups: 8 tensors, arena 1572864 bytes "
     "(1.50 MiB), 1.0000× the lower bound\n",
     plans, plans, plans);
 

@@ -49,7 +49,7 @@ fixture_setup (Fixture *fx, gconstpointer data)
     }
   mp_plan_finish (fx->plan);
   g_assert_cmpuint (fx->plan->arena, ==, 3000);
-  g_assert_true (mp_plan_check (fx->graph, fx->plan));
+  g_assert_true (mp_plan_judge (fx->graph, NULL, fx->plan));
   fx->index = mp_render_index_new (fx->graph, fx->plan);
 }
 
@@ -614,7 +614,7 @@ static void
 test_step_labels (void)
 {
   g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
-  g_autoptr (MpGraph) graph = mp_graph_load (path, NULL);
+  g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   g_autoptr (MpPlan) plan = test_run_planner ("greedy-by-size", graph, lt);
   MpRenderIndex *index = mp_render_index_new (graph, plan);

@@ -45,7 +45,7 @@ test_roundtrip (void)
   MpReportGraph   *g, *bad;
   MpReportResult  *r;
 
-  mp_plan_check (graph, plan);
+  mp_plan_judge (graph, NULL, plan);
   plan->seconds = 0.5;
   g = mp_report_add_graph (report, "test", "test.csv");
   g->n_tensors = 3;
@@ -56,7 +56,7 @@ test_roundtrip (void)
   plan->offsets[1] = 0; /* b1 now overlaps b0 at step 1 */
   mp_plan_finish (plan);
   plan->planner[0] = 'G';
-  mp_plan_check (graph, plan);
+  mp_plan_judge (graph, NULL, plan);
   mp_report_graph_add_plan (g, plan);
   mp_report_graph_add_missed (g, "multistream", MP_RESULT_SKIPPED, "needs ops");
   mp_report_graph_add_missed (g, "optimal", MP_RESULT_FAILED, "out of memory");
@@ -264,7 +264,7 @@ test_compare_skipped (void)
   MpReportGraph *gb = mp_report_add_graph (b, "g", "g.csv");
   const MpCompareRow *row;
 
-  mp_plan_check (graph, plan);
+  mp_plan_judge (graph, NULL, plan);
   mp_report_graph_add_missed (ga, "greedy-by-size", MP_RESULT_SKIPPED, "needs ops");
   mp_report_graph_add_plan (gb, plan);
   mp_report_graph_add_missed (ga, "multistream", MP_RESULT_SKIPPED, "needs ops");
@@ -430,8 +430,7 @@ test_suite_scan (void)
     g_autofree char *expected_changed = NULL;
     MpSuiteFile      f = { NULL, FALSE };
     MpReportGraph   *g;
-    g_autoptr (MpGraph) graph = NULL;
-    g_autoptr (MpLifetimes) lt = NULL;
+    g_autoptr (MpWorkload) workload = NULL;
     g_autoptr (GPtrArray) plans = NULL;
 
     f.path = g_build_filename (dir, "a.csv", NULL);
@@ -445,27 +444,27 @@ test_suite_scan (void)
     plan_path = mp_report_resolve (report, g->plans);
     g_assert_cmpstr (plan_path, ==, "plans/a__2.plan.json");
     report->path = g_build_filename (dir, "report.json", NULL);
-    plans = mp_report_open_plans (report, g, &graph, &lt, &error);
+    plans = mp_report_open_plans (report, g, &workload, &error);
     g_assert_no_error (error);
     g_assert_cmpuint (plans->len, ==, 1);
     g_assert_cmpstr (((MpPlan *) plans->pdata[0])->planner, ==, "greedy-by-size");
     g_assert_cmpuint (((MpPlan *) plans->pdata[0])->arena, ==, 16);
-    g_assert_cmpstr (graph->name, ==, "a");
-    g_assert_cmpuint (lt->n_records, ==, 2);
+    g_assert_cmpstr (workload->graph->name, ==, "a");
+    g_assert_cmpuint (workload->lifetimes->n_records, ==, 2);
+    g_assert_true (((MpPlan *) plans->pdata[0])->valid);
 
     /* a graph without saved plans, and a graph file changed since */
     g_clear_pointer (&plans, g_ptr_array_unref);
-    g_clear_pointer (&graph, mp_graph_free);
-    g_clear_pointer (&lt, mp_lifetimes_free);
+    g_clear_pointer (&workload, mp_workload_unref);
     expected_no_plans = g_strdup_printf ("%s: graph 'a' has no saved plans (make the report "
                                          "with 'suite --plans DIR')", report->path);
-    g_assert_null (mp_report_open_plans (report, report->graphs->pdata[0], &graph, &lt, &error));
+    g_assert_null (mp_report_open_plans (report, report->graphs->pdata[0], &workload, &error));
     g_assert_cmpstr (error->message, ==, expected_no_plans);
     g_clear_error (&error);
     test_write_file (dir, "a.csv", "id,lower,upper,size\nx,0,2,8\ny,1,3,16\n");
     expected_changed = g_strdup_printf ("%s: the graph changed since the report was made "
                                         "(sha256 differs)", f.path);
-    g_assert_null (mp_report_open_plans (report, g, &graph, &lt, &error));
+    g_assert_null (mp_report_open_plans (report, g, &workload, &error));
     g_assert_cmpstr (error->message, ==, expected_changed);
     g_clear_error (&error);
     g_free (f.path);

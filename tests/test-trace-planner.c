@@ -513,7 +513,7 @@ test_explain_cli (void)
   g_assert_cmpint (test_run_cli (&out2, &err2, "explain", path, "--planner", "nope", NULL), ==, 2);
   g_assert_cmpstr (out2, ==, "");
   names = mp_planner_names (", ");
-  expected = g_strdup_printf ("memplan-cli: unknown planner 'nope' (known: %s)\n", names);
+  expected = g_strdup_printf ("memplan-cli: unknown planner 'nope' (known: %s, all)\n", names);
   g_assert_cmpstr (err2, ==, expected);
 
   g_assert_cmpint (test_run_cli (&out3, &err3, "explain", path, "--planner", "greedy-by-breadth",
@@ -556,7 +556,7 @@ test_teaching_graphs (void)
       g_autofree char *rel = g_build_filename ("teaching", want[i].file, NULL);
       g_autofree char *path = test_data_path (rel);
       g_autoptr (GError) error = NULL;
-      g_autoptr (MpGraph) graph = mp_graph_load (path, &error);
+      g_autoptr (MpGraph) graph = test_graph_load (path, &error);
       g_autoptr (MpLifetimes) lt = NULL;
       g_autoptr (MpPlan) naive = NULL, size = NULL, partition = NULL, best_fit = NULL;
 
@@ -601,7 +601,7 @@ static void
 test_optimal_summary (void)
 {
   g_autofree char *path = test_data_path ("teaching/only-search.csv");
-  g_autoptr (MpGraph) graph = mp_graph_load (path, NULL);
+  g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("optimal", graph, lt, trace);

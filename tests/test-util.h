@@ -7,6 +7,15 @@
 #include <glib.h>
 #include <sys/wait.h>
 #include "memplan-analysis.h"
+/* the engine's internals, which the front-ends reach through workload.h */
+#include "graph.h"
+#include "input.h"
+#include "lifetimes.h"
+#include "schedule.h"
+#include "time-index.h"
+#include "trace.h"
+#include "validate.h"
+#include "pickle.h"
 
 typedef struct
 {
@@ -117,3 +126,13 @@ test_run_cli (char **out, char **err, ...)
   g_ptr_array_add (args, NULL);
   return test_run_cli_argv ((const char *const *) args->pdata, out, err);
 }
+
+/* Any input by its content, as the workload opens it: the graph alone. */
+static inline MpGraph *
+test_graph_load (const char *path, GError **error)
+{
+  g_autoptr (MpInput) input = mp_input_load (path, NULL, error);
+
+  return input ? g_steal_pointer (&input->graph) : NULL;
+}
+

@@ -363,7 +363,7 @@ test_shipped (void)
       fresh = mp_gen_zoo (files[i].model, &files[i].o, &n_fresh, &error);
       g_assert_no_error (error);
       g_assert_cmpstr (shipped, ==, fresh);
-      graph = mp_graph_load (path, &error);
+      graph = test_graph_load (path, &error);
       g_assert_no_error (error);
     }
 }
@@ -405,7 +405,7 @@ test_cli (void)
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 2);
   g_assert_nonnull (strstr (std_err, "unknown model 'vgg'"));
   {
-    g_autoptr (MpGraph) graph = mp_graph_load (out, &error);
+    g_autoptr (MpGraph) graph = test_graph_load (out, &error);
 
     g_assert_no_error (error);
     g_assert_cmpstr (graph->name, ==, "resnet50-b8");

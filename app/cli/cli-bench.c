@@ -41,8 +41,9 @@ mp_cli_bench (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GPtrArray) infos = NULL;
-  g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpInput) input = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  const MpLifetimes *lt;
   g_autofree char *text = NULL;
   g_autofree char *lb = NULL;
   MpGenRandomOptions gopts = { 0 };
@@ -86,9 +87,7 @@ mp_cli_bench (int argc, char **argv)
 
   t0 = now ();
   c0 = cpu_now ();
-  graph = csv ? mp_graph_parse_csv (text, length, "<generated>", NULL, &error)
-              : mp_graph_parse_json (text, length, "<generated>", &error);
-  if (!graph)
+  if (!(input = mp_input_parse (text, length, "<generated>", NULL, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_FAILED;
@@ -98,11 +97,12 @@ mp_cli_bench (int argc, char **argv)
   g_clear_pointer (&text, g_free);
   t0 = now ();
   c0 = cpu_now ();
-  if (!(lt = mp_lifetimes_compute (graph, NULL, &error)))
+  if (!(w = mp_workload_new (g_steal_pointer (&input->graph), NULL, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_FAILED;
     }
+  lt = w->lifetimes;
   t_life = now () - t0;
   c_life = cpu_now () - c0;
   lb = mp_format_bytes (lt->lower_bound);
@@ -133,7 +133,7 @@ mp_cli_bench (int argc, char **argv)
   for (guint i = 0; i < infos->len; i++)
     {
       gdouble            c_plan = cpu_now ();
-      g_autoptr (MpPlan) plan = mp_planner_run (infos->pdata[i], graph, lt, NULL, NULL, &error);
+      g_autoptr (MpPlan) plan = mp_planner_run (infos->pdata[i], w->graph, lt, NULL, NULL, &error);
       g_autofree char   *arena = NULL;
       gdouble            t_valid;
 
@@ -146,7 +146,7 @@ mp_cli_bench (int argc, char **argv)
           continue;
         }
       t0 = now ();
-      mp_plan_check (graph, plan);
+      mp_workload_judge (w, plan);
       t_valid = now () - t0;
       arena = mp_format_bytes (plan->arena);
       printf ("%-18s %9u %7.3f s %7.3f s %12s %10.4f %7.3f s  %s\n", plan->planner,

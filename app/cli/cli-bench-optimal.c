@@ -16,7 +16,7 @@ cpu_seconds (void)
 /* The best arena of the heuristic planners (everything but optimal and
  * naive) on this input. */
 static guint64
-best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const char **name)
+best_heuristic (MpWorkload *w, const char **name)
 {
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
@@ -28,8 +28,8 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const char **name)
 
       if (g_str_equal (infos[k].name, "optimal") || g_str_equal (infos[k].name, "naive"))
         continue;
-      plan = mp_planner_run (&infos[k], graph, lt, NULL, NULL, NULL);
-      if (plan && mp_plan_check (graph, plan) && plan->arena < best)
+      plan = mp_workload_plan (w, &infos[k], NULL, NULL, NULL);
+      if (plan && plan->valid && plan->arena < best)
         {
           best = plan->arena;
           *name = infos[k].name;
@@ -70,8 +70,8 @@ mp_cli_bench_optimal (int argc, char **argv)
   for (int i = 1; i < argc; i++)
     {
       g_autoptr (GError) error = NULL;
-      g_autoptr (MpGraph) graph = mp_graph_load (argv[i], &error);
-      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpWorkload) w = mp_workload_open (argv[i], NULL, &error);
+      const MpLifetimes *lt;
       g_autoptr (MpPlan) plan = NULL;
       MpPlannerOptions options = { .time_budget = budget, .capacity = capacity };
       const char      *heuristic = "-";
@@ -79,21 +79,22 @@ mp_cli_bench_optimal (int argc, char **argv)
       gdouble          cpu;
       const char      *result;
 
-      if (graph == NULL || !(lt = mp_lifetimes_compute (graph, NULL, &error)))
+      if (w == NULL)
         {
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;
         }
-      best = best_heuristic (graph, lt, &heuristic);
+      lt = w->lifetimes;
+      best = best_heuristic (w, &heuristic);
       cpu = cpu_seconds ();
-      plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options, NULL, &error);
+      plan = mp_workload_plan (w, mp_planner_lookup ("optimal"), &options, NULL, &error);
       cpu = cpu_seconds () - cpu;
       if (plan == NULL)
         {
           mp_cli_error ("%s: %s", argv[i], error->message);
           return MP_EXIT_FAILED;
         }
-      if (!mp_plan_check (graph, plan))
+      if (!plan->valid)
         {
           mp_cli_error ("%s: invalid plan: %s", argv[i], plan->problem);
           status = MP_EXIT_FAILED;
@@ -110,7 +111,7 @@ mp_cli_bench_optimal (int argc, char **argv)
         status = MP_EXIT_FAILED;
       printf ("%-18s %7u %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %-16s %12"
               G_GUINT64_FORMAT " %7.4f %-9s %8.3fs %8.3fs\n",
-              graph->name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
+              w->graph->name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
               mp_plan_ratio (plan), result, plan->seconds, cpu);
       fflush (stdout);
     }

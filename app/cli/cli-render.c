@@ -53,7 +53,7 @@ parse_highlight (const MpGraph *graph, char **names, GArray *out)
 int
 mp_cli_render (int argc, char **argv)
 {
-  g_auto (GStrv) planner_names = NULL;
+  g_auto (MpCliPlanning) planning = { .default_planners = "greedy-by-size" };
   g_auto (GStrv) highlight_names = NULL;
   g_autofree char *output = NULL;
   g_autofree char *color_by = NULL;
@@ -61,27 +61,21 @@ mp_cli_render (int argc, char **argv)
   g_autofree char *steps = NULL;
   g_autofree char *plans_path = NULL;
   gint             width = 1600, height = 0;
-  gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, plan_inputs = FALSE;
+  gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE;
   gint             bench_tensors = 100000;
   g_autoptr (GError) error = NULL;
-  g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
-  g_autoptr (GPtrArray) infos = NULL;
-  g_autoptr (GPtrArray) plans = NULL;
-  g_autoptr (MpSchedule) schedule = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  g_autoptr (MpPlanRun) run = NULL;
+  g_autoptr (GPtrArray) loaded = NULL;
+  GPtrArray       *plans;
+  const MpGraph   *graph;
   g_autoptr (GPtrArray) indices = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
   g_autoptr (GArray) highlight = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GOptionContext) ctx = NULL;
-  g_autofree char *names = mp_planner_names (", ");
-  g_autofree char *planner_help = g_strdup_printf ("Planner to draw, repeatable or comma-separated: "
-                                                   "%s, or all; several draw them stacked "
-                                                   "(default greedy-by-size)", names);
   MpRenderOptions  options = { 0 };
   MpRenderFormat   format = MP_RENDER_FORMAT_PNG;
-  MpLifetimeOptions lopts = { 0 };
   gboolean         all_valid = TRUE;
   GOptionEntry     entries[] = {
-    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
     { "plans", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &plans_path, "Same as --plan",
       "PLANFILE" },
     { "plan", 0, 0, G_OPTION_ARG_FILENAME, &plans_path, "Draw the plans of this plan file "
@@ -103,8 +97,6 @@ mp_cli_render (int argc, char **argv)
       "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, &shared_scale, "Stacked plans: one address scale "
       "for all, so sizes compare at a glance", NULL },
-    { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena too",
-      NULL },
     { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Time drawing frames of a generated graph "
       "instead (no FILE)", NULL },
     { "tensors", 'n', 0, G_OPTION_ARG_INT, &bench_tensors, "--bench: tensors in the generated "
@@ -116,6 +108,7 @@ mp_cli_render (int argc, char **argv)
   g_option_context_set_summary (ctx, "Draws each tensor as a rectangle from its first to its last "
                                      "step at its offset, with the arena and lower-bound lines, "
                                      "the live bytes per step and the free space.");
+  mp_cli_add_planning (ctx, &planning, MP_CLI_ALL_PLANNING);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 0, 1))
     return MP_EXIT_BAD_INPUT;
@@ -163,27 +156,17 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
-  if (plans_path && planner_names)
+  if (plans_path && planning.planner_names)
     {
       mp_cli_error ("--plan and --planner exclude each other");
       return MP_EXIT_BAD_INPUT;
     }
-  if (!plans_path)
-    {
-      if (planner_names == NULL)
-        planner_names = g_strsplit ("greedy-by-size", ",", -1);
-      if (!(infos = mp_cli_planners (planner_names, &error)))
-        {
-          mp_cli_error ("%s", error->message);
-          return MP_EXIT_BAD_INPUT;
-        }
-    }
+  if (!mp_cli_planning_check (&planning))
+    return MP_EXIT_BAD_INPUT;
 
-  if (!(graph = mp_graph_load (argv[1], &error)))
-    {
-      mp_cli_error ("%s", error->message);
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!(w = mp_cli_open (argv[1], &planning)))
+    return MP_EXIT_BAD_INPUT;
+  graph = w->graph;
   /* usage records have one kind: tell neighbours apart by start step instead */
   if (color_by == NULL && !graph->has_ops)
     options.color_by = MP_COLOR_BY_OP;
@@ -191,54 +174,34 @@ mp_cli_render (int argc, char **argv)
     return MP_EXIT_BAD_INPUT;
   options.highlight = (const guint *) (void *) highlight->data;
   options.n_highlight = highlight->len;
-  lopts.plan_inputs = plan_inputs;
-  if (!(lt = mp_lifetimes_compute (graph, &lopts, &error)))
-    {
-      mp_cli_error ("%s", error->message);
-      return MP_EXIT_BAD_INPUT;
-    }
 
   if (plans_path)
     {
-      if (!(plans = mp_plan_load (plans_path, graph, lt, &error)))
+      if (!(loaded = mp_plan_load (plans_path, graph, w->lifetimes, &error)))
         {
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;
         }
+      plans = loaded;
+      for (guint i = 0; i < plans->len; i++)
+        mp_workload_judge (w, plans->pdata[i]);
     }
   else
     {
-      plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
-      for (guint i = 0; i < infos->len; i++)
-        {
-          const MpPlannerInfo *info = infos->pdata[i];
-          MpPlan              *plan;
-
-          g_clear_error (&error);
-          if (!(plan = mp_planner_run (info, graph, lt, NULL, NULL, &error)))
-            {
-              if (g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
-                {
-                  mp_cli_error ("%s: skipped: %s", info->name, error->message);
-                  continue;
-                }
-              mp_cli_error ("%s: %s", info->name, error->message);
-              return MP_EXIT_FAILED;
-            }
-          g_ptr_array_add (plans, plan);
-        }
+      if (!(run = mp_cli_run (w, &planning)))
+        return MP_EXIT_FAILED;
+      for (guint i = 0; i < run->reasons->len; i++)
+        mp_cli_error ("skipped: %s", (const char *) run->reasons->pdata[i]);
+      plans = run->plans;
     }
   if (plans->len == 0)
     {
       mp_cli_error ("%s: no plan to draw", argv[1]);
       return MP_EXIT_BAD_INPUT;
     }
-  /* as in plan: with several streams a plan must also hold when they run together */
-  if (graph->has_ops && mp_graph_n_streams (graph) > 1)
-    schedule = mp_schedule_parallel (graph, 0);
   for (guint i = 0; i < plans->len; i++)
     {
-      all_valid &= mp_plan_check_schedules (graph, plans->pdata[i], schedule);
+      all_valid &= ((MpPlan *) plans->pdata[i])->valid;
       g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
     }
 
@@ -253,9 +216,13 @@ mp_cli_render (int argc, char **argv)
   if (!all_valid)
     {
       for (guint i = 0; i < plans->len; i++)
-        if (!((MpPlan *) plans->pdata[i])->valid)
-          mp_cli_error ("%s: invalid plan (drawn anyway): %s", ((MpPlan *) plans->pdata[i])->planner,
-                        ((MpPlan *) plans->pdata[i])->problem);
+        {
+          MpPlan          *p = plans->pdata[i];
+          g_autofree char *verdict = mp_plan_verdict (p);
+
+          if (!p->valid)
+            mp_cli_error ("%s: drawn anyway: %s", p->planner, verdict);
+        }
       return MP_EXIT_FAILED;
     }
   return MP_EXIT_OK;

@@ -93,8 +93,9 @@ mp_cli_exec (int argc, char **argv)
   gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE;
   gboolean         any_corrupt = FALSE;
   g_autoptr (GError) error = NULL;
-  g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  const MpGraph   *graph;
+  const MpLifetimes *lt;
   g_autoptr (GPtrArray) plans = NULL;
   g_autoptr (GPtrArray) results =
     g_ptr_array_new_with_free_func ((GDestroyNotify) mp_exec_result_free);
@@ -173,12 +174,14 @@ mp_cli_exec (int argc, char **argv)
   opts.max_parallel_ops = max_parallel;
   opts.delay_us = delay_us;
 
-  if (!(graph = mp_graph_load (argv[1], &error)) ||
-      !(lt = mp_lifetimes_compute (graph, NULL, &error)))
+  if (!(w = mp_workload_open (argv[1], &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
+                              &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
+  graph = w->graph;
+  lt = w->lifetimes;
   if (!graph->has_ops)
     {
       mp_cli_error ("%s: usage records have no ops to execute; give a graph (JSON)", argv[1]);
@@ -204,7 +207,7 @@ mp_cli_exec (int argc, char **argv)
       plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
       for (guint i = 0; i < infos->len; i++)
         {
-          MpPlan *plan = mp_planner_run (infos->pdata[i], graph, lt, NULL, NULL, &error);
+          MpPlan *plan = mp_workload_plan (w, infos->pdata[i], NULL, NULL, &error);
 
           if (plan == NULL)
             {

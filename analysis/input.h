@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "graph.h"
+#include "trace.h"
+
+G_BEGIN_DECLS
+
+/* Every input memplan reads, recognised by its content (not its name). */
+typedef enum
+{
+  MP_INPUT_GRAPH_JSON,   /* memplan.graph/1 */
+  MP_INPUT_USAGE_CSV,    /* MiniMalloc usage records */
+  MP_INPUT_CHROME_TRACE, /* PyTorch profiler, Chrome trace JSON */
+  MP_INPUT_SNAPSHOT,     /* PyTorch memory snapshot pickle */
+} MpInputFormat;
+
+const char *mp_input_format_name (MpInputFormat format);
+
+/* What a file holds once read: a graph (with ops, or usage records) and, for
+ * an allocator trace, the trace it came from (its graph stolen into graph). */
+typedef struct
+{
+  MpInputFormat format;
+  MpGraph      *graph;
+  MpTrace      *trace;   /* traces only */
+  guint64      *offsets; /* a CSV's offset column (a plan), or NULL */
+} MpInput;
+
+/* Reads path once and parses it by its content. device picks a trace's
+ * device ("cuda:N", "cpu"; NULL: the first CUDA device). A file that is
+ * none of the formats gets an error saying what each would need. */
+MpInput *mp_input_load  (const char *path, const char *device, GError **error);
+MpInput *mp_input_parse (const char *data, gsize length, const char *path, const char *device,
+                         GError **error);
+void     mp_input_free  (MpInput *input);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpInput, mp_input_free)
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include "file-util.h"
+#include "validate.h"
+#include "verdict.h"
+
+static void
+record (gboolean ok, GError *error, gboolean *valid, char **problem)
+{
+  *valid = ok;
+  g_clear_pointer (problem, g_free);
+  if (!ok)
+    *problem = g_strdup (error->message);
+}
+
+gboolean
+mp_plan_judge (const MpGraph *graph, const MpSchedule *parallel, MpPlan *plan)
+{
+  g_autoptr (GError) seq_error = NULL;
+  g_autoptr (GError) par_error = NULL;
+  g_autoptr (GError) own_error = NULL;
+  g_autoptr (MpSchedule) own = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (graph != NULL && plan != NULL, FALSE);
+
+  /* op order: a multistream plan's records are in groups, so its tensors
+   * are measured again in ops */
+  if (plan->parallel && graph->has_ops)
+    {
+      g_autoptr (MpSchedule) sequential = mp_schedule_sequential (graph);
+
+      ok = mp_validate_schedule (graph, plan, sequential, &seq_error);
+    }
+  else
+    ok = mp_validate_records (graph, plan->records, plan->n_records, plan->offsets,
+                              plan->alignment, plan->arena, &seq_error);
+  record (ok, seq_error, &plan->sequential_valid, &plan->sequential_problem);
+
+  plan->concurrent_checked = parallel != NULL && graph->has_ops;
+  if (plan->concurrent_checked)
+    {
+      ok = mp_validate_schedule (graph, plan, parallel, &par_error);
+      record (ok, par_error, &plan->concurrent_valid, &plan->concurrent_problem);
+    }
+
+  plan->checked = TRUE;
+  if (!plan->parallel || !graph->has_ops)
+    record (plan->sequential_valid, seq_error, &plan->valid, &plan->problem);
+  else if (plan->concurrent_checked && parallel->max_parallel_ops == plan->max_parallel_ops)
+    record (plan->concurrent_valid, par_error, &plan->valid, &plan->problem);
+  else
+    {
+      /* made for groups of another size (a plan file), or for one stream */
+      own = mp_schedule_parallel (graph, plan->max_parallel_ops);
+      ok = mp_validate_schedule (graph, plan, own, &own_error);
+      record (ok, own_error, &plan->valid, &plan->problem);
+    }
+  return plan->valid;
+}
+
+/* " in op order" only where another schedule exists to tell it from */
+static const char *
+own_schedule (const MpPlan *plan)
+{
+  return plan->parallel ? " in parallel groups" : plan->concurrent_checked ? " in op order" : "";
+}
+
+char *
+mp_plan_verdict (const MpPlan *plan)
+{
+  if (!plan->checked)
+    return g_strdup ("not checked");
+  if (plan->valid)
+    return g_strdup_printf ("valid%s", own_schedule (plan));
+  if (plan->parallel)
+    return g_strdup_printf ("INVALID when streams run concurrently: %s", plan->problem);
+  return g_strdup_printf ("INVALID%s: %s", own_schedule (plan), plan->problem);
+}
+
+const char *
+mp_plan_verdict_sequential (const MpPlan *plan)
+{
+  return !plan->checked ? "n/a" : plan->sequential_valid ? "yes" : "NO";
+}
+
+const char *
+mp_plan_verdict_concurrent (const MpPlan *plan)
+{
+  return !plan->concurrent_checked ? "n/a" : plan->concurrent_valid ? "yes" : "NO";
+}
+
+char *
+mp_plan_verdict_other (const MpPlan *plan)
+{
+  if (!plan->checked)
+    return NULL;
+  if (plan->parallel && !plan->sequential_valid)
+    return g_strdup_printf ("would be INVALID in op order: %s", plan->sequential_problem);
+  if (!plan->parallel && plan->concurrent_checked && !plan->concurrent_valid)
+    return g_strdup_printf ("would be INVALID when streams run concurrently: %s",
+                            plan->concurrent_problem);
+  return NULL;
+}
+
+char *
+mp_plan_proof (const MpPlan *plan)
+{
+  g_autofree char *secs = NULL;
+
+  if (!plan->searched)
+    return NULL;
+  if (plan->proved_optimal)
+    return g_strdup ("proved optimal");
+  secs = mp_format_seconds (plan->seconds);
+  return g_strdup_printf ("not proved: best found, %.1f%% above the lower bound after %s",
+                          100.0 * (mp_plan_ratio (plan) - 1.0), secs);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "plan.h"
+#include "schedule.h"
+
+G_BEGIN_DECLS
+
+/* The one rule: a plan is judged under the schedule it was made for
+ * (parallel groups for a multistream plan, op order for the others); the
+ * other schedule's verdict is information. parallel is the graph's parallel
+ * schedule, or NULL when its ops cannot run side by side (one stream, or
+ * usage records). Fills the plan's verdicts; returns plan->valid. */
+gboolean    mp_plan_judge              (const MpGraph    *graph,
+                                        const MpSchedule *parallel,
+                                        MpPlan           *plan);
+
+/* The words every front-end shows, so none can disagree. */
+/* One line: "valid", "valid in op order" (where streams could also run
+ * side by side), "INVALID in op order: tensors …". */
+char       *mp_plan_verdict            (const MpPlan *plan);
+/* A table cell per schedule: "yes", "NO", or "n/a" when not checked. */
+const char *mp_plan_verdict_sequential (const MpPlan *plan);
+const char *mp_plan_verdict_concurrent (const MpPlan *plan);
+/* The other schedule's failure, as information ("would be INVALID when
+ * streams run concurrently: …"), or NULL. */
+char       *mp_plan_verdict_other      (const MpPlan *plan);
+/* An exact search's status: "proved optimal", or "not proved: best found,
+ * 4.6% above the lower bound after 2.0 s"; NULL for heuristics. */
+char       *mp_plan_proof              (const MpPlan *plan);
+
+G_END_DECLS

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* The planning and output options, defined once for every subcommand that
+ * takes them and checked once. They are main entries, not a GOptionGroup of
+ * their own: a group's options would only show under --help-all. */
+
+static void
+add_entry (GArray *entries, GOptionEntry entry)
+{
+  g_array_append_val (entries, entry);
+}
+
+void
+mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFlags flags)
+{
+  g_autofree char *names = mp_planner_names (", ");
+  GArray          *e = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+
+  p->flags = flags;
+  if (flags & MP_CLI_PLANNERS)
+    {
+      p->planner_help = g_strdup_printf ("Planner to run, repeatable or comma-separated: %s, or "
+                                         "all (default: %s)", names,
+                                         p->default_planners ? p->default_planners : "all");
+      add_entry (e, (GOptionEntry) { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY,
+                                     &p->planner_names, p->planner_help, "NAME" });
+    }
+  if (flags & MP_CLI_LIFETIMES)
+    {
+      add_entry (e, (GOptionEntry) { "alignment", 'a', 0, G_OPTION_ARG_INT64, &p->alignment,
+                                     "Round sizes up to N bytes (a power of two up to 2^30; "
+                                     "default: the input's, 64 for a graph, 1 for records)",
+                                     "N" });
+      add_entry (e, (GOptionEntry) { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &p->plan_inputs,
+                                     "Place graph inputs in the arena too", NULL });
+    }
+  if (flags & MP_CLI_SCHEDULE)
+    add_entry (e, (GOptionEntry) { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &p->max_parallel,
+                                   "Parallel groups (multistream, and the concurrent check): at "
+                                   "most N ops per group (default: unlimited)", "N" });
+  if (flags & MP_CLI_SEARCH)
+    {
+      add_entry (e, (GOptionEntry) { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &p->budget,
+                                     "optimal: give up the proof after S seconds (default 10)",
+                                     "S" });
+      add_entry (e, (GOptionEntry) { "time-limit", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE,
+                                     &p->budget, "Same as --time-budget", "S" });
+      add_entry (e, (GOptionEntry) { "capacity", 0, 0, G_OPTION_ARG_INT64, &p->capacity,
+                                     "optimal: only ask whether the plan fits in N bytes "
+                                     "(MiniMalloc's question) instead of minimising the arena",
+                                     "N" });
+    }
+  if (flags & MP_CLI_DEVICE)
+    add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
+                                   "PyTorch trace or snapshot: the device to import, cuda:N or "
+                                   "cpu (default: the first CUDA device)", "DEV" });
+  g_option_context_add_main_entries (context, (GOptionEntry *) (void *) e->data, NULL);
+  p->entries = e;
+}
+
+gboolean
+mp_cli_planning_check (MpCliPlanning *p)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!mp_cli_check_alignment (p->alignment))
+    return FALSE;
+  if (p->max_parallel < 0)
+    {
+      mp_cli_error ("--max-parallel-ops must not be negative");
+      return FALSE;
+    }
+  if (p->budget < 0 || !isfinite (p->budget) || p->budget > 1e9)
+    {
+      mp_cli_error ("--time-budget must be a number of seconds from 0 to 1e9");
+      return FALSE;
+    }
+  if (p->capacity < 0)
+    {
+      mp_cli_error ("--capacity must not be negative");
+      return FALSE;
+    }
+  if (p->flags & MP_CLI_PLANNERS)
+    {
+      if (p->planner_names == NULL && p->default_planners)
+        p->planner_names = g_strsplit (p->default_planners, ",", -1);
+      if (!(p->infos = mp_cli_planners (p->planner_names, &error)))
+        {
+          mp_cli_error ("%s", error->message);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+void
+mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
+{
+  *options = (MpWorkloadOptions) { .alignment = (guint64) p->alignment,
+                                   .plan_inputs = p->plan_inputs,
+                                   .max_parallel_ops = (guint) p->max_parallel,
+                                   .device = p->device };
+}
+
+/* The optimal planner's progress, on one rewritten line of a terminal. */
+static void
+show_progress (const char *line, gpointer data)
+{
+  fprintf (stderr, "\r%s\033[K", line);
+  fflush (stderr);
+  *(gboolean *) data = TRUE;
+}
+
+void
+mp_cli_planner_options (MpCliPlanning *p, MpPlannerOptions *options)
+{
+  *options = (MpPlannerOptions) { .max_parallel_ops = (guint) p->max_parallel,
+                                  .time_budget = p->budget,
+                                  .capacity = (guint64) p->capacity };
+  if (isatty (STDERR_FILENO))
+    {
+      options->progress = show_progress;
+      options->progress_data = &p->progressed;
+    }
+}
+
+MpWorkload *
+mp_cli_open (const char *path, MpCliPlanning *p)
+{
+  g_autoptr (GError) error = NULL;
+  MpWorkloadOptions  options;
+  MpWorkload        *workload;
+
+  mp_cli_workload_options (p, &options);
+  if (!(workload = mp_workload_open (path, &options, &error)))
+    mp_cli_error ("%s", error->message);
+  return workload;
+}
+
+/* Ends the progress line of the planner that just finished. */
+static void
+run_progress (const MpPlannerInfo *info, guint index, guint total, gpointer data)
+{
+  MpCliPlanning *p = data;
+
+  if (p->progressed)
+    fputs ("\n", stderr);
+  p->progressed = FALSE;
+}
+
+MpPlanRun *
+mp_cli_run (MpWorkload *workload, MpCliPlanning *p)
+{
+  g_autoptr (GError) error = NULL;
+  MpPlannerOptions   options;
+  MpPlanRun         *run;
+
+  mp_cli_planner_options (p, &options);
+  run = mp_workload_run (workload, (const MpPlannerInfo * const *) p->infos->pdata,
+                         p->infos->len, &options, NULL, run_progress, p, &error);
+  run_progress (NULL, 0, 0, p);
+  if (run == NULL)
+    mp_cli_error ("%s", error->message);
+  return run;
+}
+
+void
+mp_cli_planning_clear (MpCliPlanning *p)
+{
+  g_clear_pointer (&p->planner_names, g_strfreev);
+  g_clear_pointer (&p->device, g_free);
+  g_clear_pointer (&p->planner_help, g_free);
+  g_clear_pointer (&p->infos, g_ptr_array_unref);
+  g_clear_pointer (&p->entries, g_array_unref);
+}
+
+void
+mp_cli_add_output (GOptionContext *context, MpCliOutput *o, const char *formats)
+{
+  GArray *e = g_array_new (TRUE, TRUE, sizeof (GOptionEntry));
+
+  o->formats = formats;
+  add_entry (e, (GOptionEntry) { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
+                                 "Write to FILE instead of standard output (atomically; an "
+                                 "existing FILE is replaced, an input never)", "FILE" });
+  if (formats)
+    {
+      o->format_help = g_strdup_printf ("Output format: %s (the first is the default)", formats);
+      add_entry (e, (GOptionEntry) { "format", 'f', 0, G_OPTION_ARG_STRING, &o->format,
+                                     o->format_help, "FORMAT" });
+    }
+  g_option_context_add_main_entries (context, (GOptionEntry *) (void *) e->data, NULL);
+  o->entries = e;
+}
+
+gboolean
+mp_cli_output_check (MpCliOutput *o)
+{
+  g_auto (GStrv) known = NULL;
+
+  if (o->formats == NULL)
+    return TRUE;
+  known = g_strsplit (o->formats, ", ", -1);
+  if (o->format == NULL)
+    o->format = g_strdup (known[0]);
+  if (!g_strv_contains ((const char * const *) known, o->format))
+    {
+      mp_cli_error ("unknown format '%s' (known: %s)", o->format, o->formats);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_output_is (const MpCliOutput *o, const char *format)
+{
+  return o->format && g_str_equal (o->format, format);
+}
+
+void
+mp_cli_output_clear (MpCliOutput *o)
+{
+  g_clear_pointer (&o->output, g_free);
+  g_clear_pointer (&o->format, g_free);
+  g_clear_pointer (&o->format_help, g_free);
+  g_clear_pointer (&o->entries, g_array_unref);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void
+print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
+{
+  const MpGraph     *graph = w->graph;
+  const MpLifetimes *lt = w->lifetimes;
+  g_autofree char   *lb = mp_format_bytes (lt->lower_bound);
+  g_autofree char   *ws = mp_format_bytes (lt->workspace);
+
+  g_string_append_printf (out, "%s: %u tensors planned over %u steps, lower bound %s", graph->name,
+                          lt->n_records, lt->n_steps, lb);
+  if (lt->workspace)
+    g_string_append_printf (out, ", shared workspace %s", ws);
+  if (w->parallel)
+    g_string_append_printf (out, "; %u streams, %u parallel groups", mp_graph_n_streams (graph),
+                            w->parallel->n_groups);
+  g_string_append (out, "\n\n");
+  g_string_append_printf (out, "%-18s %12s %12s %7s %8s %6s %10s  %-10s %s\n", "planner", "arena",
+                          "lower bound", "ratio", "frag", "parts", "time", "sequential",
+                          "concurrent");
+  for (guint i = 0; i < run->plans->len; i++)
+    {
+      MpPlan          *p = run->plans->pdata[i];
+      g_autofree char *arena = mp_format_bytes (p->arena);
+      g_autofree char *plb = mp_format_bytes (p->lower_bound);
+      g_autofree char *t = mp_format_seconds (p->seconds);
+      g_autofree char *parts = p->n_partitions ? g_strdup_printf ("%u", p->n_partitions)
+                                               : g_strdup ("-");
+
+      g_string_append_printf (out, "%-18s %12s %12s %7.4f %7.2f%% %6s %10s  %-10s %s\n",
+                              p->planner, arena, plb, mp_plan_ratio (p),
+                              100.0 * mp_plan_fragmentation (p), parts, t,
+                              mp_plan_verdict_sequential (p), mp_plan_verdict_concurrent (p));
+    }
+  for (guint i = 0; i < run->reasons->len; i++)
+    g_string_append_printf (out, "%-18s skipped: %s\n", "", (char *) run->reasons->pdata[i]);
+  for (guint i = 0; i < run->plans->len; i++)
+    {
+      MpPlan          *p = run->plans->pdata[i];
+      g_autofree char *verdict = mp_plan_verdict (p);
+      g_autofree char *other = mp_plan_verdict_other (p);
+
+      if (p->note)
+        g_string_append_printf (out, "%s: %s\n", p->planner, p->note);
+      if (!p->valid)
+        g_string_append_printf (out, "%s: %s\n", p->planner, verdict);
+      if (other)
+        g_string_append_printf (out, "%s: %s\n", p->planner, other);
+    }
+  if (w->parallel)
+    g_string_append (out, "(multistream plans for the concurrent schedule, the others for op "
+                          "order; only a plan invalid under its own schedule fails the run)\n");
+}
+
+int
+mp_cli_plan (int argc, char **argv)
+{
+  g_auto (MpCliPlanning) planning = { NULL };
+  g_auto (MpCliOutput) out = { NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  g_autoptr (MpPlanRun) run = NULL;
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autofree char *text = NULL;
+
+  ctx = g_option_context_new ("FILE — plan a graph (JSON) or usage records (CSV)");
+  g_option_context_set_summary (ctx, "Runs planners on FILE and reports arena, lower bound, ratio, "
+                                     "fragmentation, partitions, planning time and validity per "
+                                     "planner: in op order and, for a graph with ops, when its "
+                                     "streams run concurrently (ops grouped by dependency level, "
+                                     "at most --max-parallel-ops per group). A planner that needs "
+                                     "ops is skipped on usage records. Exit status 1 when a plan "
+                                     "is invalid under the schedule it was made for (op order; "
+                                     "parallel groups for multistream).");
+  mp_cli_add_planning (ctx, &planning, MP_CLI_ALL_PLANNING);
+  mp_cli_add_output (ctx, &out, "table, json, csv");
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out) ||
+      !mp_cli_planning_check (&planning))
+    return MP_EXIT_BAD_INPUT;
+  if (mp_cli_output_is (&out, "csv") && planning.infos->len != 1)
+    {
+      mp_cli_error ("--format csv writes one plan: choose one planner with --planner");
+      return MP_EXIT_BAD_INPUT;
+    }
+
+  if (!(w = mp_cli_open (argv[1], &planning)))
+    return MP_EXIT_BAD_INPUT;
+  if (!(run = mp_cli_run (w, &planning)))
+    return MP_EXIT_FAILED;
+
+  if (mp_cli_output_is (&out, "table"))
+    {
+      GString *s = g_string_new (NULL);
+
+      print_table (s, w, run);
+      text = g_string_free (s, FALSE);
+    }
+  else if (mp_cli_output_is (&out, "json"))
+    {
+      g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+      for (guint i = 0; i < run->skipped->len; i++)
+        g_ptr_array_add (names, (gpointer) ((const MpPlannerInfo *) run->skipped->pdata[i])->name);
+      text = mp_plan_to_json_skipping (w->graph, (MpPlan **) run->plans->pdata, run->plans->len,
+                                       (const char *const *) names->pdata,
+                                       (const char *const *) run->reasons->pdata,
+                                       run->reasons->len);
+    }
+  else
+    {
+      /* the one planner asked for; a trace's "observed" plan is not written */
+      const MpPlannerInfo *wanted = planning.infos->pdata[0];
+      MpPlan              *chosen = mp_plan_run_find (run, wanted->name);
+
+      if (chosen == NULL)
+        {
+          mp_cli_error ("%s", run->reasons->len ? (const char *) run->reasons->pdata[0]
+                                                : "the planner made no plan");
+          return MP_EXIT_BAD_INPUT;
+        }
+      text = mp_plan_to_csv (w->graph, chosen);
+    }
+
+  if (!mp_cli_output (out.output, text, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (!run->all_valid)
+    {
+      for (guint i = 0; i < run->plans->len; i++)
+        {
+          MpPlan          *p = run->plans->pdata[i];
+          g_autofree char *verdict = mp_plan_verdict (p);
+
+          if (!p->valid)
+            mp_cli_error ("%s produced an invalid plan: %s", p->planner, verdict);
+        }
+      return MP_EXIT_FAILED;
+    }
+  return MP_EXIT_OK;
+}

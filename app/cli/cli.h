@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include "memplan-analysis.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses shared by every subcommand. */
+enum
+{
+  MP_EXIT_OK = 0,
+  MP_EXIT_FAILED = 1,    /* the job ran and found a problem (invalid plan, regression) */
+  MP_EXIT_BAD_INPUT = 2, /* unreadable or malformed input, bad usage */
+  MP_EXIT_UNAVAILABLE = 3, /* exec: the backend asked for cannot run here, or failed */
+};
+
+typedef struct
+{
+  const char *name;
+  const char *summary;
+  int (*run) (int argc, char **argv);
+} MpCliCommand;
+
+int  mp_cli_plan     (int argc, char **argv);
+int  mp_cli_validate (int argc, char **argv);
+int  mp_cli_bench    (int argc, char **argv);
+int  mp_cli_gen      (int argc, char **argv);
+int  mp_cli_import   (int argc, char **argv);
+int  mp_cli_suite    (int argc, char **argv);
+int  mp_cli_compare  (int argc, char **argv);
+int  mp_cli_exec     (int argc, char **argv);
+int  mp_cli_render   (int argc, char **argv);
+int  mp_cli_bench_optimal (int argc, char **argv);
+int  mp_cli_explain  (int argc, char **argv);
+
+/* Prints "memplan-cli: message" on stderr. */
+void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);
+/* Parses options; on error or bad positional count prints usage and returns FALSE. */
+gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min_args,
+                       int max_args);
+/* Writes to path atomically, or to stdout when path is NULL or "-". */
+gboolean mp_cli_output (const char *path, const char *contents, GError **error);
+/* The same for bytes that may hold NULs (pictures). */
+gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
+/* mp_cli_output's refusals alone (an input file, a directory), for writers
+ * of their own. */
+gboolean mp_cli_check_output (const char *path, GError **error);
+/* An input named by an option rather than by position (exec --plan), which
+ * -o must not replace either. */
+void     mp_cli_add_input    (const char *path);
+/* --alignment: 0 (the graph's own) or a power of two up to 2^30; says why not. */
+gboolean mp_cli_check_alignment (gint64 alignment);
+/* Parses "--planner a,b" or "all" into planner infos. */
+GPtrArray *mp_cli_planners (char **names, GError **error);
+
+/* The planning options (cli-options.c), by concern. */
+typedef enum
+{
+  MP_CLI_PLANNERS  = 1 << 0, /* --planner */
+  MP_CLI_LIFETIMES = 1 << 1, /* --alignment, --plan-inputs */
+  MP_CLI_SCHEDULE  = 1 << 2, /* --max-parallel-ops */
+  MP_CLI_SEARCH    = 1 << 3, /* --time-budget, --capacity */
+  MP_CLI_DEVICE    = 1 << 4, /* --device */
+  MP_CLI_ALL_PLANNING = 0x1f,
+} MpCliPlanningFlags;
+
+typedef struct
+{
+  const char        *default_planners; /* "a,b"; NULL: all */
+  char             **planner_names;
+  gint64             alignment;
+  gboolean           plan_inputs;
+  gint               max_parallel;
+  gdouble            budget;
+  gint64             capacity;
+  char              *device;
+  GPtrArray         *infos;            /* const MpPlannerInfo *, after the check */
+  /* private */
+  MpCliPlanningFlags flags;
+  char              *planner_help;
+  GArray            *entries;
+  gboolean           progressed;
+} MpCliPlanning;
+
+void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
+                                     MpCliPlanningFlags flags);
+/* After parsing: ranges and planner names; prints why not. */
+gboolean    mp_cli_planning_check   (MpCliPlanning *p);
+void        mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options);
+void        mp_cli_planner_options  (MpCliPlanning *p, MpPlannerOptions *options);
+/* Opens path through the engine; prints the error. */
+MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);
+/* Runs the chosen planners; prints the error. */
+MpPlanRun  *mp_cli_run              (MpWorkload *workload, MpCliPlanning *p);
+void        mp_cli_planning_clear   (MpCliPlanning *p);
+
+typedef struct
+{
+  char       *output;
+  char       *format;
+  /* private */
+  const char *formats;
+  char       *format_help;
+  GArray     *entries;
+} MpCliOutput;
+
+/* -o FILE, and --format when formats ("table, json, csv") is given. */
+void        mp_cli_add_output       (GOptionContext *context, MpCliOutput *o, const char *formats);
+gboolean    mp_cli_output_check     (MpCliOutput *o);
+gboolean    mp_cli_output_is        (const MpCliOutput *o, const char *format);
+void        mp_cli_output_clear     (MpCliOutput *o);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (MpCliPlanning, mp_cli_planning_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (MpCliOutput, mp_cli_output_clear)
+
+G_END_DECLS
