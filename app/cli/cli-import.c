@@ -84,9 +84,8 @@ mp_cli_import (int argc, char **argv)
   g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
-  g_autoptr (MpTrace) trace = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
-  MpLifetimeOptions lopts = { 0 };
+  g_autoptr (MpWorkload) w = NULL;
+  const MpTrace    *trace;
   GOptionEntry      entries[] = {
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "Device to import: cuda:N or cpu (default: "
       "the first CUDA device)", "DEV" },
@@ -110,16 +109,21 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: json, csv)", format);
       return MP_EXIT_BAD_INPUT;
     }
-  if (!(trace = mp_trace_load (argv[1], device, &error)) ||
-      !(lt = mp_lifetimes_compute (trace->graph, &lopts, &error)))
+  if (!(w = mp_workload_open (argv[1], &(MpWorkloadOptions) { .device = device }, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
+  if (!(trace = w->trace))
+    {
+      mp_cli_error ("%s: this is a %s, not a PyTorch profiler trace or memory snapshot", argv[1],
+                    mp_input_format_name (w->format));
+      return MP_EXIT_BAD_INPUT;
+    }
   if (format && g_str_equal (format, "csv"))
-    text = trace_to_csv (trace, trace->graph);
+    text = trace_to_csv (trace, w->graph);
   else
-    text = trace_to_json (trace, trace->graph, lt);
+    text = trace_to_json (trace, w->graph, w->lifetimes);
   if (!mp_cli_output (output, text, &error))
     {
       mp_cli_error ("%s", error->message);

@@ -66,8 +66,9 @@ mp_cli_render_bench (gint n_tensors, gint width, gint height, const MpRenderOpti
                      const char *output)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpInput) input = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  const MpGraph   *graph;
   g_autoptr (MpPlan) plan = NULL;
   g_autoptr (MpRenderIndex) index = NULL;
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
@@ -91,15 +92,15 @@ mp_cli_render_bench (gint n_tensors, gint width, gint height, const MpRenderOpti
   gopts.n_streams = 1;
   gopts.seed = 1;
   text = mp_gen_random (&gopts, TRUE, &length);
-  if (!(graph = mp_graph_parse_csv (text, length, "<generated>", NULL, &error)) ||
-      !(lt = mp_lifetimes_compute (graph, NULL, &error)))
+  if (!(input = mp_input_parse (text, length, "<generated>", NULL, &error)) ||
+      !(w = mp_workload_new (g_steal_pointer (&input->graph), NULL, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_FAILED;
     }
   g_clear_pointer (&text, g_free);
-  if (!(plan = mp_planner_run (mp_planner_lookup ("greedy-by-size"), graph, lt, NULL, NULL,
-                               &error)))
+  graph = w->graph;
+  if (!(plan = mp_workload_plan (w, mp_planner_lookup ("greedy-by-size"), NULL, NULL, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_FAILED;
