@@ -26,6 +26,83 @@ raw_is_digits (MpJsonReader *r)
   return TRUE;
 }
 
+static const char *const top_keys[] = { "format", "name", "description", "alignment", "tensors",
+                                        "ops", NULL };
+static const char *const tensor_keys[] = { "name", "kind", "dtype", "shape", "size", "view_of",
+                                           "offset", NULL };
+static const char *const op_keys[] = { "name", "inputs", "outputs", "stream", "workspace", NULL };
+
+/* Edit distance, for "did you mean": keys are short, so the table is tiny. */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  guint la = strlen (a), lb = strlen (b);
+  guint row[32];
+
+  if (la >= G_N_ELEMENTS (row) || lb >= G_N_ELEMENTS (row))
+    return G_MAXUINT;
+  for (guint j = 0; j <= lb; j++)
+    row[j] = j;
+  for (guint i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+
+      row[0] = i;
+      for (guint j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1),
+                        diag + (g_ascii_tolower (a[i - 1]) != g_ascii_tolower (b[j - 1])));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* Users' own annotations start with "x-": kept out of the way, not refused. */
+static gboolean
+is_extension_key (const char *key)
+{
+  return g_str_has_prefix (key, "x-");
+}
+
+/* Remembers the first key that is neither known nor an extension. */
+static void
+note_unknown_key (GString *bad, const char *key)
+{
+  if (bad->len == 0 && !is_extension_key (key))
+    g_string_assign (bad, key);
+}
+
+/* where: "ops[3]: " or "" for the top level. */
+static void
+set_unknown_key_error (GError **error, const char *path, const char *where, const char *key,
+                       const char *const *known)
+{
+  const char *best = NULL;
+  guint       best_distance = 3; /* at most two edits away */
+  g_autofree char *list = g_strjoinv (", ", (char **) known);
+
+  for (guint i = 0; known[i]; i++)
+    {
+      guint d = edit_distance (key, known[i]);
+
+      if (d < best_distance)
+        {
+          best_distance = d;
+          best = known[i];
+        }
+    }
+  if (best)
+    mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                       "%sunknown key \"%s\" (did you mean \"%s\"?)", where, key, best);
+  else
+    mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                       "%sunknown key \"%s\" (known: %s; your own keys start with \"x-\")",
+                       where, key, list);
+}
+
 /* A view whose base is named before all tensors are known. */
 typedef struct
 {
@@ -50,6 +127,7 @@ typedef struct
   gboolean shape_ok, size_ok, offset_ok, size_too_large;
   guint64  size, offset;
   char    *size_text;
+  GString *bad_key;    /* first unknown key, or empty */
 } TensorFields;
 
 static void
@@ -62,6 +140,7 @@ tensor_fields_reset (TensorFields *f)
   f->shape_ok = f->size_ok = f->offset_ok = TRUE;
   f->size_too_large = FALSE;
   g_clear_pointer (&f->size_text, g_free);
+  g_string_truncate (f->bad_key, 0);
 }
 
 /* Reads one tensor object's members; FALSE only on a syntax error. */
@@ -142,8 +221,12 @@ read_tensor_fields (MpJsonReader *r, TensorFields *f)
           if (r->error)
             return FALSE;
         }
-      else if (!mp_json_reader_skip (r))
-        return FALSE;
+      else
+        {
+          note_unknown_key (f->bad_key, key);
+          if (!mp_json_reader_skip (r))
+            return FALSE;
+        }
     }
   return r->error == NULL;
 }
@@ -343,6 +426,7 @@ typedef struct
   gboolean unknown_is_input;
   gboolean has_stream, stream_ok, has_workspace, workspace_ok;
   guint64  stream, workspace;
+  GString *bad_key;    /* first unknown key, or empty */
 } OpFields;
 
 static void
@@ -356,6 +440,7 @@ op_fields_reset (OpFields *f)
   g_clear_pointer (&f->unknown, g_free);
   f->has_stream = f->has_workspace = FALSE;
   f->stream_ok = f->workspace_ok = TRUE;
+  g_string_truncate (f->bad_key, 0);
 }
 
 static gboolean
@@ -433,8 +518,12 @@ read_op_fields (MpJsonReader *r, const MpGraph *graph, OpFields *f)
           if (!mp_json_reader_u64 (r, &f->workspace, &f->workspace_ok))
             return FALSE;
         }
-      else if (!mp_json_reader_skip (r))
-        return FALSE;
+      else
+        {
+          note_unknown_key (f->bad_key, key);
+          if (!mp_json_reader_skip (r))
+            return FALSE;
+        }
     }
   return r->error == NULL;
 }
@@ -496,7 +585,7 @@ typedef struct
 } Layout;
 
 static gboolean
-scan_layout (MpJsonReader *r, Layout *layout, GError **error)
+scan_layout (MpJsonReader *r, Layout *layout, GString *bad_key, GError **error)
 {
   memset (layout, 0xff, sizeof *layout);
   if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
@@ -529,6 +618,8 @@ scan_layout (MpJsonReader *r, Layout *layout, GError **error)
 
       if (slot)
         *slot = mp_json_reader_tell (r);
+      else if (!g_strv_contains ((const char *const *) top_keys, key))
+        note_unknown_key (bad_key, key);
       mp_json_reader_skip (r);
     }
   if (!mp_json_reader_finish (r))
@@ -558,9 +649,10 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
 {
   g_autoptr (GArray) views = g_array_new (FALSE, FALSE, sizeof (PendingView));
   TensorFields tf = { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
-                      g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)) };
+                      g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)),
+                      .bad_key = g_string_new (NULL) };
   OpFields     of = { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
-                      g_array_new (FALSE, FALSE, sizeof (guint)) };
+                      g_array_new (FALSE, FALSE, sizeof (guint)), .bad_key = g_string_new (NULL) };
   gboolean     ok = TRUE;
   guint        index;
 
@@ -592,11 +684,18 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
           if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
             {
               mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                                 "tensor #%u is not an object", index);
+                                 "tensors[%u] is not an object", index);
+              ok = FALSE;
+            }
+          else if ((ok = read_tensor_fields (r, &tf)) && tf.bad_key->len)
+            {
+              g_autofree char *where = g_strdup_printf ("tensors[%u]: ", index);
+
+              set_unknown_key_error (error, graph->path, where, tf.bad_key->str, tensor_keys);
               ok = FALSE;
             }
           else
-            ok = read_tensor_fields (r, &tf) && build_tensor (graph, &tf, index, views, error);
+            ok = ok && build_tensor (graph, &tf, index, views, error);
         }
     }
   if (ok && !resolve_views (graph, views, error))
@@ -612,11 +711,18 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
           if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
             {
               mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                                 "op #%u has no \"name\"", index);
+                                 "ops[%u] is not an object", index);
+              ok = FALSE;
+            }
+          else if ((ok = read_op_fields (r, graph, &of)) && of.bad_key->len)
+            {
+              g_autofree char *where = g_strdup_printf ("ops[%u]: ", index);
+
+              set_unknown_key_error (error, graph->path, where, of.bad_key->str, op_keys);
               ok = FALSE;
             }
           else
-            ok = read_op_fields (r, graph, &of) && build_op (graph, &of, index, error);
+            ok = ok && build_op (graph, &of, index, error);
         }
     }
 
@@ -634,6 +740,8 @@ out:
   g_string_free (tf.view_of, TRUE);
   g_array_unref (tf.shape);
   g_free (tf.size_text);
+  g_string_free (tf.bad_key, TRUE);
+  g_string_free (of.bad_key, TRUE);
   g_string_free (of.name, TRUE);
   g_array_unref (of.inputs);
   g_array_unref (of.outputs);
@@ -647,6 +755,7 @@ mp_graph_parse_json (const char *data, gsize length, const char *path, GError **
   g_autoptr (MpGraph) graph = NULL;
   g_autofree char *base = NULL;
   g_autofree char *name = NULL;
+  g_autoptr (GString) bad_key = g_string_new (NULL);
   MpJsonReader     r;
   Layout           layout;
   gboolean         ok;
@@ -657,7 +766,7 @@ mp_graph_parse_json (const char *data, gsize length, const char *path, GError **
       return NULL;
     }
   mp_json_reader_init (&r, data, length, path);
-  if (!scan_layout (&r, &layout, error))
+  if (!scan_layout (&r, &layout, bad_key, error))
     {
       mp_json_reader_clear (&r);
       return NULL;
@@ -676,6 +785,12 @@ mp_graph_parse_json (const char *data, gsize length, const char *path, GError **
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
                          "\"format\" is '%s', expected '" GRAPH_FORMAT "'", r.text->str);
+      mp_json_reader_clear (&r);
+      return NULL;
+    }
+  if (bad_key->len)
+    {
+      set_unknown_key_error (error, path, "", bad_key->str, top_keys);
       mp_json_reader_clear (&r);
       return NULL;
     }

@@ -59,6 +59,9 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
   graph->alignment = 1;
   graph->has_ops = FALSE;
   offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* "CSV UTF-8" from a spreadsheet starts with a byte-order mark */
+  if (length >= 3 && memcmp (p, "\xef\xbb\xbf", 3) == 0)
+    p += 3;
 
   while (p < end)
     {

@@ -106,8 +106,21 @@ static const BadInput bad_inputs[] = {
     "bad.json: \"alignment\" must be a power of two from 1 to 2^30, got 48" },
   { "trailing-text", FALSE, "{\"format\": \"memplan.graph/1\"} x",
     "bad.json: not valid JSON: unexpected text after the document at line 1, column 31" },
-  { "deep-nesting", FALSE, "{\"format\": \"memplan.graph/1\", \"extra\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
-    "bad.json: not valid JSON: nesting deeper than 64 levels at line 1, column 103" },
+  { "deep-nesting", FALSE, "{\"format\": \"memplan.graph/1\", \"x-extra\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+    "bad.json: not valid JSON: nesting deeper than 64 levels at line 1, column 105" },
+  /* strict keys: a misspelling is named where it is, with the likely key */
+  { "unknown-top-key", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [], \"opz\": []}",
+    "bad.json: unknown key \"opz\" (did you mean \"ops\"?)" },
+  { "unknown-tensor-key", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"sise\": 4}]}",
+    "bad.json: tensors[0]: unknown key \"sise\" (did you mean \"size\"?)" },
+  { "unknown-op-key", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"a\"]}, {\"name\": \"g\", \"inputs\": [\"a\"], \"output\": [\"a\"]}]}",
+    "bad.json: ops[1]: unknown key \"output\" (did you mean \"outputs\"?)" },
+  { "unknown-key-far", FALSE, "{\"format\": \"memplan.graph/1\", \"comment\": \"hi\"}",
+    "bad.json: unknown key \"comment\" (known: format, name, description, alignment, tensors, ops; your own keys start with \"x-\")" },
+  { "op-not-object", FALSE, "{\"format\": \"memplan.graph/1\", \"ops\": [5]}",
+    "bad.json: ops[0] is not an object" },
+  { "tensor-not-object", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [\"a\"]}",
+    "bad.json: tensors[0] is not an object" },
   { "bad-escape", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\\q\", \"size\": 4}]}",
     "bad.json: not valid JSON: bad escape in a string at line 1, column 54" },
   { "lone-surrogate", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"\\udc00\", \"size\": 4}]}",
@@ -264,10 +277,10 @@ static void
 test_json_order_and_escapes (void)
 {
   const char *text =
-    "{\"ops\": [{\"outputs\": [\"caf\\u00e9\"], \"name\": \"f\", \"meta\": {\"a\": [1, 2.5e3, true, null, {}]}}],"
+    "{\"ops\": [{\"outputs\": [\"caf\\u00e9\"], \"name\": \"f\", \"x-meta\": {\"a\": [1, 2.5e3, true, null, {}]}}],"
     " \"tensors\": [{\"size\": 4, \"name\": \"caf\u00e9\", \"kind\": \"output\"},"
     " {\"name\": \"tab\\there\", \"size\": 1, \"kind\": \"param\"}],"
-    " \"extra\": \"\\ud83d\\ude00\", \"format\": \"memplan.graph/1\"}";
+    " \"x-extra\": \"\\ud83d\\ude00\", \"format\": \"memplan.graph/1\"}";
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = mp_graph_parse_json (text, strlen (text), "order.json", &error);
 
@@ -339,11 +352,59 @@ test_csv_round_trip (void)
     g_assert_cmpuint (offsets[i], ==, plan->offsets[i]);
 }
 
+/* What the one "open any file" path says of a document by its content: a
+ * graph by its format, a trace by its own markers, and what each would need
+ * when it is none of them. */
+static void
+test_input_sniffing (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *message; /* NULL: opens */
+    MpInputFormat format;
+  } cases[] = {
+    { "[1,2,3]", "in.json: not an input memplan reads: a graph is a JSON object with \"format\": "
+      "\"memplan.graph/1\"; a PyTorch profiler trace is a JSON object with \"traceEvents\" (or a "
+      "JSON list of events with \"ph\" and \"ts\"); a memory snapshot is a pickle; usage records "
+      "are a CSV with the header 'id,lower,upper,size'" },
+    { "", "in.json: empty file" },
+    { "  \n", "in.json: empty file" },
+    /* Chrome's bare array of events is a trace, told apart by ph and ts */
+    { "[{\"ph\": \"X\", \"ts\": 1, \"name\": \"a\"}]",
+      "in.json: the trace has no [memory] events: record it with profile_memory=True" },
+    { "{\"traceEvents\": []}",
+      "in.json: the trace has no [memory] events: record it with profile_memory=True" },
+    { "{\"format\": \"memplan.graph/1\", \"name\": \"g\"}", NULL, MP_INPUT_GRAPH_JSON },
+    /* a spreadsheet's byte-order mark before the header */
+    { "\xef\xbb\xbfid,lower,upper,size\na,0,1,8\n", NULL, MP_INPUT_USAGE_CSV },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpInput) input = mp_input_parse (cases[i].text, strlen (cases[i].text), "in.json",
+                                                  NULL, &error);
+
+      if (cases[i].message)
+        {
+          g_assert_null (input);
+          g_assert_cmpstr (error->message, ==, cases[i].message);
+        }
+      else
+        {
+          g_assert_no_error (error);
+          g_assert_cmpint (input->format, ==, cases[i].format);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/graph/teaching", test_teaching_graph);
+  g_test_add_func ("/analysis/input/sniffing", test_input_sniffing);
   g_test_add_func ("/analysis/graph/empty", test_empty_graph);
   g_test_add_func ("/analysis/graph/lifetime-rules", test_lifetime_rules);
   g_test_add_func ("/analysis/graph/csv-round-trip", test_csv_round_trip);
