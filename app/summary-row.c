@@ -7,8 +7,9 @@ struct _MpSummaryRow
 {
   GObject  parent_instance;
   char    *planner;
-  char    *problem;            /* in op order */
-  char    *concurrent_problem; /* when the streams run side by side */
+  char    *verdict;            /* the engine's words (verdict.h) */
+  char    *other;              /* the other schedule's failure, or NULL */
+  char    *proof;              /* an exact search's status, or NULL */
   char    *note;
   guint64  arena;
   guint64  lower_bound;
@@ -16,10 +17,7 @@ struct _MpSummaryRow
   gdouble  fragmentation;
   guint    partitions;
   gdouble  seconds;
-  gboolean valid;              /* under every schedule checked */
-  gboolean sequential_valid;
-  gboolean concurrent_checked;
-  gboolean concurrent_valid;
+  gboolean valid;              /* under the schedule it was made for */
   gboolean proved_optimal;
 };
 
@@ -47,8 +45,9 @@ mp_summary_row_finalize (GObject *object)
   MpSummaryRow *self = MP_SUMMARY_ROW (object);
 
   g_free (self->planner);
-  g_free (self->problem);
-  g_free (self->concurrent_problem);
+  g_free (self->verdict);
+  g_free (self->other);
+  g_free (self->proof);
   g_free (self->note);
   G_OBJECT_CLASS (mp_summary_row_parent_class)->finalize (object);
 }
@@ -123,20 +122,9 @@ mp_summary_row_new (const MpPlan *plan)
   MpSummaryRow *self = g_object_new (MP_TYPE_SUMMARY_ROW, NULL);
 
   self->planner = g_strdup (plan->planner);
-  self->concurrent_checked = plan->concurrent_checked;
-  if (plan->concurrent_checked)
-    {
-      /* mp_plan_check_schedules: both verdicts */
-      self->sequential_valid = plan->sequential_valid;
-      self->problem = g_strdup (plan->sequential_problem);
-      self->concurrent_valid = plan->concurrent_valid;
-      self->concurrent_problem = g_strdup (plan->concurrent_problem);
-    }
-  else
-    {
-      self->sequential_valid = plan->valid;
-      self->problem = g_strdup (plan->problem);
-    }
+  self->verdict = mp_plan_verdict (plan);
+  self->other = mp_plan_verdict_other (plan);
+  self->proof = mp_plan_proof (plan);
   self->note = g_strdup (plan->note);
   self->arena = plan->arena;
   self->lower_bound = plan->lower_bound;
@@ -144,7 +132,7 @@ mp_summary_row_new (const MpPlan *plan)
   self->fragmentation = mp_plan_fragmentation (plan);
   self->partitions = plan->n_partitions;
   self->seconds = plan->seconds;
-  self->valid = self->sequential_valid && (!self->concurrent_checked || self->concurrent_valid);
+  self->valid = plan->valid;
   self->proved_optimal = plan->proved_optimal;
   return self;
 }
@@ -178,9 +166,9 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
     return mp_format_seconds (self->seconds);
   if (g_str_equal (column, "valid"))
     {
-      if (!self->sequential_valid)
-        return g_strdup_printf ("INVALID: %s", self->problem ? self->problem : "?");
-      return g_strdup (self->valid ? "valid" : "NO (concurrent)");
+      if (self->proof && self->valid)
+        return g_strdup_printf ("%s; %s", self->verdict, self->proof);
+      return g_strdup (self->verdict);
     }
   g_return_val_if_reached (NULL);
 }
@@ -188,17 +176,15 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
 char *
 mp_summary_row_describe_validity (MpSummaryRow *self)
 {
-  g_autofree char *order = NULL;
+  GString *s;
 
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
 
-  order = self->sequential_valid
-            ? g_strdup ("Valid in op order.")
-            : g_strdup_printf ("INVALID in op order: %s", self->problem ? self->problem : "?");
-  if (!self->concurrent_checked)
-    return g_steal_pointer (&order);
-  if (self->concurrent_valid)
-    return g_strdup_printf ("%s\nValid when the streams run concurrently.", order);
-  return g_strdup_printf ("%s\nINVALID when the streams run concurrently: %s", order,
-                          self->concurrent_problem ? self->concurrent_problem : "?");
+  s = g_string_new (self->verdict);
+  s->str[0] = g_ascii_toupper (s->str[0]);
+  if (self->other)
+    g_string_append_printf (s, "\n%c%s", g_ascii_toupper (self->other[0]), self->other + 1);
+  if (self->proof)
+    g_string_append_printf (s, "\n%c%s.", g_ascii_toupper (self->proof[0]), self->proof + 1);
+  return g_string_free (s, FALSE);
 }

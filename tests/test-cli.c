@@ -144,6 +144,42 @@ test_help_everywhere (void)
     }
 }
 
+/* A trace's observed plan is judged like every plan: its row says "yes" in
+ * op order and nothing prints "(null)". The optimal planner says whether it
+ * proved its arena, in the table and in the JSON. */
+static void
+test_observed_and_proof (void)
+{
+  g_autofree char *snapshot = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                                "snapshot.pickle", NULL);
+  g_autofree char *teaching = test_data_path ("teaching.json");
+  g_autofree char *out = NULL, *err = NULL, *json = NULL, *err2 = NULL;
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", snapshot, "-p", "greedy-by-size", NULL), ==,
+                   0);
+  g_assert_nonnull (strstr (out, "\nobserved               1.50 KiB     1.50 KiB  1.0000    0.00%"
+                                 "      -      0 µs  yes        n/a\n"));
+  g_assert_null (strstr (out, "(null)"));
+  g_assert_null (strstr (out, "INVALID"));
+
+  g_assert_cmpint (test_run_cli (&json, &err2, "plan", teaching, "-p", "optimal", "-f", "json",
+                                 NULL), ==, 0);
+  g_assert_nonnull (strstr (json, "\"proven_optimal\": true"));
+  g_assert_nonnull (strstr (json, "\"proof\": \"proved optimal\""));
+
+  /* MiniMalloc's D is not proved in a fraction of a second */
+  {
+    g_autofree char *d = test_data_path ("minimalloc/D.1048576.csv");
+    g_autofree char *out3 = NULL, *err3 = NULL;
+
+    g_assert_cmpint (test_run_cli (&out3, &err3, "plan", d, "-p", "optimal", "--time-budget",
+                                   "0.3", "-f", "json", NULL), ==, 0);
+    g_assert_nonnull (strstr (out3, "\"proven_optimal\": false"));
+    g_assert_nonnull (strstr (out3, "\"proof\": \"not proved: best found, "));
+    g_assert_nonnull (strstr (out3, "% above the lower bound after "));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -154,5 +190,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/plan/bad-input", test_bad_input_exit_2);
   g_test_add_func ("/cli/help", test_help_everywhere);
   g_test_add_func ("/cli/plan/csv-of-trace", test_csv_of_trace);
+  g_test_add_func ("/cli/plan/observed-and-proof", test_observed_and_proof);
   return g_test_run ();
 }
