@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
-cli="$build/app/memplan-cli"
+cli="$build/app/cli/memplan-cli"
 [ -x "$cli" ] || { echo "bench: build first ($cli is missing)" >&2; exit 2; }
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
