@@ -85,7 +85,7 @@ mp_cli_planning_check (MpCliPlanning *p)
       mp_cli_error ("--capacity must not be negative");
       return FALSE;
     }
-  if (p->flags & MP_CLI_PLANNERS)
+  if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
       if (p->planner_names == NULL && p->default_planners)
         p->planner_names = g_strsplit (p->default_planners, ",", -1);

@@ -7,43 +7,25 @@
 int
 mp_cli_suite (int argc, char **argv)
 {
-  g_auto (GStrv) planner_names = NULL;
-  g_autofree char *output = NULL;
+  g_auto (MpCliPlanning) planning = { NULL };
+  g_auto (MpCliOutput) out = { NULL };
   g_autofree char *plans_dir = NULL;
   g_autofree char *relative_to = NULL;
   g_autofree char *text = NULL;
-  gint64           alignment = 0;
-  gboolean         plan_inputs = FALSE, keep_going = FALSE;
-  gint             max_parallel = 0;
-  gdouble          budget = 0;
+  gboolean         keep_going = FALSE;
+  const char      *output;
   guint            n_planned = 0, n_failed = 0, n_invalid = 0;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) infos = NULL;
+  GPtrArray       *infos;
   g_autoptr (GPtrArray) files = NULL;
   g_autoptr (MpReport) report = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
-  g_autofree char *names = mp_planner_names (", ");
-  g_autofree char *planner_help = g_strdup_printf ("Planner to run, repeatable or comma-separated: "
-                                                   "%s, or all (default: all but optimal, whose "
-                                                   "result depends on its time budget)", names);
   MpSuiteOptions   options = { 0 };
   GOptionEntry     entries[] = {
-    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the report to FILE "
-      "instead of standard output (atomically; an existing FILE is replaced, an input never)",
-      "FILE" },
     { "plans", 0, 0, G_OPTION_ARG_FILENAME, &plans_dir, "Also write every graph's plans "
       "(memplan.plan/1) into folder DIR, named in the report", "DIR" },
     { "keep-going", 'k', 0, G_OPTION_ARG_NONE, &keep_going, "Record a graph that fails to load "
       "in the report and go on (exit 1) instead of stopping (exit 2)", NULL },
-    { "alignment", 'a', 0, G_OPTION_ARG_INT64, &alignment, "Round sizes up to N bytes (a power "
-      "of two; default: each graph's own)", "N" },
-    { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &plan_inputs, "Place graph inputs in the arena "
-      "too", NULL },
-    { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "multistream: at most N ops "
-      "per parallel group (default: unlimited)", "N" },
-    { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "optimal: give up the proof after S "
-      "seconds (default 10)", "S" },
     { NULL }
   };
 
@@ -58,24 +40,19 @@ mp_cli_suite (int argc, char **argv)
                                          "plan, a failed planner or (with --keep-going) a graph "
                                          "that did not load; 2 bad usage or a graph that did not "
                                          "load (no report is written).");
+  planning.default_planners = "all but optimal, whose result depends on its time budget";
+  mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_LIFETIMES | MP_CLI_SCHEDULE |
+                                         MP_CLI_SEARCH);
+  mp_cli_add_output (ctx, &out, NULL);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
     return MP_EXIT_BAD_INPUT;
-
-  if (!mp_cli_check_alignment (alignment))
+  if (planning.planner_names == NULL)
+    planning.infos = mp_suite_default_planners ();
+  if (!mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
-  if (max_parallel < 0 || budget < 0)
-    {
-      mp_cli_error ("--max-parallel-ops and --time-budget must not be negative");
-      return MP_EXIT_BAD_INPUT;
-    }
-  if (planner_names == NULL)
-    infos = mp_suite_default_planners ();
-  else if (!(infos = mp_cli_planners (planner_names, &error)))
-    {
-      mp_cli_error ("%s", error->message);
-      return MP_EXIT_BAD_INPUT;
-    }
+  infos = planning.infos;
+  output = out.output;
   if (!(files = mp_suite_collect (argv + 1, &error)))
     {
       mp_cli_error ("%s", error->message);
@@ -86,10 +63,11 @@ mp_cli_suite (int argc, char **argv)
   if (output && !g_str_equal (output, "-"))
     relative_to = g_path_get_dirname (output);
   options.planners = infos;
-  options.lifetimes.alignment = alignment;
-  options.lifetimes.plan_inputs = plan_inputs;
-  options.planner.max_parallel_ops = max_parallel;
-  options.planner.time_budget = budget;
+  options.lifetimes.alignment = planning.alignment;
+  options.lifetimes.plan_inputs = planning.plan_inputs;
+  options.planner.max_parallel_ops = planning.max_parallel;
+  options.planner.time_budget = planning.budget;
+  options.planner.capacity = (guint64) planning.capacity;
   options.keep_going = keep_going;
   options.plans_dir = plans_dir;
   options.relative_to = relative_to;
