@@ -5,9 +5,42 @@
 
 #include "gen.h"
 
+gboolean
+mp_gen_lifetimes_from_string (const char *name, MpGenLifetimes *lifetimes)
+{
+  static const char *const names[] = { "random", "long", "staircase" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_strcmp0 (name, names[i]) == 0)
+      {
+        *lifetimes = (MpGenLifetimes) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Tensor i's span in steps after its own op. */
+static guint
+draw_span (GRand *rand, MpGenLifetimes shape, gdouble long_share, guint n)
+{
+  switch (shape)
+    {
+    case MP_GEN_LIFETIMES_LONG:
+      return g_rand_int_range (rand, 0, (gint32) MIN (n, G_MAXINT32));
+    case MP_GEN_LIFETIMES_STAIRCASE:
+      return n;
+    case MP_GEN_LIFETIMES_RANDOM:
+    default:
+      if (g_rand_double (rand) < long_share)
+        return g_rand_int_range (rand, 200, 60000);
+      return 1 + (g_rand_double (rand) < 0.7 ? 0 : g_rand_int_range (rand, 1, 3));
+    }
+}
+
 char *
 mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length)
 {
+  static const char *const shape_suffix[] = { "", "-long", "-staircase" };
   guint              n = options->n_tensors;
   guint              streams = MAX (options->n_streams, 1);
   gdouble            long_share = options->long_share > 0 ? options->long_share : 0.05;
@@ -21,13 +54,9 @@ mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length)
 
   for (guint i = 0; i < n; i++)
     {
-      guint   span;
+      guint   span = draw_span (rand, options->lifetimes, long_share, n);
       gdouble mantissa;
 
-      if (g_rand_double (rand) < long_share)
-        span = g_rand_int_range (rand, 200, 60000);
-      else
-        span = 1 + (g_rand_double (rand) < 0.7 ? 0 : g_rand_int_range (rand, 1, 3));
       last[i] = (guint) MIN ((guint64) i + span, (guint64) n - 1);
       /* log-uniform from 1 KiB to 4 MiB, like activations of small and large
        * layers; two statements, since C leaves the order of calls within one
@@ -62,9 +91,9 @@ mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length)
       readers[n_readers[last[i]] + fill[last[i]]++] = i;
 
   g_string_append_printf (s, "{\"format\":\"memplan.graph/1\",\"name\":\"random-%u-s%u-seed%"
-                          G_GUINT64_FORMAT "\",\"alignment\":64,\n\"tensors\":[\n"
+                          G_GUINT64_FORMAT "%s\",\"alignment\":64,\n\"tensors\":[\n"
                           "{\"name\":\"x\",\"size\":4096,\"kind\":\"input\"}",
-                          n, streams, options->seed);
+                          n, streams, options->seed, shape_suffix[options->lifetimes]);
   for (guint i = 0; i < n; i++)
     g_string_append_printf (s, ",\n{\"name\":\"t%u\",\"size\":%" G_GUINT64_FORMAT "%s}", i,
                             size[i], i + 1 == n ? ",\"kind\":\"output\"" : "");

@@ -5,13 +5,26 @@
 
 G_BEGIN_DECLS
 
+/* The shape of the random lifetimes; each makes a different planner work
+ * hard (README, Speed). */
+typedef enum
+{
+  MP_GEN_LIFETIMES_RANDOM,    /* mostly short, a few long (skip connections) */
+  MP_GEN_LIFETIMES_LONG,      /* length uniform up to the whole run: ~n/2 live at the end */
+  MP_GEN_LIFETIMES_STAIRCASE, /* each tensor lives from its op to the end: all live at last */
+} MpGenLifetimes;
+
 typedef struct
 {
   guint   n_tensors;  /* one op per tensor */
   guint   n_streams;  /* ops spread round-robin in chunks over streams */
   guint64 seed;
   gdouble long_share; /* share of long-lived tensors (default 0.05) */
+  MpGenLifetimes lifetimes;
 } MpGenRandomOptions;
+
+/* "random", "long" or "staircase"; FALSE for anything else. */
+gboolean mp_gen_lifetimes_from_string (const char *name, MpGenLifetimes *lifetimes);
 
 /* A random graph with realistic lifetimes: most tensors are read by the next
  * one to three ops, a few live for thousands of steps (skip connections,

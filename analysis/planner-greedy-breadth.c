@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
-#include <stdlib.h>
-
 #include "planner-private.h"
 
 /* Pisarchyk & Lee's greedy by breadth: an op's breadth is the sum of the
@@ -10,23 +8,7 @@
  * are visited by decreasing breadth (ties in op order); each places its
  * tensors not yet placed, largest first (ties in first appearance), with the
  * best-fit rule of greedy by size. Building the order is linear in the op
- * arguments plus the sorts; the placement is mp_place_best_fit's. */
-
-typedef struct
-{
-  guint64 key;
-  guint   index;
-} SortKey;
-
-static int
-cmp_key_desc (const void *pa, const void *pb)
-{
-  const SortKey *a = pa, *b = pb;
-
-  if (a->key != b->key)
-    return a->key < b->key ? 1 : -1;
-  return (a->index > b->index) - (a->index < b->index);
-}
+ * arguments plus the sorts; the placement is mp_place_in_order's. */
 
 static inline guint
 op_arg (const MpOp *op, guint k)
@@ -37,7 +19,7 @@ op_arg (const MpOp *op, guint k)
 /* Tracing only: the op whose visit placed each tensor, found by walking the
  * sorted ops again (the trace's steps are in placement order). */
 static void
-trace_ops (MpPlanTrace *trace, const SortKey *ops, guint n_ops, const MpGraph *graph,
+trace_ops (MpPlanTrace *trace, const MpOrderKey *ops, guint n_ops, const MpGraph *graph,
            const MpLifetimes *lifetimes, guint n)
 {
   g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
@@ -70,11 +52,11 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
 {
   g_autoptr (MpPlan)  plan = mp_plan_new ("greedy-by-breadth", lifetimes);
   guint               n = plan->n_records, n_ops = graph->n_ops, n_order = 0;
-  g_autofree SortKey *ops = g_new (SortKey, MAX (n_ops, 1));
+  g_autofree MpOrderKey *ops = g_new (MpOrderKey, MAX (n_ops, 1));
   g_autofree guint   *seen = g_new (guint, MAX (n, 1)); /* op + 1 that last counted it */
   g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
   g_autofree guint   *order = g_new (guint, MAX (n, 1));
-  g_autoptr (GArray) local = g_array_new (FALSE, FALSE, sizeof (SortKey));
+  g_autoptr (GArray) local = g_array_new (FALSE, FALSE, sizeof (MpOrderKey));
 
   for (guint i = 0; i < n; i++)
     seen[i] = 0;
@@ -82,8 +64,7 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
     {
       const MpOp *op = &graph->ops[o];
 
-      ops[o].key = 0;
-      ops[o].index = o;
+      ops[o] = (MpOrderKey) { 0, 0, o };
       for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
         {
           gint r = lifetimes->record_of[op_arg (op, k)];
@@ -94,7 +75,7 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
           ops[o].key += plan->records[r].size;
         }
     }
-  qsort (ops, n_ops, sizeof (SortKey), cmp_key_desc);
+  mp_order_sort (ops, n_ops);
 
   for (guint i = 0; i < n_ops; i++)
     {
@@ -104,18 +85,17 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
       for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
         {
           gint    r = lifetimes->record_of[op_arg (op, k)];
-          SortKey key;
+          MpOrderKey key;
 
           if (r < 0 || queued[r])
             continue;
           queued[r] = TRUE;
-          key.key = plan->records[r].size;
-          key.index = r;
+          key = (MpOrderKey) { plan->records[r].size, 0, r };
           g_array_append_val (local, key);
         }
-      qsort (local->data, local->len, sizeof (SortKey), cmp_key_desc);
+      mp_order_sort ((MpOrderKey *) local->data, local->len);
       for (guint k = 0; k < local->len; k++)
-        order[n_order++] = g_array_index (local, SortKey, k).index;
+        order[n_order++] = g_array_index (local, MpOrderKey, k).index;
     }
   /* every record comes from an op; keep any other in record order all the same */
   for (guint r = 0; r < n; r++)
@@ -123,8 +103,8 @@ mp_planner_greedy_by_breadth (const MpGraph *graph, const MpLifetimes *lifetimes
       order[n_order++] = r;
   g_assert (n_order == n);
 
-  if (!mp_place_best_fit (plan->records, n, plan->n_steps, order, plan->offsets, options->trace,
-                          cancellable, error))
+  if (!mp_place_in_order (plan->records, n, plan->n_steps, order, MP_PLACE_BEST_FIT,
+                          plan->offsets, options->trace, cancellable, error))
     return NULL;
   if (G_UNLIKELY (options->trace))
     trace_ops (options->trace, ops, n_ops, graph, lifetimes, n);

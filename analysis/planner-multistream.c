@@ -27,8 +27,8 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->parallel = TRUE;
   plan->max_parallel_ops = options->max_parallel_ops;
   mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
-  if (!mp_place_best_fit (plan->records, plan->n_records, plan->n_steps, order, plan->offsets,
-                          options->trace, cancellable, error))
+  if (!mp_place_in_order (plan->records, plan->n_records, plan->n_steps, order,
+                          MP_PLACE_BEST_FIT, plan->offsets, options->trace, cancellable, error))
     return NULL;
   if (options->max_parallel_ops)
     plan->note = g_strdup_printf ("%u ops in %u parallel groups over %u levels, at most %u ops "

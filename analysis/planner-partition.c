@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
-#include <stdlib.h>
-
 #include "plan-io.h"
 #include "planner-private.h"
 #include "time-index.h"
@@ -19,22 +17,6 @@
  * address [p, p + 1) of a time index, so the partitions busy during a
  * lifetime come back as a sorted span union whose gaps are the free ones,
  * and a max tree over partition weights picks the heaviest of each gap. */
-
-typedef struct
-{
-  guint64 bytes;
-  guint   index;
-} SortKey;
-
-static int
-cmp_bytes_desc (const void *pa, const void *pb)
-{
-  const SortKey *a = pa, *b = pb;
-
-  if (a->bytes != b->bytes)
-    return a->bytes < b->bytes ? 1 : -1;
-  return (a->index > b->index) - (a->index < b->index);
-}
 
 /* Leaves hold partition indices; a node holds its subtree's heaviest
  * partition, the lowest index among equals. */
@@ -90,7 +72,7 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
 {
   g_autoptr (MpPlan)  plan = mp_plan_new ("partition", lifetimes);
   guint               n = plan->n_records, n_parts = 0;
-  g_autofree SortKey *keys = g_new (SortKey, MAX (n, 1));
+  g_autofree MpOrderKey *keys = g_new (MpOrderKey, MAX (n, 1));
   g_autofree guint   *part_of = g_new (guint, MAX (n, 1));
   g_autofree guint64 *part_size = g_new0 (guint64, MAX (n, 1));
   g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (plan->n_steps, 1));
@@ -109,11 +91,8 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
     tree.best[v] = G_MAXUINT;
 
   for (guint i = 0; i < n; i++)
-    {
-      keys[i].bytes = plan->records[i].bytes;
-      keys[i].index = i;
-    }
-  qsort (keys, n, sizeof (SortKey), cmp_bytes_desc);
+    keys[i] = (MpOrderKey) { plan->records[i].bytes, 0, i };
+  mp_order_sort (keys, n);
   mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST,
                        "each joins the heaviest partition none of whose members is live with it "
                        "(the oldest on a tie), else opens a new one; partitions are stacked in "

@@ -7,15 +7,35 @@
 
 G_BEGIN_DECLS
 
+/* Orders (planner-placement.c). A sort key: descending key, then
+ * descending key2, then ascending index (first appearance). */
+typedef struct
+{
+  guint64 key;
+  guint64 key2;
+  guint   index;
+} MpOrderKey;
+
+void    mp_order_sort    (MpOrderKey *keys, guint n);
+/* Sorts keys and returns their indices in that order. */
+guint  *mp_order_from_keys (MpOrderKey *keys, guint n);
 /* Record indices sorted by size, largest first, ties in record order. */
 guint  *mp_order_by_size (const MpUsage *records, guint n);
 
-/* Places records in the given order, each into the smallest gap among the
- * placed records whose lifetimes overlap it (the lowest on a tie), else on
- * top of them. FALSE, and error set, when cancellable was cancelled. */
-gboolean mp_place_best_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                            guint64 *offsets, MpPlanTrace *trace, GCancellable *cancellable,
-                            GError **error);
+typedef enum
+{
+  /* the smallest gap among the placed records whose lifetimes overlap it
+   * that holds it (the lowest on a tie), else on top of them */
+  MP_PLACE_BEST_FIT,
+  /* the lowest such gap that holds it, else on top of them */
+  MP_PLACE_FIRST_FIT,
+} MpPlaceRule;
+
+/* Places records in the given order by the rule. FALSE, and error set,
+ * when cancellable was cancelled. */
+gboolean mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *order,
+                            MpPlaceRule rule, guint64 *offsets, MpPlanTrace *trace,
+                            GCancellable *cancellable, GError **error);
 
 /* Decision recording (planner-trace.c), called only when a trace is asked
  * for. busy: the sorted span union over the record's lifetime. */
@@ -28,6 +48,9 @@ void mp_plan_trace_set_op     (MpPlanTrace *trace, guint k, gint op);
  * whose gaps it records (tests/test-trace-planner.c checks the offsets). */
 guint64 mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record,
                                 const MpUsage *r);
+/* The same for mp_time_index_first_fit. */
+guint64 mp_plan_trace_first_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record,
+                                 const MpUsage *r);
 /* Names the planner's order and placement rule; nothing when trace is NULL. */
 void mp_plan_trace_rules      (MpPlanTrace *trace, const char *order, const char *place);
 
@@ -51,6 +74,8 @@ MpPlan *mp_planner_partition      (const MpGraph *, const MpLifetimes *, const M
 MpPlan *mp_planner_multistream    (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 MpPlan *mp_planner_best_fit       (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
+MpPlan *mp_planner_first_fit      (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 MpPlan *mp_planner_optimal        (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);

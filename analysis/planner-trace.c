@@ -107,7 +107,8 @@ mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset)
 }
 
 static void
-trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, guint64 offset)
+trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, guint64 offset,
+            MpTraceReason in_gap)
 {
   const MpSpan *s = (const MpSpan *) busy->data;
   guint64       prev = 0;
@@ -115,8 +116,7 @@ trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, 
 
   for (guint i = 0; i < busy->len; i++)
     prev = s[i].end;
-  step = push_step (trace, record, offset == prev ? MP_TRACE_ON_TOP : MP_TRACE_SMALLEST_GAP,
-                    offset);
+  step = push_step (trace, record, offset == prev ? MP_TRACE_ON_TOP : in_gap, offset);
   step->top = prev;
   prev = 0;
   for (guint i = 0; i < busy->len; i++)
@@ -385,7 +385,8 @@ explain_gap (GString *s, const MpPlan *plan, const MpTraceStep *step)
   if (step->n_fitting == 1)
     g_string_append_printf (s, "1%s gap%s fits, at %s", of, *of ? "s" : "", at);
   else
-    g_string_append_printf (s, "%u%s gaps fit; the smallest, at %s,", step->n_fitting, of, at);
+    g_string_append_printf (s, "%u%s gaps fit; the %s, at %s,", step->n_fitting, of,
+                            step->reason == MP_TRACE_LOWEST_GAP ? "lowest" : "smallest", at);
   if (step->gap == plan->records[step->record].size)
     g_string_append (s, step->n_fitting == 1 ? ", exactly" : " fits exactly");
   else
@@ -485,6 +486,7 @@ mp_plan_trace_explain_step (const MpPlanTrace *trace, const MpGraph *graph, cons
       }
       break;
     case MP_TRACE_SMALLEST_GAP:
+    case MP_TRACE_LOWEST_GAP:
       explain_gap (s, plan, step);
       break;
     case MP_TRACE_ON_TOP:
@@ -571,15 +573,30 @@ mp_plan_trace_rules (MpPlanTrace *trace, const char *order, const char *place)
   trace->place_rule = place;
 }
 
-guint64
-mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+static guint64
+trace_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r,
+           gboolean first_fit)
 {
   guint64 offset;
 
   if (trace->busy == NULL)
     trace->busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   mp_time_index_busy (index, r->first, r->last, trace->busy);
-  offset = mp_spans_best_fit (trace->busy, r->size);
-  trace_gaps (trace, record, trace->busy, r->size, offset);
+  offset = first_fit ? mp_spans_first_fit (trace->busy, r->size)
+                     : mp_spans_best_fit (trace->busy, r->size);
+  trace_gaps (trace, record, trace->busy, r->size, offset,
+              first_fit ? MP_TRACE_LOWEST_GAP : MP_TRACE_SMALLEST_GAP);
   return offset;
+}
+
+guint64
+mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+{
+  return trace_fit (trace, index, record, r, FALSE);
+}
+
+guint64
+mp_plan_trace_first_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+{
+  return trace_fit (trace, index, record, r, TRUE);
 }

@@ -26,6 +26,7 @@ typedef enum
   MP_TRACE_ON_TOP,           /* no gap fits: on top of the tensors that overlap it */
   MP_TRACE_NEW_PARTITION,    /* every open partition has an overlapping member */
   MP_TRACE_JOINED_PARTITION, /* the heaviest partition free over its lifetime */
+  MP_TRACE_LOWEST_GAP,       /* first fit: the lowest gap that fits */
 } MpTraceReason;
 
 /* Gaps: the free address ranges between the placed tensors whose lifetimes

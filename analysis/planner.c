@@ -26,6 +26,10 @@ static const MpPlannerInfo planners[] = {
     "largest first (longer lifetime on a tie), each into the lowest-waste free interval over "
     "its lifetime (XLA heap simulator)",
     FALSE, mp_planner_best_fit },
+  { "first-fit", "First fit",
+    "largest first, each at the lowest offset where it fits among lifetime-overlapping tensors "
+    "(TensorFlow Lite Micro's greedy planner)",
+    FALSE, mp_planner_first_fit },
   { "optimal", "Optimal (exact search)",
     "branch and bound over canonical placements with a time budget: proves the plan optimal "
     "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",

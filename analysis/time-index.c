@@ -672,6 +672,39 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
 }
 
 guint64
+mp_time_index_first_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
+{
+  guint64 prev = 0;
+  Merger  m;
+  MpSpan  s;
+
+  /* the union in address order up to the first gap that holds size */
+  merger_init (&m, index->cursors, gather (index, first, last));
+  while (merger_next (&m, &s))
+    {
+      if (s.start - prev >= size)
+        return prev;
+      prev = s.end;
+    }
+  return prev;
+}
+
+guint64
+mp_spans_first_fit (const GArray *busy, guint64 size)
+{
+  const MpSpan *s = (const MpSpan *) busy->data;
+  guint64       prev = 0;
+
+  for (guint i = 0; i < busy->len; i++)
+    {
+      if (s[i].start - prev >= size)
+        return prev;
+      prev = s[i].end;
+    }
+  return prev;
+}
+
+guint64
 mp_spans_best_fit (const GArray *busy, guint64 size)
 {
   const MpSpan *s = (const MpSpan *) busy->data;

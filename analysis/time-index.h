@@ -40,6 +40,17 @@ guint64      mp_time_index_best_fit (MpTimeIndex *index,
                                      guint        last,
                                      guint64      size);
 
+/* mp_spans_first_fit over what is busy in [first, last]: walks the union
+ * only up to the first gap that holds size. */
+guint64      mp_time_index_first_fit (MpTimeIndex *index,
+                                      guint        first,
+                                      guint        last,
+                                      guint64      size);
+
+/* Start of the lowest gap of busy that holds size, else the top of busy
+ * (TensorFlow Lite Micro's rule). */
+guint64      mp_spans_first_fit   (const GArray *busy, guint64 size);
+
 /* Lowest offset of the smallest gap of busy that holds size, else the top
  * of busy (greedy-by-size's rule). */
 guint64      mp_spans_best_fit    (const GArray *busy, guint64 size);

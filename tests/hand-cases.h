@@ -17,3 +17,11 @@ static const TestRecord case3[] = { { 32, 0, 1 }, { 28, 1, 4 }, { 36, 2, 5 }, { 
                                     { 8, 4, 5 },  { 64, 5, 7 }, { 10, 6, 8 }, { 40, 7, 8 } };
 static const TestRecord case4[] = { { 56, 1, 1 }, { 40, 0, 1 }, { 64, 1, 1 }, { 152, 0, 0 },
                                     { 20, 1, 1 } };
+
+/* Five buffers where every heuristic, first-fit included, stops at 17 MiB
+ * and only the exact search reaches the lower bound, 16 MiB (live at step
+ * 0: 5 + 5 + 2 + 4). */
+#define MIB (G_GUINT64_CONSTANT (1) << 20)
+static const TestRecord search_only[] = { { 6 * MIB, 1, 2 }, { 5 * MIB, 0, 0 },
+                                          { 5 * MIB, 0, 1 }, { 2 * MIB, 0, 2 },
+                                          { 4 * MIB, 0, 0 } };

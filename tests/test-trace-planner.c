@@ -600,8 +600,7 @@ test_teaching_graphs (void)
 static void
 test_optimal_summary (void)
 {
-  g_autofree char *path = test_data_path ("teaching/only-search.csv");
-  g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
+  g_autoptr (MpGraph) graph = test_graph_from_records (search_only, G_N_ELEMENTS (search_only));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("optimal", graph, lt, trace);
@@ -614,10 +613,10 @@ test_optimal_summary (void)
   last = &g_array_index (trace->search.incumbents, MpSearchIncumbent,
                          trace->search.incumbents->len - 1);
   g_assert_cmpstr (first->source, ==, "greedy-by-size");
-  g_assert_cmpuint (first->arena, ==, 12 * 1048576);
+  g_assert_cmpuint (first->arena, ==, 17 * MIB);
   g_assert_cmpstr (last->source, ==, "search");
   g_assert_cmpuint (last->arena, ==, plan->arena);
-  g_assert_cmpuint (plan->arena, ==, 11 * 1048576);
+  g_assert_cmpuint (plan->arena, ==, 16 * MIB);
   g_assert_cmpuint (trace->search.prunes->len, ==, 4);
   g_assert_cmpuint (trace->search.nodes, >, 0);
   g_assert_true (trace->search.proved);

@@ -46,6 +46,7 @@ mp_cli_bench (int argc, char **argv)
   const MpLifetimes *lt;
   g_autofree char *text = NULL;
   g_autofree char *lb = NULL;
+  g_autofree char *shape = NULL;
   MpGenRandomOptions gopts = { 0 };
   gsize              length;
   gdouble            t0, c0, t_load, t_life, c_load, c_life;
@@ -56,6 +57,8 @@ mp_cli_bench (int argc, char **argv)
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 1)", "K" },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Load usage records (CSV) instead of a graph (JSON)",
       NULL },
+    { "lifetimes", 0, 0, G_OPTION_ARG_STRING, &shape, "Lifetime shape: random (default), long, "
+      "staircase (as in gen random)", "SHAPE" },
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, "Planners to time (default: "
       "naive, greedy-by-size)", "NAME" },
     { NULL }
@@ -68,6 +71,11 @@ mp_cli_bench (int argc, char **argv)
   if (n_tensors <= 0 || streams <= 0)
     {
       mp_cli_error ("--tensors and --streams must be positive");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (shape && !mp_gen_lifetimes_from_string (shape, &gopts.lifetimes))
+    {
+      mp_cli_error ("unknown lifetime shape '%s' (known: random, long, staircase)", shape);
       return MP_EXIT_BAD_INPUT;
     }
   if (planner_names == NULL)

@@ -10,6 +10,7 @@ mp_cli_gen (int argc, char **argv)
   gint64           seed = 1;
   gboolean         training = FALSE, csv = FALSE;
   g_autofree char *dtype_name = NULL;
+  g_autofree char *shape = NULL;
   g_autofree char *output = NULL;
   g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;
@@ -32,6 +33,9 @@ mp_cli_gen (int argc, char **argv)
     { "streams", 's', 0, G_OPTION_ARG_INT, &streams, "random: streams (default 1)", "S" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "random: seed (default 1)", "K" },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "random: write usage records (CSV)", NULL },
+    { "lifetimes", 0, 0, G_OPTION_ARG_STRING, &shape, "random: lifetime shape: random "
+      "(default; mostly short), long (uniform up to the whole run), staircase (each to the "
+      "end)", "SHAPE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
@@ -56,9 +60,14 @@ mp_cli_gen (int argc, char **argv)
       mp_cli_error ("unknown dtype '%s' (known: f32, f16, bf16)", dtype_name);
       return MP_EXIT_BAD_INPUT;
     }
-  if (csv && !g_str_equal (argv[1], "random"))
+  if ((csv || shape) && !g_str_equal (argv[1], "random"))
     {
-      mp_cli_error ("--csv is for the random model only");
+      mp_cli_error ("--csv and --lifetimes are for the random model only");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (shape && !mp_gen_lifetimes_from_string (shape, &o.random.lifetimes))
+    {
+      mp_cli_error ("unknown lifetime shape '%s' (known: random, long, staircase)", shape);
       return MP_EXIT_BAD_INPUT;
     }
 
