@@ -2,18 +2,11 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include <stdio.h>
-#include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "color-scheme.h"
-#include "frame-bench.h"
 #include "memplan-application.h"
 #include "memplan-window.h"
-#include "plan-view.h"
-#include "step-through.h"
-#include "widget-shot.h"
-#include "window-export.h"
+#include "scripted-run.h"
 
 struct _MpApplication
 {
@@ -21,32 +14,15 @@ struct _MpApplication
 
   /* command-line options for the first window */
   GStrv          planners;
-  char          *screenshot;
-  char          *select;
-  char          *hover;
   char          *color_by;
   char          *theme;
-  gint           cursor;
-  gint           width;
-  gint           height;
   gboolean       shared_scale;
-  gboolean       show_live;
-  gboolean       benchmark;
-  gint           bench_tensors;
-  char          *bench_file;  /* the generated graph, removed at exit */
-  gint64         started;     /* µs, when the command line was read */
-  gint           status;
-  char          *step_through; /* teaching mode for this planner once planned */
-  gint           step;         /* at this decision (from 1) */
+  MpScriptedRun  run;          /* what happens once it has planned */
 };
 
 G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
 
-/* Frames to let pass after planning before a screenshot, so layout and the
- * plan panes have settled. */
-#define SCREENSHOT_FRAMES 3
-/* --benchmark: frames of pan and zoom to time, and the default graph size. */
-#define BENCH_FRAMES  240
+/* --benchmark: the generated graph's size. */
 #define BENCH_TENSORS 100000
 
 char *
@@ -62,194 +38,6 @@ mp_application_default_graph (void)
   return g_build_filename (MEMPLAN_SOURCE_DATADIR, "default.json", NULL);
 }
 
-/* --hover: where a tensor is, in the window's surface coordinates, so a
- * script can move the X pointer there and photograph the real tooltip. */
-static void
-print_hover_point (MpWindow *window, const char *name)
-{
-  GPtrArray       *views = mp_window_get_plan_views (window);
-  MpPlanSet       *set = mp_window_get_plan_set (window);
-  const MpGraph   *graph = set ? mp_plan_set_get_graph (set) : NULL;
-  gint             tensor = graph ? mp_graph_find_tensor (graph, name) : -1;
-  gdouble          sx, sy;
-  graphene_rect_t  r;
-
-  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
-  /* the last pane: its tooltip opens downwards inside the window */
-  for (guint i = views->len; tensor >= 0 && i-- > 0;)
-    if (mp_plan_view_tensor_bounds (views->pdata[i], tensor, &r))
-      {
-        graphene_point_t p;
-
-        if (!gtk_widget_compute_point (views->pdata[i], GTK_WIDGET (window),
-                                       &GRAPHENE_POINT_INIT (r.origin.x + r.size.width / 2,
-                                                             r.origin.y + r.size.height / 2),
-                                       &p))
-          break;
-        printf ("hover %d %d\n", (int) (p.x + sx), (int) (p.y + sy));
-        fflush (stdout);
-        return;
-      }
-  g_printerr ("memplan: --hover: no tensor '%s' drawn in a pane\n", name);
-}
-
-static gboolean
-screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  MpApplication *self = data;
-  guint          frames = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "frames"));
-  g_autoptr (GError) error = NULL;
-
-  g_object_set_data (G_OBJECT (widget), "frames", GUINT_TO_POINTER (frames + 1));
-  if (frames < SCREENSHOT_FRAMES)
-    return G_SOURCE_CONTINUE;
-  if (self->hover)
-    {
-      /* the script photographs the tooltip; the app stays up until killed */
-      print_hover_point (MP_WINDOW (widget), self->hover);
-      return G_SOURCE_REMOVE;
-    }
-  if (!mp_window_screenshot (MP_WINDOW (widget), self->screenshot, &error))
-    {
-      g_printerr ("memplan: %s\n", error->message);
-      self->status = 1;
-    }
-  else if (mp_window_get_error (MP_WINDOW (widget)))
-    /* the picture is written, but the graph did not load: say so */
-    {
-      g_printerr ("memplan: %s\n", mp_window_get_error (MP_WINDOW (widget)));
-      self->status = 2;
-    }
-  g_application_quit (G_APPLICATION (self));
-  return G_SOURCE_REMOVE;
-}
-
-static void
-bench_done (gpointer data)
-{
-  g_application_quit (G_APPLICATION (data));
-}
-
-static gboolean
-bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  MpApplication *self = data;
-
-  /* the second tick after planning: the panes' first frame is painted */
-  if (!g_object_get_data (G_OBJECT (widget), "painted"))
-    {
-      g_object_set_data (G_OBJECT (widget), "painted", GINT_TO_POINTER (1));
-      return G_SOURCE_CONTINUE;
-    }
-  mp_frame_bench_run (MP_WINDOW (widget), BENCH_FRAMES,
-                      (g_get_monotonic_time () - self->started) / 1e6, G_CALLBACK (bench_done),
-                      self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-apply_view_options (MpApplication *self, MpWindow *window)
-{
-  MpViewState *state = mp_window_get_state (window);
-
-  if (self->select && !mp_window_search (window, self->select))
-    g_printerr ("memplan: no tensor or op named '%s'\n", self->select);
-  if (self->cursor >= 0)
-    mp_view_state_set_cursor (state, self->cursor);
-  if (self->show_live)
-    mp_window_show_live_list (window);
-}
-
-/* --step-through with --screenshot: the teaching window is the picture. */
-static gboolean
-step_shot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  MpApplication *self = data;
-  guint          frames = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "frames"));
-  g_autoptr (GError) error = NULL;
-
-  g_object_set_data (G_OBJECT (widget), "frames", GUINT_TO_POINTER (frames + 1));
-  if (frames < SCREENSHOT_FRAMES)
-    return G_SOURCE_CONTINUE;
-  if (!mp_widget_screenshot (widget, self->screenshot, &error))
-    {
-      g_printerr ("memplan: %s\n", error->message);
-      self->status = 1;
-    }
-  g_application_quit (G_APPLICATION (self));
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-open_step_through (MpApplication *self, MpWindow *window)
-{
-  g_autoptr (GError) error = NULL;
-  MpStepThrough *step = NULL;
-
-  if (mp_window_get_plan_set (window))
-    step = mp_step_through_new (GTK_WINDOW (window), mp_window_get_plan_set (window),
-                                self->step_through, &error);
-  if (step == NULL)
-    {
-      g_printerr ("memplan: --step-through: %s\n",
-                  error ? error->message : mp_window_get_error (window));
-      self->status = 2;
-      g_application_quit (G_APPLICATION (self));
-      return FALSE;
-    }
-  if (self->width > 0 && self->height > 0)
-    gtk_window_set_default_size (GTK_WINDOW (step), self->width, self->height);
-  mp_step_through_set_position (step, self->step > 0 ? self->step - 1 : 0);
-  gtk_window_present (GTK_WINDOW (step));
-  if (self->screenshot)
-    gtk_widget_add_tick_callback (GTK_WIDGET (step), step_shot_tick, self, NULL);
-  return TRUE;
-}
-
-static void
-window_busy_changed (MpWindow *window, GParamSpec *pspec, MpApplication *self)
-{
-  if (mp_window_get_busy (window))
-    return;
-  g_signal_handlers_disconnect_by_func (window, window_busy_changed, self);
-  apply_view_options (self, window);
-  if (self->step_through)
-    open_step_through (self, window);
-  else if (self->screenshot || self->hover)
-    gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
-  else if (self->benchmark)
-    {
-      if (mp_window_get_error (window))
-        {
-          g_printerr ("memplan: %s\n", mp_window_get_error (window));
-          self->status = 2;
-          g_application_quit (G_APPLICATION (self));
-          return;
-        }
-      gtk_widget_add_tick_callback (GTK_WIDGET (window), bench_tick, self, NULL);
-    }
-}
-
-/* --benchmark without a file: a generated graph of bench_tensors tensors. */
-static char *
-bench_graph (MpApplication *self, GError **error)
-{
-  MpGenRandomOptions opts = { .n_tensors = self->bench_tensors, .n_streams = 1, .seed = 1 };
-  g_autofree char   *json = NULL;
-  gsize              length;
-  int                fd;
-  g_autofree char   *path = NULL;
-
-  json = mp_gen_random (&opts, FALSE, &length);
-  if ((fd = g_file_open_tmp ("memplan-bench-XXXXXX.json", &path, error)) < 0)
-    return NULL;
-  close (fd);
-  if (!g_file_set_contents (path, json, length, error))
-    return NULL;
-  self->bench_file = g_strdup (path);
-  return g_steal_pointer (&path);
-}
-
 static MpWindow *
 new_window (MpApplication *self)
 {
@@ -258,15 +46,15 @@ new_window (MpApplication *self)
 
   if (first)
     {
-      if (self->width > 0 && self->height > 0)
-        gtk_window_set_default_size (GTK_WINDOW (window), self->width, self->height);
+      if (self->run.width > 0 && self->run.height > 0)
+        gtk_window_set_default_size (GTK_WINDOW (window), self->run.width, self->run.height);
       if (self->color_by)
         g_object_set (window, "color-by", self->color_by, NULL);
       if (self->shared_scale)
         g_object_set (window, "shared-scale", TRUE, NULL);
       if (self->planners)
         mp_window_set_planners (window, (const char * const *) self->planners);
-      g_signal_connect (window, "notify::busy", G_CALLBACK (window_busy_changed), self);
+      mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
   return window;
@@ -280,10 +68,10 @@ mp_application_activate (GApplication *app)
   g_autoptr (GFile) file = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (self->benchmark && !(path = bench_graph (self, &error)))
+  if (self->run.benchmark && !(path = mp_scripted_run_bench_graph (&self->run, &error)))
     {
       g_printerr ("memplan: %s\n", error->message);
-      self->status = 2;
+      self->run.status = 2;
       return;
     }
   if (path == NULL)
@@ -338,54 +126,19 @@ mp_application_startup (GApplication *app)
     { "about", about_action },
     { "quit", quit_action },
   };
-  static const struct
-  {
-    const char *action;
-    const char *accels[4];
-  } accels[] = {
-    { "app.quit", { "<Primary>q", NULL } },
-    { "win.open", { "<Primary>o", NULL } },
-    { "win.reload", { "<Primary>r", "F5", NULL } },
-    { "win.export-view", { "<Primary>e", NULL } },
-    { "win.export-plans", { "<Primary>s", NULL } },
-    { "win.search", { "<Primary>f", NULL } },
-    { "win.step-through", { "<Primary>t", NULL } },
-    { "win.zoom-in", { "<Primary>plus", "<Primary>equal", "<Primary>KP_Add", NULL } },
-    { "win.zoom-out", { "<Primary>minus", "<Primary>KP_Subtract", NULL } },
-    { "win.zoom-fit", { "<Primary>0", "<Primary>KP_0", NULL } },
-    { "win.pan-left", { "<Alt>Left", NULL } },
-    { "win.pan-right", { "<Alt>Right", NULL } },
-    { "win.step-prev", { "<Primary>bracketleft", NULL } },
-    { "win.step-next", { "<Primary>bracketright", NULL } },
-    { "win.clear-selection", { "<Primary><Shift>a", NULL } },
-    { "win.shared-scale", { "<Primary>u", NULL } },
-    { "win.color-by::kind", { "<Primary>1", NULL } },
-    { "win.color-by::op", { "<Primary>2", NULL } },
-    { "win.color-by::stream", { "<Primary>3", NULL } },
-    { "win.color-by::size", { "<Primary>4", NULL } },
-    { "window.close", { "<Primary>w", NULL } },
-  };
+  static const char *quit_accels[] = { "<Primary>q", NULL };
+  static const char *close_accels[] = { "<Primary>w", NULL };
   MpApplication       *self = MP_APPLICATION (app);
   GtkSettings         *settings;
   g_autoptr (GtkCssProvider) provider = NULL;
-  guint                n;
-  const MpPlannerInfo *infos = mp_planners (&n);
 
   G_APPLICATION_CLASS (mp_application_parent_class)->startup (app);
 
   gtk_window_set_default_icon_name (MP_APPLICATION_ID);
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
-  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
-    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
-                                           accels[i].accels);
-  for (guint i = 0; i < n && i < 9; i++)
-    {
-      g_autofree char *action = g_strconcat ("planner.", infos[i].name, NULL);
-      g_autofree char *accel = g_strdup_printf ("<Alt>%u", i + 1);
-      const char      *list[] = { accel, NULL };
-
-      gtk_application_set_accels_for_action (GTK_APPLICATION (app), action, list);
-    }
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "window.close", close_accels);
+  mp_window_add_accels (GTK_APPLICATION (app));
 
   provider = gtk_css_provider_new ();
   gtk_css_provider_load_from_resource (provider, "/org/memplan/Memplan/style.css");
@@ -441,26 +194,26 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
       if (self->planners[0] == NULL)
         g_clear_pointer (&self->planners, g_strfreev);
     }
-  g_variant_dict_lookup (options, "screenshot", "^ay", &self->screenshot);
-  g_variant_dict_lookup (options, "step", "i", &self->step);
-  if (g_variant_dict_lookup (options, "step-through", "s", &self->step_through) &&
-      mp_planner_lookup (self->step_through) == NULL)
+  g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
+  g_variant_dict_lookup (options, "step", "i", &self->run.step);
+  if (g_variant_dict_lookup (options, "step-through", "s", &self->run.step_through) &&
+      mp_planner_lookup (self->run.step_through) == NULL)
     {
       g_autofree char *names = mp_planner_names (", ");
 
-      g_printerr ("memplan: unknown planner '%s' (known: %s)\n", self->step_through, names);
+      g_printerr ("memplan: unknown planner '%s' (known: %s)\n", self->run.step_through, names);
       return 2;
     }
-  g_variant_dict_lookup (options, "select", "s", &self->select);
-  g_variant_dict_lookup (options, "hover", "s", &self->hover);
-  self->show_live = g_variant_dict_contains (options, "show-live");
-  g_variant_dict_lookup (options, "cursor", "i", &self->cursor);
+  g_variant_dict_lookup (options, "select", "s", &self->run.select);
+  g_variant_dict_lookup (options, "hover", "s", &self->run.hover);
+  self->run.show_live = g_variant_dict_contains (options, "show-live");
+  g_variant_dict_lookup (options, "cursor", "i", &self->run.cursor);
   g_variant_dict_lookup (options, "color-by", "s", &self->color_by);
   g_variant_dict_lookup (options, "theme", "s", &self->theme);
   self->shared_scale = g_variant_dict_contains (options, "shared-scale");
-  self->benchmark = g_variant_dict_contains (options, "benchmark");
-  g_variant_dict_lookup (options, "bench-tensors", "i", &self->bench_tensors);
-  if (self->bench_tensors < 1 || self->bench_tensors > 10000000)
+  self->run.benchmark = g_variant_dict_contains (options, "benchmark");
+  g_variant_dict_lookup (options, "bench-tensors", "i", &self->run.bench_tensors);
+  if (self->run.bench_tensors < 1 || self->run.bench_tensors > 10000000)
     {
       g_printerr ("memplan: --bench-tensors must be between 1 and 10000000\n");
       return 2;
@@ -481,8 +234,8 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
       return 2;
     }
   if (g_variant_dict_lookup (options, "size", "&s", &size) &&
-      (sscanf (size, "%dx%d", &self->width, &self->height) != 2 || self->width < 200 ||
-       self->height < 200))
+      (sscanf (size, "%dx%d", &self->run.width, &self->run.height) != 2 || self->run.width < 200 ||
+       self->run.height < 200))
     {
       g_printerr ("memplan: --size must be WIDTHxHEIGHT, at least 200x200\n");
       return 2;
@@ -496,15 +249,9 @@ mp_application_finalize (GObject *object)
   MpApplication *self = MP_APPLICATION (object);
 
   g_strfreev (self->planners);
-  g_free (self->screenshot);
-  g_free (self->select);
-  g_free (self->hover);
   g_free (self->color_by);
   g_free (self->theme);
-  g_free (self->step_through);
-  if (self->bench_file)
-    g_unlink (self->bench_file);
-  g_free (self->bench_file);
+  mp_scripted_run_clear (&self->run);
   G_OBJECT_CLASS (mp_application_parent_class)->finalize (object);
 }
 
@@ -553,9 +300,10 @@ mp_application_init (MpApplication *self)
     { NULL }
   };
 
-  self->cursor = -1;
-  self->bench_tensors = BENCH_TENSORS;
-  self->started = g_get_monotonic_time ();
+  self->run.app = G_APPLICATION (self);
+  self->run.cursor = -1;
+  self->run.bench_tensors = BENCH_TENSORS;
+  self->run.started = g_get_monotonic_time ();
   g_application_add_main_option_entries (G_APPLICATION (self), options);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE…]");
   g_application_set_option_context_summary (G_APPLICATION (self),
@@ -577,5 +325,5 @@ mp_application_new (void)
 int
 mp_application_get_status (MpApplication *self)
 {
-  return self->status;
+  return self->run.status;
 }

@@ -4,61 +4,11 @@
 #include <math.h>
 
 #include "live-list.h"
-#include "memplan-application.h"
-#include "memplan-window.h"
+#include "memplan-window-private.h"
 #include "plan-render.h"
 #include "plan-view.h"
 #include "summary-table.h"
-#include "step-through.h"
 #include "tensor-info.h"
-#include "widget-shot.h"
-#include "window-export.h"
-
-struct _MpWindow
-{
-  GtkApplicationWindow parent_instance;
-
-  /* template children */
-  GtkMenuButton   *planners_button;
-  GtkBox          *planners_box;
-  GtkWidget       *busy_box;
-  GtkSpinner      *spinner;
-  GtkLabel        *busy_label;
-  GtkLabel        *title_label;
-  GtkLabel        *subtitle_label;
-  GtkSearchBar    *search_bar;
-  GtkSearchEntry  *search_entry;
-  GtkLabel        *search_status;
-  GtkInfoBar      *error_bar;
-  GtkLabel        *error_label;
-  GtkInfoBar      *notice_bar;
-  GtkLabel        *notice_label;
-  GtkStack        *stack;
-  GtkLabel        *empty_label;
-  GtkBox          *panes_box;
-  GtkAdjustment   *cursor_adjustment;
-  GtkLabel        *cursor_label;
-  GtkNotebook     *notebook;
-  MpSummaryTable  *summary_table;
-  GtkLabel        *status_label;
-
-  GtkWidget       *live_list;
-  MpViewState     *state;
-  MpPlanSet       *set;
-  GPtrArray       *views;
-  GHashTable      *enabled;        /* planner names (static strings) */
-  GSimpleActionGroup *planner_actions;
-
-  GFile           *file;
-  GFileMonitor    *monitor;
-  guint            reload_source;
-  GCancellable    *cancellable;
-  guint            generation;     /* of the newest build; older results are dropped */
-  gboolean         reloading;
-  gint             search_from;
-  gboolean         syncing_cursor;
-  gboolean         new_graph;      /* the running build loads a file */
-};
 
 G_DEFINE_FINAL_TYPE (MpWindow, mp_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -75,7 +25,6 @@ static GParamSpec *properties[N_PROPS];
 
 /* The monitor fires several times for one save: wait for quiet. */
 #define RELOAD_DELAY_MS 300
-#define ZOOM_FACTOR     1.5
 
 typedef struct
 {
@@ -197,28 +146,6 @@ cursor_adjustment_changed (MpWindow *self)
   if (!self->syncing_cursor)
     mp_view_state_set_cursor (self->state, (gint) lround (gtk_adjustment_get_value (
                                              self->cursor_adjustment)));
-}
-
-/* Teaching mode for the plan the live list shows (the pane or summary row
- * clicked last), else greedy-by-size. */
-static void
-step_through_action (GtkWidget *widget, const char *name, GVariant *param)
-{
-  MpWindow      *self = MP_WINDOW (widget);
-  const MpPlan  *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
-  MpStepThrough *step;
-  g_autoptr (GError) error = NULL;
-
-  if (self->set == NULL)
-    return;
-  step = mp_step_through_new (GTK_WINDOW (self), self->set,
-                              plan ? plan->planner : "greedy-by-size", &error);
-  if (step == NULL)
-    {
-      show_error (self, error->message);
-      return;
-    }
-  gtk_window_present (GTK_WINDOW (step));
 }
 
 static void
@@ -409,8 +336,8 @@ build_progress (const char *planner, guint index, guint total, MpPlanSet *partia
   gtk_label_set_text (self->busy_label, text);
 }
 
-static void
-start_build (MpWindow *self, gboolean load)
+void
+mp_window_start_build (MpWindow *self, gboolean load)
 {
   g_auto (GStrv) planners = enabled_planners (self);
   g_autofree char *path = NULL;
@@ -524,7 +451,7 @@ reload_timeout (gpointer data)
 
   self->reload_source = 0;
   self->reloading = TRUE;
-  start_build (self, TRUE);
+  mp_window_start_build (self, TRUE);
   return G_SOURCE_REMOVE;
 }
 
@@ -568,7 +495,7 @@ mp_window_open (MpWindow *self, GFile *file)
   gtk_info_bar_set_revealed (self->notice_bar, FALSE);
   self->reloading = FALSE;
   self->search_from = 0;
-  start_build (self, TRUE);
+  mp_window_start_build (self, TRUE);
 }
 
 MpPlanSet *
@@ -619,7 +546,7 @@ planner_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
     g_hash_table_add (self->enabled, (gpointer) info->name);
   else
     g_hash_table_remove (self->enabled, info->name);
-  start_build (self, FALSE);
+  mp_window_start_build (self, FALSE);
 }
 
 gboolean
@@ -660,7 +587,7 @@ mp_window_set_planners (MpWindow *self, const char * const *planners)
         g_hash_table_add (self->enabled, (gpointer) infos[i].name);
       g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
     }
-  start_build (self, FALSE);
+  mp_window_start_build (self, FALSE);
 }
 
 static void
@@ -783,86 +710,6 @@ search_activate (MpWindow *self)
   mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
-/* Export (window-export.c) */
-
-static void
-export_view_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  mp_window_run_save_dialog (MP_WINDOW (widget), MP_EXPORT_VIEW);
-}
-
-static void
-export_plans_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  mp_window_run_save_dialog (MP_WINDOW (widget), MP_EXPORT_PLANS);
-}
-
-/* Opening */
-
-static void
-open_response (GtkNativeDialog *dialog, int response, MpWindow *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      mp_window_open (self, file);
-    }
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
-}
-
-static void
-open_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  MpWindow             *self = MP_WINDOW (widget);
-  GtkFileChooserNative *dialog;
-  g_autoptr (GtkFileFilter) graphs = gtk_file_filter_new ();
-
-  dialog = gtk_file_chooser_native_new ("Open Graph", GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (graphs, "Graphs and usage records (JSON, CSV)");
-  gtk_file_filter_add_pattern (graphs, "*.json");
-  gtk_file_filter_add_pattern (graphs, "*.csv");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);
-  mp_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
-  if (self->file)
-    {
-      g_autoptr (GFile) dir = g_file_get_parent (self->file);
-
-      if (dir)
-        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), dir, NULL);
-    }
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  /* a dialog answered after the window went does nothing */
-  g_signal_connect_object (dialog, "response", G_CALLBACK (open_response), self, 0);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-}
-
-static void
-open_default_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  g_autofree char *path = mp_application_default_graph ();
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-
-  mp_window_open (MP_WINDOW (widget), file);
-}
-
-static void
-reload_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  start_build (MP_WINDOW (widget), TRUE);
-}
-
-static void
-cancel_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  MpWindow *self = MP_WINDOW (widget);
-
-  if (self->cancellable)
-    g_cancellable_cancel (self->cancellable);
-}
-
 static gboolean
 drop_file (GtkDropTarget *target, const GValue *value, double x, double y, MpWindow *self)
 {
@@ -875,57 +722,6 @@ drop_file (GtkDropTarget *target, const GValue *value, double x, double y, MpWin
     return FALSE;
   mp_window_open (self, files->data);
   return TRUE;
-}
-
-/* View */
-
-static void
-zoom_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  MpWindow *self = MP_WINDOW (widget);
-
-  if (g_str_equal (action, "win.zoom-in"))
-    mp_view_state_zoom (self->state, ZOOM_FACTOR, NAN);
-  else if (g_str_equal (action, "win.zoom-out"))
-    mp_view_state_zoom (self->state, 1 / ZOOM_FACTOR, NAN);
-  else if (g_str_equal (action, "win.zoom-fit"))
-    mp_view_state_fit (self->state);
-  else if (g_str_equal (action, "win.pan-left") || g_str_equal (action, "win.pan-right"))
-    {
-      gdouble min, max;
-
-      mp_view_state_get_steps (self->state, &min, &max);
-      mp_view_state_pan (self->state, (g_str_equal (action, "win.pan-left") ? -1 : 1) *
-                                        (max - min) / 4);
-    }
-}
-
-static void
-step_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  MpWindow *self = MP_WINDOW (widget);
-  gint      step = mp_view_state_get_cursor (self->state);
-  gint      last = (gint) mp_view_state_get_n_steps (self->state) - 1;
-
-  step += g_str_equal (action, "win.step-next") ? 1 : -1;
-  step = CLAMP (step, 0, MAX (last, 0));
-  mp_view_state_set_cursor (self->state, step);
-  mp_view_state_reveal (self->state, step, step);
-}
-
-static void
-search_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  MpWindow *self = MP_WINDOW (widget);
-
-  gtk_search_bar_set_search_mode (self->search_bar, TRUE);
-  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
-}
-
-static void
-clear_selection_action (GtkWidget *widget, const char *action, GVariant *param)
-{
-  mp_view_state_set_selected (MP_WINDOW (widget)->state, -1);
 }
 
 static void
@@ -1101,26 +897,12 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, summary_table);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, status_label);
 
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
-  gtk_widget_class_install_action (widget_class, "win.open-default", NULL, open_default_action);
-  gtk_widget_class_install_action (widget_class, "win.reload", NULL, reload_action);
-  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
-  gtk_widget_class_install_action (widget_class, "win.export-view", NULL, export_view_action);
-  gtk_widget_class_install_action (widget_class, "win.export-plans", NULL, export_plans_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.zoom-fit", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.pan-left", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.pan-right", NULL, zoom_action);
-  gtk_widget_class_install_action (widget_class, "win.step-prev", NULL, step_action);
-  gtk_widget_class_install_action (widget_class, "win.step-next", NULL, step_action);
-  gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
-  gtk_widget_class_install_action (widget_class, "win.step-through", NULL, step_through_action);
-  gtk_widget_class_install_action (widget_class, "win.clear-selection", NULL,
-                                   clear_selection_action);
-  gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");
-  gtk_widget_class_install_property_action (widget_class, "win.shared-scale", "shared-scale");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
+  gtk_widget_class_bind_template_callback (widget_class, planner_selected);
+  gtk_widget_class_bind_template_callback (widget_class, cursor_adjustment_changed);
+  gtk_widget_class_bind_template_callback (widget_class, info_bar_response);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed);
+  gtk_widget_class_bind_template_callback (widget_class, search_activate);
+  mp_window_class_install_actions (widget_class);
 }
 
 static void
@@ -1138,15 +920,6 @@ mp_window_init (MpWindow *self)
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
-  g_signal_connect_swapped (self->summary_table, "planner-selected",
-                            G_CALLBACK (planner_selected), self);
-  g_signal_connect_swapped (self->cursor_adjustment, "value-changed",
-                            G_CALLBACK (cursor_adjustment_changed), self);
-  g_signal_connect (self->error_bar, "response", G_CALLBACK (info_bar_response), NULL);
-  g_signal_connect (self->notice_bar, "response", G_CALLBACK (info_bar_response), NULL);
-  g_signal_connect_swapped (self->search_entry, "search-changed", G_CALLBACK (search_changed),
-                            self);
-  g_signal_connect_swapped (self->search_entry, "activate", G_CALLBACK (search_activate), self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_file), self);

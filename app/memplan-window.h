@@ -35,6 +35,8 @@ gboolean     mp_window_search              (MpWindow *self, const char *text);
 /* Shows a message in the error bar, or in the notice bar. */
 void         mp_window_show_error          (MpWindow *self, const char *message);
 void         mp_window_show_notice         (MpWindow *self, const char *message);
+/* Sets the shortcuts of the window's actions (memplan-window-actions.c). */
+void         mp_window_add_accels          (GtkApplication *application);
 /* Export, save and screenshots: window-export.h. */
 
 G_END_DECLS

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+/* What memplan-window.c and memplan-window-actions.c share. */
+
+#include "memplan-window.h"
+#include "summary-table.h"
+
+G_BEGIN_DECLS
+
+struct _MpWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  /* template children */
+  GtkMenuButton   *planners_button;
+  GtkBox          *planners_box;
+  GtkWidget       *busy_box;
+  GtkSpinner      *spinner;
+  GtkLabel        *busy_label;
+  GtkLabel        *title_label;
+  GtkLabel        *subtitle_label;
+  GtkSearchBar    *search_bar;
+  GtkSearchEntry  *search_entry;
+  GtkLabel        *search_status;
+  GtkInfoBar      *error_bar;
+  GtkLabel        *error_label;
+  GtkInfoBar      *notice_bar;
+  GtkLabel        *notice_label;
+  GtkStack        *stack;
+  GtkLabel        *empty_label;
+  GtkBox          *panes_box;
+  GtkAdjustment   *cursor_adjustment;
+  GtkLabel        *cursor_label;
+  GtkNotebook     *notebook;
+  MpSummaryTable  *summary_table;
+  GtkLabel        *status_label;
+
+  GtkWidget       *live_list;
+  MpViewState     *state;
+  MpPlanSet       *set;
+  GPtrArray       *views;
+  GHashTable      *enabled;        /* planner names (static strings) */
+  GSimpleActionGroup *planner_actions;
+
+  GFile           *file;
+  GFileMonitor    *monitor;
+  guint            reload_source;
+  GCancellable    *cancellable;
+  guint            generation;     /* of the newest build; older results are dropped */
+  gboolean         reloading;
+  gint             search_from;
+  gboolean         syncing_cursor;
+  gboolean         new_graph;      /* the running build loads a file */
+};
+/* Plans again (load: reads the file first) off the UI thread. */
+void mp_window_start_build           (MpWindow *self, gboolean load);
+/* Installs the win.* actions and their key bindings (class_init). */
+void mp_window_class_install_actions (GtkWidgetClass *widget_class);
+
+G_END_DECLS

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan"
+
+/* What --screenshot, --hover, --benchmark and --step-through do once the
+ * first window has planned: hooks for scripts, kept out of the application
+ * class. */
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "frame-bench.h"
+#include "plan-view.h"
+#include "scripted-run.h"
+#include "step-through.h"
+#include "widget-shot.h"
+#include "window-export.h"
+
+/* Frames to let pass after planning before a screenshot, so layout and the
+ * plan panes have settled. */
+#define SCREENSHOT_FRAMES 3
+/* --benchmark: frames of pan and zoom to time. */
+#define BENCH_FRAMES 240
+
+/* --hover: where a tensor is, in the window's surface coordinates, so a
+ * script can move the X pointer there and photograph the real tooltip. */
+static void
+print_hover_point (MpWindow *window, const char *name)
+{
+  GPtrArray       *views = mp_window_get_plan_views (window);
+  MpPlanSet       *set = mp_window_get_plan_set (window);
+  const MpGraph   *graph = set ? mp_plan_set_get_graph (set) : NULL;
+  gint             tensor = graph ? mp_graph_find_tensor (graph, name) : -1;
+  gdouble          sx, sy;
+  graphene_rect_t  r;
+
+  gtk_native_get_surface_transform (GTK_NATIVE (window), &sx, &sy);
+  /* the last pane: its tooltip opens downwards inside the window */
+  for (guint i = views->len; tensor >= 0 && i-- > 0;)
+    if (mp_plan_view_tensor_bounds (views->pdata[i], tensor, &r))
+      {
+        graphene_point_t p;
+
+        if (!gtk_widget_compute_point (views->pdata[i], GTK_WIDGET (window),
+                                       &GRAPHENE_POINT_INIT (r.origin.x + r.size.width / 2,
+                                                             r.origin.y + r.size.height / 2),
+                                       &p))
+          break;
+        printf ("hover %d %d\n", (int) (p.x + sx), (int) (p.y + sy));
+        fflush (stdout);
+        return;
+      }
+  g_printerr ("memplan: --hover: no tensor '%s' drawn in a pane\n", name);
+}
+
+/* Counts the widget's frames: TRUE once SCREENSHOT_FRAMES have passed. */
+static gboolean
+settled (GtkWidget *widget)
+{
+  guint frames = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "frames"));
+
+  g_object_set_data (G_OBJECT (widget), "frames", GUINT_TO_POINTER (frames + 1));
+  return frames >= SCREENSHOT_FRAMES;
+}
+
+static gboolean
+screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpScriptedRun *self = data;
+  g_autoptr (GError) error = NULL;
+
+  if (!settled (widget))
+    return G_SOURCE_CONTINUE;
+  if (self->hover)
+    {
+      /* the script photographs the tooltip; the app stays up until killed */
+      print_hover_point (MP_WINDOW (widget), self->hover);
+      return G_SOURCE_REMOVE;
+    }
+  if (!mp_window_screenshot (MP_WINDOW (widget), self->screenshot, &error))
+    {
+      g_printerr ("memplan: %s\n", error->message);
+      self->status = 1;
+    }
+  else if (mp_window_get_error (MP_WINDOW (widget)))
+    /* the picture is written, but the graph did not load: say so */
+    {
+      g_printerr ("memplan: %s\n", mp_window_get_error (MP_WINDOW (widget)));
+      self->status = 2;
+    }
+  g_application_quit (self->app);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+bench_done (gpointer data)
+{
+  g_application_quit (((MpScriptedRun *) data)->app);
+}
+
+static gboolean
+bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpScriptedRun *self = data;
+
+  /* the second tick after planning: the panes' first frame is painted */
+  if (!g_object_get_data (G_OBJECT (widget), "painted"))
+    {
+      g_object_set_data (G_OBJECT (widget), "painted", GINT_TO_POINTER (1));
+      return G_SOURCE_CONTINUE;
+    }
+  mp_frame_bench_run (MP_WINDOW (widget), BENCH_FRAMES,
+                      (g_get_monotonic_time () - self->started) / 1e6, G_CALLBACK (bench_done),
+                      self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+apply_view_options (MpScriptedRun *self, MpWindow *window)
+{
+  MpViewState *state = mp_window_get_state (window);
+
+  if (self->select && !mp_window_search (window, self->select))
+    g_printerr ("memplan: no tensor or op named '%s'\n", self->select);
+  if (self->cursor >= 0)
+    mp_view_state_set_cursor (state, self->cursor);
+  if (self->show_live)
+    mp_window_show_live_list (window);
+}
+
+/* --step-through with --screenshot: the teaching window is the picture. */
+static gboolean
+step_shot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpScriptedRun *self = data;
+  g_autoptr (GError) error = NULL;
+
+  if (!settled (widget))
+    return G_SOURCE_CONTINUE;
+  if (!mp_widget_screenshot (widget, self->screenshot, &error))
+    {
+      g_printerr ("memplan: %s\n", error->message);
+      self->status = 1;
+    }
+  g_application_quit (self->app);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+open_step_through (MpScriptedRun *self, MpWindow *window)
+{
+  g_autoptr (GError) error = NULL;
+  MpStepThrough *step = NULL;
+
+  if (mp_window_get_plan_set (window))
+    step = mp_step_through_new (GTK_WINDOW (window), mp_window_get_plan_set (window),
+                                self->step_through, &error);
+  if (step == NULL)
+    {
+      g_printerr ("memplan: --step-through: %s\n",
+                  error ? error->message : mp_window_get_error (window));
+      self->status = 2;
+      g_application_quit (self->app);
+      return FALSE;
+    }
+  if (self->width > 0 && self->height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (step), self->width, self->height);
+  mp_step_through_set_position (step, self->step > 0 ? self->step - 1 : 0);
+  gtk_window_present (GTK_WINDOW (step));
+  if (self->screenshot)
+    gtk_widget_add_tick_callback (GTK_WIDGET (step), step_shot_tick, self, NULL);
+  return TRUE;
+}
+
+static void
+window_busy_changed (MpWindow *window, GParamSpec *pspec, MpScriptedRun *self)
+{
+  if (mp_window_get_busy (window))
+    return;
+  g_signal_handlers_disconnect_by_func (window, window_busy_changed, self);
+  apply_view_options (self, window);
+  if (self->step_through)
+    open_step_through (self, window);
+  else if (self->screenshot || self->hover)
+    gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
+  else if (self->benchmark)
+    {
+      if (mp_window_get_error (window))
+        {
+          g_printerr ("memplan: %s\n", mp_window_get_error (window));
+          self->status = 2;
+          g_application_quit (self->app);
+          return;
+        }
+      gtk_widget_add_tick_callback (GTK_WIDGET (window), bench_tick, self, NULL);
+    }
+}
+
+char *
+mp_scripted_run_bench_graph (MpScriptedRun *self, GError **error)
+{
+  MpGenRandomOptions opts = { .n_tensors = self->bench_tensors, .n_streams = 1, .seed = 1 };
+  g_autofree char   *json = NULL;
+  gsize              length;
+  int                fd;
+  g_autofree char   *path = NULL;
+
+  json = mp_gen_random (&opts, FALSE, &length);
+  if ((fd = g_file_open_tmp ("memplan-bench-XXXXXX.json", &path, error)) < 0)
+    return NULL;
+  close (fd);
+  if (!g_file_set_contents (path, json, length, error))
+    return NULL;
+  self->bench_file = g_strdup (path);
+  return g_steal_pointer (&path);
+}
+
+void
+mp_scripted_run_watch (MpScriptedRun *self, MpWindow *window)
+{
+  g_signal_connect (window, "notify::busy", G_CALLBACK (window_busy_changed), self);
+}
+
+void
+mp_scripted_run_clear (MpScriptedRun *self)
+{
+  g_clear_pointer (&self->screenshot, g_free);
+  g_clear_pointer (&self->select, g_free);
+  g_clear_pointer (&self->hover, g_free);
+  g_clear_pointer (&self->step_through, g_free);
+  if (self->bench_file)
+    g_unlink (self->bench_file);
+  g_clear_pointer (&self->bench_file, g_free);
+}

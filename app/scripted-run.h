@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "memplan-window.h"
+
+G_BEGIN_DECLS
+
+/* The command line's requests for the first window, carried out once it has
+ * planned (scripted-run.c). */
+typedef struct
+{
+  GApplication *app;           /* quit when a request is done */
+  char         *screenshot;    /* save the window (or the step-through) here */
+  char         *select;
+  char         *hover;         /* print where this tensor is drawn */
+  gint          cursor;        /* -1: leave it */
+  gint          width;         /* of the step-through window; 0: default */
+  gint          height;
+  gboolean      show_live;
+  gboolean      benchmark;
+  gint          bench_tensors;
+  char         *bench_file;    /* the generated graph, removed by clear */
+  gint64        started;       /* µs, when the command line was read */
+  gint          status;        /* exit status */
+  char         *step_through;  /* teaching mode for this planner once planned */
+  gint          step;          /* at this decision (from 1) */
+} MpScriptedRun;
+
+/* Carries out the requests when the window's first planning ends. */
+void  mp_scripted_run_watch       (MpScriptedRun *self, MpWindow *window);
+/* --benchmark without a file: a generated graph of bench_tensors tensors. */
+char *mp_scripted_run_bench_graph (MpScriptedRun *self, GError **error);
+void  mp_scripted_run_clear       (MpScriptedRun *self);
+
+G_END_DECLS
