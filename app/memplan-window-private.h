@@ -52,7 +52,11 @@ struct _MpWindow
   gint             search_from;
   gboolean         syncing_cursor;
   gboolean         new_graph;      /* the running build loads a file */
+  guint            time_budget;    /* optimal: seconds */
+  const char      *replan;         /* a planner to run again at the next build, or NULL */
 };
+
+#define MP_WINDOW_DEFAULT_TIME_BUDGET 10
 /* Plans again (load: reads the file first) off the UI thread. */
 void mp_window_start_build           (MpWindow *self, gboolean load);
 /* Installs the win.* actions and their key bindings (class_init). */

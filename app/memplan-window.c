@@ -18,6 +18,7 @@ enum
   PROP_BUSY,
   PROP_COLOR_BY,
   PROP_SHARED_SCALE,
+  PROP_TIME_BUDGET,
   N_PROPS
 };
 
@@ -341,8 +342,10 @@ mp_window_start_build (MpWindow *self, gboolean load)
 {
   g_auto (GStrv) planners = enabled_planners (self);
   g_autofree char *path = NULL;
+  g_autoptr (MpPlanSet) base = NULL;
   BuildCall       *call;
   BuildCall       *progress;
+  MpPlanSetOptions options = { .time_budget = self->time_budget };
 
   if (load && self->file == NULL)
     return;
@@ -373,10 +376,12 @@ mp_window_start_build (MpWindow *self, gboolean load)
   progress->generation = self->generation;
   gtk_label_set_text (self->busy_label, "Planning…");
   set_busy (self, TRUE);
-  mp_plan_set_build_async (load ? path : NULL, load ? NULL : self->set,
-                           (const char * const *) planners, NULL, self->cancellable,
-                           build_progress,
-                           progress, build_call_free, build_done, call);
+  if (!load)
+    base = self->replan ? mp_plan_set_drop (self->set, self->replan) : mp_plan_set_ref (self->set);
+  self->replan = NULL;
+  mp_plan_set_build_async (load ? path : NULL, base, (const char * const *) planners, &options,
+                           self->cancellable, build_progress, progress, build_call_free,
+                           build_done, call);
 }
 
 static void
@@ -778,6 +783,9 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_SHARED_SCALE:
       g_value_set_boolean (value, mp_view_state_get_shared_scale (self->state));
       break;
+    case PROP_TIME_BUDGET:
+      g_value_set_uint (value, self->time_budget);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -800,6 +808,19 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
       break;
     case PROP_SHARED_SCALE:
       mp_view_state_set_shared_scale (self->state, g_value_get_boolean (value));
+      break;
+    case PROP_TIME_BUDGET:
+      if (self->time_budget != g_value_get_uint (value))
+        {
+          self->time_budget = g_value_get_uint (value);
+          g_object_notify_by_pspec (object, pspec);
+          /* the exact search runs again with its new budget; the others stay */
+          if (self->set && mp_plan_set_find_plan (self->set, "optimal"))
+            {
+              self->replan = "optimal";
+              mp_window_start_build (self, FALSE);
+            }
+        }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -869,6 +890,10 @@ mp_window_class_init (MpWindowClass *klass)
   properties[PROP_SHARED_SCALE] =
     g_param_spec_boolean ("shared-scale", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* optimal: seconds before it gives up the proof (the CLI's default) */
+  properties[PROP_TIME_BUDGET] =
+    g_param_spec_uint ("time-budget", NULL, NULL, 1, 3600, MP_WINDOW_DEFAULT_TIME_BUDGET,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (MP_TYPE_SUMMARY_TABLE);
@@ -910,6 +935,7 @@ mp_window_init (MpWindow *self)
 {
   GtkDropTarget *drop;
 
+  self->time_budget = MP_WINDOW_DEFAULT_TIME_BUDGET;
   self->state = mp_view_state_new ();
   self->views = g_ptr_array_new ();
   self->enabled = g_hash_table_new (g_str_hash, g_str_equal);

@@ -183,6 +183,18 @@ snapshot (MpPlanSet *set, gint64 start)
 }
 
 MpPlanSet *
+mp_plan_set_drop (MpPlanSet *set, const char *planner)
+{
+  MpPlanSet *copy = snapshot (set, g_get_monotonic_time ());
+
+  for (guint i = 0; i < copy->plans->len; i++)
+    if (g_str_equal (mp_plan_set_get_plan (copy, i)->planner, planner))
+      g_ptr_array_remove_index (copy->plans, i--);
+  copy->seconds = set->seconds;
+  return copy;
+}
+
+MpPlanSet *
 mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planners,
                    const MpPlanSetOptions *options, GCancellable *cancellable, GError **error)
 {

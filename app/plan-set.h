@@ -31,6 +31,8 @@ const char        *mp_plan_set_get_path      (MpPlanSet *set);
 guint              mp_plan_set_get_n_plans   (MpPlanSet *set);
 MpPlan            *mp_plan_set_get_plan      (MpPlanSet *set, guint index);
 MpPlan            *mp_plan_set_find_plan     (MpPlanSet *set, const char *planner);
+/* The same set without one planner's plan (to plan it again). */
+MpPlanSet         *mp_plan_set_drop          (MpPlanSet *set, const char *planner);
 /* The plan's drawing index, built with the plan in the planning thread. */
 MpRenderIndex     *mp_plan_set_get_index     (MpPlanSet *set, guint index);
 MpRenderIndex     *mp_plan_set_find_index    (MpPlanSet *set, const MpPlan *plan);

@@ -396,6 +396,51 @@ test_concurrent_validity (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* The exact search's budget is the user's, and its Summary row says whether
+ * it proved its arena: MiniMalloc's D is not proved in a second. A new
+ * budget plans optimal again and keeps every other plan. */
+static void
+test_optimal_budget (void)
+{
+  g_autofree char *path = data_path ("minimalloc/D.1048576.csv");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  MpWindow        *win = mp_window_new (NULL);
+  MpPlanSet       *set;
+  MpPlan          *greedy, *optimal;
+  GListModel      *rows;
+  guint            budget;
+
+  g_object_get (win, "time-budget", &budget, NULL);
+  g_assert_cmpuint (budget, ==, 10);
+  g_object_set (win, "time-budget", 1u, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (win), 1280, 860);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_open (win, file);
+  run_until (window_ready, win);
+  set = mp_window_get_plan_set (win);
+  optimal = mp_plan_set_find_plan (set, "optimal");
+  greedy = mp_plan_set_find_plan (set, "greedy-by-size");
+  g_assert_nonnull (optimal);
+  g_assert_false (optimal->proved_optimal);
+  rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (mp_window_get_summary_table (win)));
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
+      g_autofree char *cell = mp_summary_row_format (row, "valid");
+
+      if (g_str_equal (mp_summary_row_get_planner (row), "optimal"))
+        g_assert_true (g_str_has_prefix (cell, "valid; not proved: best found, "));
+    }
+
+  g_object_set (win, "time-budget", 2u, NULL);
+  run_until (window_ready, win);
+  set = mp_window_get_plan_set (win);
+  g_assert_true (mp_plan_set_find_plan (set, "greedy-by-size") == greedy);
+  g_assert_true (mp_plan_set_find_plan (set, "optimal") != optimal);
+  g_assert_cmpfloat (mp_plan_set_find_plan (set, "optimal")->seconds, >=, 1.5);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 /* A PyTorch memory snapshot opens with the allocator's own layout as the
  * first pane, "observed", next to every planner. */
 static void
@@ -744,6 +789,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
+  g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
