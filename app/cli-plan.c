@@ -244,9 +244,17 @@ mp_cli_plan (int argc, char **argv)
       text = g_string_free (s, FALSE);
     }
   else if (g_str_equal (format, "json"))
-    text = mp_plan_to_json_skipping (graph, (MpPlan **) plans->pdata, plans->len,
-                                     (const char *const *) skipped_names->pdata,
-                                     (const char *const *) skipped->pdata, skipped->len);
+    {
+      /* streamed: a million tensors per plan are never held as text */
+      if ((output && !mp_cli_check_output (output, &error)) ||
+          !mp_plan_write_json (output, graph, (MpPlan **) plans->pdata, plans->len,
+                               (const char *const *) skipped_names->pdata,
+                               (const char *const *) skipped->pdata, skipped->len, &error))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+    }
   else
     {
       /* the one planner asked for; a trace's "observed" plan is not written */
@@ -265,7 +273,7 @@ mp_cli_plan (int argc, char **argv)
       text = mp_plan_to_csv (graph, chosen);
     }
 
-  if (!mp_cli_output (output, text, &error))
+  if (text && !mp_cli_output (output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
