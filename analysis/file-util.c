@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "file-util.h"
 #include "graph-private.h"
@@ -21,6 +26,66 @@ mp_write_file_atomic (const char *path, const char *contents, gssize length, GEr
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+stream_to (FILE *out, MpFileFill fill, gpointer data)
+{
+  gboolean ok = fill (out, data);
+
+  return ok && fflush (out) == 0 && !ferror (out);
+}
+
+gboolean
+mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error)
+{
+  g_autofree char *tmp = NULL;
+  GStatBuf         st;
+  FILE            *out;
+  gint             fd, saved;
+  gboolean         ok;
+
+  if (path == NULL || g_str_equal (path, "-"))
+    {
+      if (stream_to (stdout, fill, data))
+        return TRUE;
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, "standard output", "cannot write: %s",
+                         g_strerror (errno));
+      return FALSE;
+    }
+  if (g_stat (path, &st) == 0 && (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode)))
+    {
+      out = g_fopen (path, "wb");
+      ok = out && stream_to (out, fill, data);
+      saved = errno;
+      if (out && fclose (out) != 0)
+        ok = FALSE;
+      if (!ok)
+        mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                           g_strerror (saved));
+      return ok;
+    }
+
+  tmp = g_strconcat (path, ".XXXXXX", NULL);
+  fd = g_mkstemp_full (tmp, O_WRONLY, 0644);
+  out = fd >= 0 ? fdopen (fd, "wb") : NULL;
+  ok = out && stream_to (out, fill, data) && fsync (fd) == 0;
+  saved = errno;
+  if (out ? fclose (out) != 0 : (fd >= 0 && close (fd) != 0))
+    ok = FALSE;
+  if (ok && g_rename (tmp, path) != 0)
+    {
+      ok = FALSE;
+      saved = errno;
+    }
+  if (!ok)
+    {
+      if (fd >= 0)
+        g_unlink (tmp);
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                         g_strerror (saved));
+    }
+  return ok;
 }
 
 char *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <stdio.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -8,6 +9,13 @@ G_BEGIN_DECLS
 /* Atomic write: a temporary file in the same folder, then rename. */
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);
+
+/* The same for output too large to hold: fill writes it to out (a
+ * temporary file in the same folder, renamed over path when fill returns
+ * TRUE and every write succeeded). A device or a FIFO is written through,
+ * NULL or "-" is standard output. */
+typedef gboolean (*MpFileFill) (FILE *out, gpointer data);
+gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error);
 
 /* Human units for tables and titles: "1.31 MiB", "250 µs". */
 char    *mp_format_bytes      (guint64 bytes);

@@ -116,7 +116,21 @@ mp_json_reader_begin_object (MpJsonReader *r)
   return begin_container (r, '{', "expected an object");
 }
 
-static gboolean read_string_token (MpJsonReader *r);
+static gboolean scan_string (MpJsonReader *r, gboolean decode);
+
+static inline gboolean
+read_string_token (MpJsonReader *r)
+{
+  return scan_string (r, TRUE);
+}
+
+/* Skipped strings are checked, not decoded: the layout pass skips the whole
+ * document, a million names and keys, before the reading pass. */
+static inline gboolean
+skip_string_token (MpJsonReader *r)
+{
+  return scan_string (r, FALSE);
+}
 
 /* Steps to the next item of the open container: FALSE at its end (closed)
  * or on an error; after the first item a comma is required. */
@@ -181,21 +195,39 @@ hex4 (const char *p)
   return v;
 }
 
-/* Reads a string token at r->p into r->text. */
+/* g_string_append_len without the call when it fits: most names do. */
+static inline void
+append_run (GString *text, const char *s, gsize n)
+{
+  if (text->len + n < text->allocated_len)
+    {
+      memcpy (text->str + text->len, s, n);
+      text->len += n;
+      text->str[text->len] = '\0';
+    }
+  else
+    g_string_append_len (text, s, n);
+}
+
+/* Reads a string token at r->p, into r->text when decode is TRUE. */
 static gboolean
-read_string_token (MpJsonReader *r)
+scan_string (MpJsonReader *r, gboolean decode)
 {
   const char *p = r->p + 1, *start;
   guchar      high = 0; /* any byte >= 0x80 seen: then the UTF-8 must be checked */
+  GString    *text = decode ? r->text : NULL;
+  char        c;
 
-  g_string_truncate (r->text, 0);
+  if (text)
+    g_string_truncate (text, 0);
   r->raw = r->p;
   for (;;)
     {
       start = p;
       while (p < r->end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
         high |= (guchar) *p++;
-      g_string_append_len (r->text, start, p - start);
+      if (text)
+        append_run (text, start, p - start);
       if (p >= r->end)
         {
           fail_at (r, r->end, NULL);
@@ -216,14 +248,12 @@ read_string_token (MpJsonReader *r)
         }
       switch (p[1])
         {
-        case '"': g_string_append_c (r->text, '"'); break;
-        case '\\': g_string_append_c (r->text, '\\'); break;
-        case '/': g_string_append_c (r->text, '/'); break;
-        case 'b': g_string_append_c (r->text, '\b'); break;
-        case 'f': g_string_append_c (r->text, '\f'); break;
-        case 'n': g_string_append_c (r->text, '\n'); break;
-        case 'r': g_string_append_c (r->text, '\r'); break;
-        case 't': g_string_append_c (r->text, '\t'); break;
+        case '"': case '\\': case '/': c = p[1]; break;
+        case 'b': c = '\b'; break;
+        case 'f': c = '\f'; break;
+        case 'n': c = '\n'; break;
+        case 'r': c = '\r'; break;
+        case 't': c = '\t'; break;
         case 'u':
           {
             const char *esc = p;
@@ -257,19 +287,25 @@ read_string_token (MpJsonReader *r)
                 fail_at (r, esc, "NUL character in a string");
                 return FALSE;
               }
-            g_string_append_unichar (r->text, cp);
-            break;
+            if (text)
+              g_string_append_unichar (text, cp);
+            p += 2;
+            continue;
           }
         default:
           fail_at (r, p, "bad escape in a string");
           return FALSE;
         }
+      if (text)
+        g_string_append_c (text, c);
       p += 2;
     }
   r->p = p + 1;
   r->raw_len = r->p - r->raw;
-  /* escapes decode to valid UTF-8; plain ASCII needs no check */
-  if ((high & 0x80) && !g_utf8_validate (r->text->str, r->text->len, NULL))
+  /* escapes decode to valid UTF-8 and are written in ASCII, so the text as
+   * written is valid exactly when the decoded one is; plain ASCII needs no
+   * check */
+  if ((high & 0x80) && !g_utf8_validate (r->raw + 1, r->raw_len - 2, NULL))
     {
       fail_at (r, r->raw, "invalid UTF-8 in a string");
       return FALSE;
@@ -393,7 +429,7 @@ skip_scalar (MpJsonReader *r)
 
   switch (mp_json_reader_peek (r))
     {
-    case MP_JSON_STRING: return read_string_token (r);
+    case MP_JSON_STRING: return skip_string_token (r);
     case MP_JSON_NUMBER: return scan_number (r, &is_int, &negative);
     case MP_JSON_TRUE: return literal (r, "true");
     case MP_JSON_FALSE: return literal (r, "false");
@@ -440,7 +476,7 @@ mp_json_reader_skip (MpJsonReader *r)
                   fail_at (r, r->p, "expected a string as the member name");
                   return FALSE;
                 }
-              if (!read_string_token (r) ||
+              if (!skip_string_token (r) ||
                   !expect_char (r, ':', "expected ':' after the member name"))
                 return FALSE;
               continue;
@@ -488,7 +524,7 @@ mp_json_reader_skip (MpJsonReader *r)
                   fail_at (r, r->p, "expected a string as the member name");
                   return FALSE;
                 }
-              if (!read_string_token (r) ||
+              if (!skip_string_token (r) ||
                   !expect_char (r, ':', "expected ':' after the member name"))
                 return FALSE;
             }

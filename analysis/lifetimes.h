@@ -27,7 +27,8 @@ typedef struct
 
 typedef struct
 {
-  MpUsage *records;     /* in order of first appearance in the op sequence */
+  MpUsage *records;     /* in order of first appearance in the op sequence; a g_rc_box
+                         * that plans share (mp_plan_new takes a reference) */
   guint    n_records;
   guint    n_steps;
   guint64  alignment;
@@ -41,6 +42,7 @@ typedef struct
 MpLifetimes *mp_lifetimes_compute     (const MpGraph           *graph,
                                        const MpLifetimeOptions *options,
                                        GError                 **error);
+/* Takes records (g_new) and frees them. */
 MpLifetimes *mp_lifetimes_from_records (MpUsage *records, guint n_records, guint n_steps,
                                         guint64 alignment);
 void         mp_lifetimes_free        (MpLifetimes *lifetimes);

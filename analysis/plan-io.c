@@ -11,11 +11,12 @@
 
 #define PLAN_FORMAT "memplan.plan/1"
 
+/* Everything of a plan but its tensors: small, built with json-c so that
+ * numbers and strings read exactly as elsewhere. */
 static json_object *
-plan_to_json (const MpGraph *graph, const MpPlan *plan)
+plan_header_json (const MpPlan *plan)
 {
   json_object *obj = json_object_new_object ();
-  json_object *tensors = json_object_new_array_ext (plan->n_records);
 
   json_object_object_add (obj, "planner", json_object_new_string (plan->planner));
   json_object_object_add (obj, "arena", json_object_new_int64 (plan->arena));
@@ -64,22 +65,168 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
                               json_object_new_boolean (plan->proved_optimal));
       json_object_object_add (obj, "proof", json_object_new_string (proof));
     }
+  return obj;
+}
+
+/* The plan file is written as it is produced, never held as one tree: a
+ * million tensors per plan would take hundreds of bytes each in json-c
+ * objects. Tensors take one line each. out NULL: everything stays in buf. */
+typedef struct
+{
+  GString *buf;
+  FILE    *out;
+  gboolean failed;
+} JsonOut;
+
+#define JSON_FLUSH_AT (1 << 20)
+#define JSON_FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+static void
+json_flush (JsonOut *o, gboolean all)
+{
+  if (o->out == NULL || (!all && o->buf->len < JSON_FLUSH_AT))
+    return;
+  if (fwrite (o->buf->str, 1, o->buf->len, o->out) != o->buf->len)
+    o->failed = TRUE;
+  g_string_truncate (o->buf, 0);
+}
+
+static void
+json_string (GString *s, const char *text)
+{
+  g_string_append_c (s, '"');
+  for (const char *p = text; *p; p++)
+    {
+      guchar c = *p;
+
+      if (c == '"' || c == '\\')
+        {
+          g_string_append_c (s, '\\');
+          g_string_append_c (s, c);
+        }
+      else if (c < 0x20)
+        {
+          const char *named = strchr ("\bb\ff\nn\rr\tt", c); /* as json-c writes them */
+
+          if (named)
+            {
+              g_string_append_c (s, '\\');
+              g_string_append_c (s, named[1]);
+            }
+          else
+            g_string_append_printf (s, "\\u%04x", c);
+        }
+      else
+        g_string_append_c (s, c);
+    }
+  g_string_append_c (s, '"');
+}
+
+static void
+json_u64 (GString *s, guint64 v)
+{
+  char  digits[24];
+  guint n = 0;
+
+  do
+    digits[n++] = '0' + v % 10;
+  while ((v /= 10) > 0);
+  while (n > 0)
+    g_string_append_c (s, digits[--n]);
+}
+
+static void
+json_i64 (GString *s, gint64 v)
+{
+  if (v < 0)
+    {
+      g_string_append_c (s, '-');
+      json_u64 (s, -(guint64) v);
+    }
+  else
+    json_u64 (s, v);
+}
+
+/* The members of a flat object at the given indent, each followed by ",". */
+static void
+json_members (JsonOut *o, const char *indent, json_object *obj)
+{
+  json_object_object_foreach (obj, key, value)
+    {
+      g_string_append (o->buf, indent);
+      json_string (o->buf, key);
+      g_string_append (o->buf, ": ");
+      g_string_append (o->buf, json_object_to_json_string_ext (value, JSON_FLAGS));
+      g_string_append (o->buf, ",\n");
+    }
+}
+
+static void
+write_plan (JsonOut *o, const MpGraph *graph, const MpPlan *plan)
+{
+  json_object *header = plan_header_json (plan);
+
+  g_string_append (o->buf, "    {\n");
+  json_members (o, "      ", header);
+  json_object_put (header);
+  g_string_append (o->buf, "      \"tensors\": [");
   for (guint i = 0; i < plan->n_records; i++)
     {
-      json_object *t = json_object_new_object ();
-      gint64       first, last;
+      gint64 first, last;
 
       mp_usage_times (graph, &plan->records[i], &first, &last);
-      json_object_object_add (t, "name",
-                              json_object_new_string (graph->tensors[plan->records[i].tensor].name));
-      json_object_object_add (t, "size", json_object_new_int64 (plan->records[i].bytes));
-      json_object_object_add (t, "first", json_object_new_int64 (first));
-      json_object_object_add (t, "last", json_object_new_int64 (last));
-      json_object_object_add (t, "offset", json_object_new_int64 (plan->offsets[i]));
-      json_object_array_add (tensors, t);
+      g_string_append (o->buf, i ? ",\n        { \"name\": " : "\n        { \"name\": ");
+      json_string (o->buf, graph->tensors[plan->records[i].tensor].name);
+      g_string_append (o->buf, ", \"size\": ");
+      json_u64 (o->buf, plan->records[i].bytes);
+      g_string_append (o->buf, ", \"first\": ");
+      json_i64 (o->buf, first);
+      g_string_append (o->buf, ", \"last\": ");
+      json_i64 (o->buf, last);
+      g_string_append (o->buf, ", \"offset\": ");
+      json_u64 (o->buf, plan->offsets[i]);
+      g_string_append (o->buf, " }");
+      json_flush (o, FALSE);
     }
-  json_object_object_add (obj, "tensors", tensors);
-  return obj;
+  g_string_append (o->buf, plan->n_records ? "\n      ]\n    }" : " ]\n    }");
+}
+
+static void
+write_plans (JsonOut *o, const MpGraph *graph, MpPlan **plans, guint n_plans,
+             const char *const *skipped, const char *const *reasons, guint n_skipped)
+{
+  json_object *root = json_object_new_object ();
+
+  json_object_object_add (root, "format", json_object_new_string (PLAN_FORMAT));
+  json_object_object_add (root, "graph", json_object_new_string (graph->name));
+  json_object_object_add (root, "memplan_version", json_object_new_string (MEMPLAN_VERSION));
+  if (n_plans > 0)
+    json_object_object_add (root, "alignment", json_object_new_int64 (plans[0]->alignment));
+  g_string_append (o->buf, "{\n");
+  json_members (o, "  ", root);
+  json_object_put (root);
+  g_string_append (o->buf, "  \"plans\": [");
+  for (guint i = 0; i < n_plans; i++)
+    {
+      g_string_append (o->buf, i ? ",\n" : "\n");
+      write_plan (o, graph, plans[i]);
+    }
+  g_string_append (o->buf, n_plans ? "\n  ]" : " ]");
+  if (n_skipped)
+    {
+      g_string_append (o->buf, ",\n  \"skipped\": [");
+      for (guint i = 0; i < n_skipped; i++)
+        {
+          g_string_append (o->buf, i ? ",\n    { \"planner\": " : "\n    { \"planner\": ");
+          json_string (o->buf, skipped[i]);
+          g_string_append (o->buf, ", \"reason\": ");
+          json_string (o->buf, reasons[i]);
+          g_string_append (o->buf, " }");
+        }
+      g_string_append (o->buf, "\n  ]");
+    }
+  g_string_append (o->buf, "\n}\n");
+  json_flush (o, TRUE);
 }
 
 char *
@@ -92,32 +239,41 @@ char *
 mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
                           const char *const *skipped, const char *const *reasons, guint n_skipped)
 {
-  json_object *root = json_object_new_object ();
-  json_object *list = json_object_new_array ();
+  JsonOut o = { g_string_new (NULL), NULL, FALSE };
 
-  json_object_object_add (root, "format", json_object_new_string (PLAN_FORMAT));
-  json_object_object_add (root, "graph", json_object_new_string (graph->name));
-  json_object_object_add (root, "memplan_version", json_object_new_string (MEMPLAN_VERSION));
-  if (n_plans > 0)
-    json_object_object_add (root, "alignment", json_object_new_int64 (plans[0]->alignment));
-  for (guint i = 0; i < n_plans; i++)
-    json_object_array_add (list, plan_to_json (graph, plans[i]));
-  json_object_object_add (root, "plans", list);
-  if (n_skipped)
-    {
-      json_object *skips = json_object_new_array_ext (n_skipped);
+  write_plans (&o, graph, plans, n_plans, skipped, reasons, n_skipped);
+  return g_string_free (o.buf, FALSE);
+}
 
-      for (guint i = 0; i < n_skipped; i++)
-        {
-          json_object *item = json_object_new_object ();
+typedef struct
+{
+  const MpGraph     *graph;
+  MpPlan           **plans;
+  guint              n_plans;
+  const char *const *skipped;
+  const char *const *reasons;
+  guint              n_skipped;
+} PlanFile;
 
-          json_object_object_add (item, "planner", json_object_new_string (skipped[i]));
-          json_object_object_add (item, "reason", json_object_new_string (reasons[i]));
-          json_object_array_add (skips, item);
-        }
-      json_object_object_add (root, "skipped", skips);
-    }
-  return mp_json_to_text_free (root);
+static gboolean
+fill_plan_file (FILE *out, gpointer data)
+{
+  const PlanFile *f = data;
+  JsonOut         o = { g_string_sized_new (JSON_FLUSH_AT + 4096), out, FALSE };
+
+  write_plans (&o, f->graph, f->plans, f->n_plans, f->skipped, f->reasons, f->n_skipped);
+  g_string_free (o.buf, TRUE);
+  return !o.failed;
+}
+
+gboolean
+mp_plan_write_json (const char *path, const MpGraph *graph, MpPlan **plans, guint n_plans,
+                    const char *const *skipped, const char *const *reasons, guint n_skipped,
+                    GError **error)
+{
+  PlanFile f = { graph, plans, n_plans, skipped, reasons, n_skipped };
+
+  return mp_write_file_stream (path, fill_plan_file, &f, error);
 }
 
 char *
@@ -209,8 +365,9 @@ load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
   {
     MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
 
-    g_free (plan->records);
-    plan->records = records;
+    g_rc_box_release (plan->records);
+    plan->records = g_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
+    g_free (records);
   }
   plan->n_steps = MAX (schedule->n_groups, 1);
   plan->lower_bound = mp_usage_lower_bound (plan->records, plan->n_records, plan->n_steps, NULL,

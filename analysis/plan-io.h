@@ -11,6 +11,11 @@ char    *mp_plan_to_json     (const MpGraph *graph, MpPlan **plans, guint n_plan
 char    *mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
                                    const char *const *skipped, const char *const *reasons,
                                    guint n_skipped);
+/* The same written to path as it is produced (atomically; NULL or "-":
+ * standard output), for plans too large to hold as text. */
+gboolean mp_plan_write_json  (const char *path, const MpGraph *graph, MpPlan **plans,
+                              guint n_plans, const char *const *skipped,
+                              const char *const *reasons, guint n_skipped, GError **error);
 char    *mp_plan_to_csv      (const MpGraph *graph, const MpPlan *plan);
 
 /* Reads offsets for a graph's records from a plan file (our JSON, or a

@@ -6,8 +6,9 @@
 
 G_BEGIN_DECLS
 
-/* A plan: an offset for every usage record. It keeps its own copy of the
- * records because some planners measure lifetimes differently (multistream). */
+/* A plan: an offset for every usage record. records is a g_rc_box, read
+ * only: the lifetimes' own (shared), or the plan's when a planner measures
+ * lifetimes differently (multistream). */
 typedef struct
 {
   char    *planner;

@@ -445,6 +445,61 @@ test_op_writes_nothing (void)
     }
 }
 
+/* The plan file is streamed to disk: the same text as in memory, names
+ * escaped, and it loads back to the same offsets. */
+static void
+test_plan_json_streamed (void)
+{
+  static const char json[] =
+    "{\"format\":\"memplan.graph/1\",\"name\":\"odd \\\"names\\\"\",\"tensors\":["
+    "{\"name\":\"x\",\"size\":64,\"kind\":\"input\"},"
+    "{\"name\":\"a\\\"b\\\\c\\td/e\",\"size\":100},{\"name\":\"y\",\"size\":64,\"kind\":\"output\"}],"
+    "\"ops\":[{\"name\":\"f\",\"inputs\":[\"x\"],\"outputs\":[\"a\\\"b\\\\c\\td/e\"]},"
+    "{\"name\":\"g\",\"inputs\":[\"a\\\"b\\\\c\\td/e\"],\"outputs\":[\"y\"]}]}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_json (json, strlen (json), "odd.json", &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpPlan) a = NULL;
+  g_autoptr (MpPlan) b = NULL;
+  g_autoptr (GPtrArray) back = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("memplan-plan-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "plan.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *written = NULL;
+  const char *skipped[] = { "multistream" }, *reasons[] = { "a \"reason\"" };
+  MpPlan *plans[2];
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  plans[0] = a = run_planner ("greedy-by-size", graph, lt, NULL);
+  plans[1] = b = run_planner ("first-fit", graph, lt, NULL);
+  g_assert_true (mp_plan_write_json (path, graph, plans, 2, skipped, reasons, 1, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+  text = mp_plan_to_json_skipping (graph, plans, 2, skipped, reasons, 1);
+  g_assert_cmpstr (written, ==, text);
+  g_assert_nonnull (strstr (text, "{ \"name\": \"a\\\"b\\\\c\\td/e\", \"size\": 100, "
+                                  "\"first\": 0, \"last\": 1, \"offset\": 0 }"));
+  g_assert_nonnull (strstr (text, "{ \"planner\": \"multistream\", \"reason\": \"a \\\"reason\\\"\" }"));
+
+  back = mp_plan_load (path, graph, lt, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->len, ==, 2);
+  for (guint p = 0; p < 2; p++)
+    {
+      MpPlan *got = back->pdata[p];
+
+      g_assert_cmpstr (got->planner, ==, plans[p]->planner);
+      g_assert_cmpuint (got->n_records, ==, plans[p]->n_records);
+      for (guint i = 0; i < got->n_records; i++)
+        g_assert_cmpuint (got->offsets[i], ==, plans[p]->offsets[i]);
+      g_assert_cmpuint (got->arena, ==, plans[p]->arena);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 static void
 test_random_ops_graphs (void)
 {
@@ -664,6 +719,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/planner/cancelled", test_cancelled);
   g_test_add_func ("/analysis/planner/random-ops-graphs", test_random_ops_graphs);
   g_test_add_func ("/analysis/planner/op-writes-nothing", test_op_writes_nothing);
+  g_test_add_func ("/analysis/plan-io/json-streamed", test_plan_json_streamed);
   g_test_add_func ("/analysis/planner/random-records", test_invariants_random_records);
   g_test_add_func ("/analysis/planner/generated-streams", test_generated_streams);
   g_test_add_func ("/cli/plan/csv-skips-ops-planners", test_cli_csv_skips);

@@ -106,10 +106,16 @@ mp_cli_plan (int argc, char **argv)
 
       for (guint i = 0; i < run->skipped->len; i++)
         g_ptr_array_add (names, (gpointer) ((const MpPlannerInfo *) run->skipped->pdata[i])->name);
-      text = mp_plan_to_json_skipping (w->graph, (MpPlan **) run->plans->pdata, run->plans->len,
-                                       (const char *const *) names->pdata,
-                                       (const char *const *) run->reasons->pdata,
-                                       run->reasons->len);
+      /* streamed: a million tensors per plan are never held as text */
+      if ((out.output && !mp_cli_check_output (out.output, &error)) ||
+          !mp_plan_write_json (out.output, w->graph, (MpPlan **) run->plans->pdata,
+                               run->plans->len, (const char *const *) names->pdata,
+                               (const char *const *) run->reasons->pdata, run->reasons->len,
+                               &error))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
     }
   else
     {
@@ -126,7 +132,7 @@ mp_cli_plan (int argc, char **argv)
       text = mp_plan_to_csv (w->graph, chosen);
     }
 
-  if (!mp_cli_output (out.output, text, &error))
+  if (text && !mp_cli_output (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
