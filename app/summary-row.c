@@ -2,14 +2,15 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include "summary-row.h"
+#include "summary-words.h"
 
 struct _MpSummaryRow
 {
   GObject  parent_instance;
   char    *planner;
-  char    *problem;            /* in op order */
-  char    *concurrent_problem; /* when the streams run side by side */
-  char    *note;
+  char    *verdict;            /* summary-words.c says them all */
+  char    *verdict_detail;
+  char    *notes;              /* the margin, the proof, a differing bound */
   guint64  arena;
   guint64  lower_bound;
   gdouble  ratio;
@@ -17,10 +18,7 @@ struct _MpSummaryRow
   guint    partitions;
   gdouble  seconds;
   gboolean valid;              /* under every schedule checked */
-  gboolean sequential_valid;
-  gboolean concurrent_checked;
-  gboolean concurrent_valid;
-  gboolean proved_optimal;
+  gboolean best;
 };
 
 G_DEFINE_FINAL_TYPE (MpSummaryRow, mp_summary_row, G_TYPE_OBJECT)
@@ -47,9 +45,9 @@ mp_summary_row_finalize (GObject *object)
   MpSummaryRow *self = MP_SUMMARY_ROW (object);
 
   g_free (self->planner);
-  g_free (self->problem);
-  g_free (self->concurrent_problem);
-  g_free (self->note);
+  g_free (self->verdict);
+  g_free (self->verdict_detail);
+  g_free (self->notes);
   G_OBJECT_CLASS (mp_summary_row_parent_class)->finalize (object);
 }
 
@@ -118,35 +116,32 @@ mp_summary_row_init (MpSummaryRow *self)
 }
 
 MpSummaryRow *
-mp_summary_row_new (const MpPlan *plan)
+mp_summary_row_new (const MpPlan *plan, gboolean best, const char *notes)
 {
   MpSummaryRow *self = g_object_new (MP_TYPE_SUMMARY_ROW, NULL);
 
   self->planner = g_strdup (plan->planner);
-  self->concurrent_checked = plan->concurrent_checked;
-  if (plan->concurrent_checked)
-    {
-      /* mp_plan_check_schedules: both verdicts */
-      self->sequential_valid = plan->sequential_valid;
-      self->problem = g_strdup (plan->sequential_problem);
-      self->concurrent_valid = plan->concurrent_valid;
-      self->concurrent_problem = g_strdup (plan->concurrent_problem);
-    }
-  else
-    {
-      self->sequential_valid = plan->valid;
-      self->problem = g_strdup (plan->problem);
-    }
-  self->note = g_strdup (plan->note);
+  self->verdict = mp_summary_verdict (plan);
+  self->verdict_detail = mp_summary_verdict_detail (plan);
+  self->notes = g_strdup (notes);
+  self->best = best;
   self->arena = plan->arena;
   self->lower_bound = plan->lower_bound;
   self->ratio = mp_plan_ratio (plan);
   self->fragmentation = mp_plan_fragmentation (plan);
   self->partitions = plan->n_partitions;
   self->seconds = plan->seconds;
-  self->valid = self->sequential_valid && (!self->concurrent_checked || self->concurrent_valid);
-  self->proved_optimal = plan->proved_optimal;
+  /* under every schedule checked */
+  self->valid = plan->concurrent_checked ? plan->sequential_valid && plan->concurrent_valid
+                                         : plan->valid;
   return self;
+}
+
+gboolean
+mp_summary_row_get_best (MpSummaryRow *self)
+{
+  g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), FALSE);
+  return self->best;
 }
 
 const char *
@@ -162,8 +157,7 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
 
   if (g_str_equal (column, "planner"))
-    return self->proved_optimal ? g_strdup_printf ("%s (proved)", self->planner)
-                                : g_strdup (self->planner);
+    return self->best ? g_strdup_printf ("★ %s", self->planner) : g_strdup (self->planner);
   if (g_str_equal (column, "arena"))
     return mp_format_bytes (self->arena);
   if (g_str_equal (column, "lower-bound"))
@@ -177,28 +171,15 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
   if (g_str_equal (column, "seconds"))
     return mp_format_seconds (self->seconds);
   if (g_str_equal (column, "valid"))
-    {
-      if (!self->sequential_valid)
-        return g_strdup_printf ("INVALID: %s", self->problem ? self->problem : "?");
-      return g_strdup (self->valid ? "valid" : "NO (concurrent)");
-    }
+    return g_strdup (self->verdict);
+  if (g_str_equal (column, "notes"))
+    return g_strdup (self->notes ? self->notes : "");
   g_return_val_if_reached (NULL);
 }
 
 char *
 mp_summary_row_describe_validity (MpSummaryRow *self)
 {
-  g_autofree char *order = NULL;
-
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
-
-  order = self->sequential_valid
-            ? g_strdup ("Valid in op order.")
-            : g_strdup_printf ("INVALID in op order: %s", self->problem ? self->problem : "?");
-  if (!self->concurrent_checked)
-    return g_steal_pointer (&order);
-  if (self->concurrent_valid)
-    return g_strdup_printf ("%s\nValid when the streams run concurrently.", order);
-  return g_strdup_printf ("%s\nINVALID when the streams run concurrently: %s", order,
-                          self->concurrent_problem ? self->concurrent_problem : "?");
+  return g_strdup (self->verdict_detail);
 }
