@@ -3,6 +3,7 @@
 
 #include "column-util.h"
 #include "live-list.h"
+#include "live-model.h"
 #include "live-row.h"
 
 struct _MpLiveList
@@ -12,7 +13,7 @@ struct _MpLiveList
   GtkLabel           *heading;
   GtkColumnView      *view;
   GtkSingleSelection *selection;
-  GListStore         *store;
+  MpLiveModel        *model;
   MpViewState        *state;
   MpPlanSet          *set;
   const MpPlan       *plan;
@@ -23,52 +24,24 @@ struct _MpLiveList
 
 G_DEFINE_FINAL_TYPE (MpLiveList, mp_live_list, GTK_TYPE_WIDGET)
 
-static int
-compare_offset (gconstpointer a, gconstpointer b, gpointer data)
-{
-  guint64 x = mp_live_row_get_offset ((MpLiveRow *) a);
-  guint64 y = mp_live_row_get_offset ((MpLiveRow *) b);
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 add_record (guint record, gpointer data)
 {
   g_array_append_val ((GArray *) data, record);
 }
 
-/* records by offset in the plan (g_array_sort_with_data passes pointers) */
-static int
-compare_record_offset (gconstpointer a, gconstpointer b, gpointer data)
-{
-  const MpPlan *plan = data;
-  guint64       x = plan->offsets[*(const guint *) a];
-  guint64       y = plan->offsets[*(const guint *) b];
-
-  return x < y ? -1 : x > y;
-}
-
-static int
-compare_size (gconstpointer a, gconstpointer b, gpointer data)
-{
-  guint64 x = mp_live_row_get_size ((MpLiveRow *) a);
-  guint64 y = mp_live_row_get_size ((MpLiveRow *) b);
-
-  return x < y ? -1 : x > y;
-}
-
 static void
 refresh (MpLiveList *self)
 {
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GArray) live_records = g_array_new (FALSE, FALSE, sizeof (guint));
   gint             step = mp_view_state_get_cursor (self->state);
   guint64          live = 0;
   const MpGraph   *graph;
   g_autofree char *bytes = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *op = NULL;
+  g_autofree char *step_text = NULL;
+  g_autofree char *peak = NULL;
+  guint            n_live;
 
   /* GTK's rows cost far more than the query (about 0.1 ms each): a hidden
    * list catches up when it is shown */
@@ -80,32 +53,33 @@ refresh (MpLiveList *self)
   self->stale = FALSE;
   if (self->set == NULL || self->plan == NULL || self->index == NULL || step < 0)
     {
-      g_list_store_remove_all (self->store);
+      mp_live_model_set (self->model, NULL, NULL, NULL);
       gtk_label_set_text (self->heading, "Click the step axis under a plan, or drag the step "
                                          "slider, to list the buffers live at that step.");
       return;
     }
   graph = mp_plan_set_get_graph (self->set);
-  /* the step tree finds the k live records in O(log n + k) */
+  /* the step tree finds the k live records in O(log n + k); the model
+   * sorts their numbers and makes rows only for what is on screen */
   mp_render_index_foreach_at (self->index, step, add_record, live_records);
-  g_array_sort_with_data (live_records, compare_record_offset, (gpointer) self->plan);
   for (guint i = 0; i < live_records->len; i++)
-    {
-      guint r = g_array_index (live_records, guint, i);
-
-      g_ptr_array_add (rows, mp_live_row_new (graph, self->plan, r));
-      live += self->plan->records[r].bytes;
-    }
+    live += self->plan->records[g_array_index (live_records, guint, i)].bytes;
+  n_live = live_records->len;
   bytes = mp_format_bytes (live);
-  if (graph->has_ops && (guint) step < graph->n_ops)
-    op = g_strdup_printf (" (op %s)", graph->ops[step].name);
-  text = g_strdup_printf ("Step %d%s in %s: %u buffers live, %s. Click a pane or a Summary row "
-                          "to list another plan.", step, op ? op : "", self->plan->planner,
-                          rows->len, bytes);
+  step_text = mp_render_step_words (self->index, step);
+  step_text[0] = g_ascii_toupper (step_text[0]);
+  if ((guint) step == mp_render_index_peak_step (self->index))
+    peak = g_strdup_printf (" This is the plan's peak%s%s%s: the buffers below fill its arena's "
+                            "lower bound; ▲ marks those reaching the arena's top.",
+                            graph->has_ops && (guint) step < graph->n_ops ? ", held by op " : "",
+                            graph->has_ops && (guint) step < graph->n_ops
+                              ? graph->ops[step].name : "",
+                            "");
+  text = g_strdup_printf ("%s in %s: %u buffers live, %s.%s", step_text, self->plan->planner,
+                          n_live, bytes, peak ? peak : "");
   gtk_label_set_text (self->heading, text);
   self->updating = TRUE;
-  g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
-                       rows->pdata, rows->len);
+  mp_live_model_set (self->model, graph, self->plan, g_steal_pointer (&live_records));
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
   self->updating = FALSE;
 }
@@ -139,7 +113,7 @@ mp_live_list_dispose (GObject *object)
   g_clear_object (&self->state);
   g_clear_pointer (&self->set, mp_plan_set_unref);
   g_clear_pointer (&self->box, gtk_widget_unparent);
-  g_clear_object (&self->store);
+  g_clear_object (&self->model);
   G_OBJECT_CLASS (mp_live_list_parent_class)->dispose (object);
 }
 
@@ -159,27 +133,35 @@ mp_live_list_class_init (MpLiveListClass *klass)
 #define FORMAT ((MpCellFormatFunc) mp_live_row_format)
 
 static void
+sort_changed (MpLiveList *self, GParamSpec *pspec, GtkDropDown *dropdown)
+{
+  mp_live_model_set_sort (self->model, gtk_drop_down_get_selected (dropdown));
+}
+
+static void
 mp_live_list_init (MpLiveList *self)
 {
-  GtkWidget        *scroller = gtk_scrolled_window_new ();
-  GtkSortListModel *sorted;
+  static const char *sorts[] = { "Offset", "Size (largest first)", "Lifetime (longest first)",
+                                 "Op (earliest first)", NULL };
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *sort = gtk_drop_down_new_from_strings (sorts);
 
-  self->store = g_list_store_new (MP_TYPE_LIVE_ROW);
+  G_STATIC_ASSERT (G_N_ELEMENTS (sorts) == MP_LIVE_SORT_N + 1);
+  self->model = mp_live_model_new ();
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->view, TRUE);
-  mp_column_view_add_text (self->view, "offset", "Offset", TRUE, FORMAT,
-                           GTK_SORTER (gtk_custom_sorter_new (compare_offset, NULL, NULL)));
+  mp_column_view_add_text (self->view, "offset", "Offset", TRUE, FORMAT, NULL);
   mp_column_view_add_text (self->view, "end", "End", TRUE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "size", "Size", TRUE, FORMAT,
-                           GTK_SORTER (gtk_custom_sorter_new (compare_size, NULL, NULL)));
+  mp_column_view_add_text (self->view, "size", "Size", TRUE, FORMAT, NULL);
   gtk_column_view_column_set_expand (
     mp_column_view_add_text (self->view, "tensor", "Tensor", FALSE, FORMAT, NULL), TRUE);
-  mp_column_view_add_text (self->view, "lifetime", "Lifetime", FALSE, FORMAT, NULL);
+  mp_column_view_add_text (self->view, "lifetime", "Lifetime (steps)", FALSE, FORMAT, NULL);
+  mp_column_view_add_text (self->view, "op", "Op", FALSE, FORMAT, NULL);
   mp_column_view_add_text (self->view, "kind", "Kind", FALSE, FORMAT, NULL);
 
-  sorted = gtk_sort_list_model_new (G_LIST_MODEL (g_object_ref (self->store)),
-                                    g_object_ref (gtk_column_view_get_sorter (self->view)));
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (sorted));
+  /* rows are sorted by the model (integers), not by GTK's sorters (objects) */
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   g_signal_connect_swapped (self->selection, "notify::selected", G_CALLBACK (selection_changed),
@@ -189,14 +171,21 @@ mp_live_list_init (MpLiveList *self)
   self->heading = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->heading, 0);
   gtk_label_set_wrap (self->heading, TRUE);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->heading), 6);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->heading), 4);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->heading), 4);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->heading), TRUE);
+  gtk_widget_set_tooltip_text (sort, "Order of the live buffers");
+  g_signal_connect_swapped (sort, "notify::selected", G_CALLBACK (sort_changed), self);
+  gtk_box_append (GTK_BOX (top), GTK_WIDGET (self->heading));
+  gtk_box_append (GTK_BOX (top), gtk_label_new ("Sort by"));
+  gtk_box_append (GTK_BOX (top), sort);
+  gtk_widget_set_margin_start (top, 6);
+  gtk_widget_set_margin_end (top, 6);
+  gtk_widget_set_margin_top (top, 4);
+  gtk_widget_set_margin_bottom (top, 4);
 
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->view));
   gtk_widget_set_vexpand (scroller, TRUE);
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->heading));
+  gtk_box_append (GTK_BOX (self->box), top);
   gtk_box_append (GTK_BOX (self->box), scroller);
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 }
@@ -237,5 +226,5 @@ GListModel *
 mp_live_list_get_model (MpLiveList *self)
 {
   g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
-  return G_LIST_MODEL (self->store);
+  return G_LIST_MODEL (self->model);
 }

@@ -13,6 +13,8 @@ struct _MpLiveRow
   guint64      size;
   gint64       first;
   gint64       last;
+  const char  *op;         /* producing op (the graph's), or NULL */
+  gboolean     sets_arena; /* reaches the plan's top */
 };
 
 G_DEFINE_FINAL_TYPE (MpLiveRow, mp_live_row, G_TYPE_OBJECT)
@@ -47,7 +49,11 @@ mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
   self->kind = t->kind;
   self->offset = plan->offsets[record];
   self->size = u->bytes;
-  mp_usage_times (graph, u, &self->first, &self->last);
+  /* the plan's own steps, the numbering of the axis, slider and status */
+  self->first = u->first;
+  self->last = u->last;
+  self->op = t->producer >= 0 ? graph->ops[t->producer].name : NULL;
+  self->sets_arena = self->offset + self->size == plan->arena;
   return self;
 }
 
@@ -81,7 +87,10 @@ mp_live_row_format (MpLiveRow *self, const char *column)
   if (g_str_equal (column, "size"))
     return mp_format_bytes (self->size);
   if (g_str_equal (column, "tensor"))
-    return g_strdup (self->name);
+    return self->sets_arena ? g_strdup_printf ("%s ▲ sets the arena", self->name)
+                            : g_strdup (self->name);
+  if (g_str_equal (column, "op"))
+    return g_strdup (self->op ? self->op : "—");
   if (g_str_equal (column, "lifetime"))
     return g_strdup_printf ("%" G_GINT64_FORMAT " – %" G_GINT64_FORMAT, self->first, self->last);
   if (g_str_equal (column, "kind"))

@@ -14,7 +14,8 @@ MpLiveRow *mp_live_row_new        (const MpGraph *graph, const MpPlan *plan, gui
 guint      mp_live_row_get_tensor (MpLiveRow *self);
 guint64    mp_live_row_get_offset (MpLiveRow *self);
 guint64    mp_live_row_get_size   (MpLiveRow *self);
-/* Cell text: offset, end, size, tensor, lifetime, kind. */
+/* Cell text: offset, end, size, tensor (marked when it reaches the arena's
+ * top), lifetime (the plan's steps), op, kind. */
 char      *mp_live_row_format     (MpLiveRow *self, const char *column);
 
 G_END_DECLS

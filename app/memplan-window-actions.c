@@ -150,6 +150,24 @@ step_action (GtkWidget *widget, const char *action, GVariant *param)
   mp_view_state_reveal (self->state, step, step);
 }
 
+/* The step cursor to the peak of the listed plan (every plan of a graph
+ * shares it but multistream, whose steps are parallel groups). */
+static void
+go_to_peak_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  MpWindow      *self = MP_WINDOW (widget);
+  const MpPlan  *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
+  MpRenderIndex *index;
+  guint          peak;
+
+  if (self->set == NULL || mp_plan_set_get_n_plans (self->set) == 0)
+    return;
+  index = plan ? mp_plan_set_find_index (self->set, plan) : mp_plan_set_get_index (self->set, 0);
+  peak = mp_render_index_peak_step (index);
+  mp_view_state_set_cursor (self->state, peak);
+  mp_view_state_reveal (self->state, peak, peak);
+}
+
 static void
 search_action (GtkWidget *widget, const char *action, GVariant *param)
 {
@@ -187,6 +205,7 @@ static const WindowAction actions[] = {
   { "win.step-prev", step_action, { "<Primary>bracketleft", NULL } },
   { "win.step-next", step_action, { "<Primary>bracketright", NULL } },
   { "win.search", search_action, { "<Primary>f", NULL } },
+  { "win.go-to-peak", go_to_peak_action, { "<Primary>p", NULL } },
   { "win.step-through", step_through_action, { "<Primary>t", NULL } },
   { "win.clear-selection", clear_selection_action, { "<Primary><Shift>a", NULL } },
 };

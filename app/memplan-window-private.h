@@ -30,6 +30,10 @@ struct _MpWindow
   GtkStack        *stack;
   GtkLabel        *empty_label;
   GtkBox          *panes_box;
+  GtkBox          *plans_box;
+  GtkPaned        *paned;
+  GtkWidget       *memory_strip;
+  guint            split_rows;     /* Summary rows the split was placed for */
   GtkAdjustment   *cursor_adjustment;
   GtkLabel        *cursor_label;
   GtkNotebook     *notebook;

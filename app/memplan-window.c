@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "live-list.h"
+#include "memory-strip.h"
+#include "summary-words.h"
 #include "memplan-window-private.h"
 #include "plan-render.h"
 #include "plan-view.h"
@@ -118,19 +120,15 @@ update_cursor_label (MpWindow *self)
     text = g_strdup ("no step chosen");
   else
     {
-      const MpGraph     *graph = mp_plan_set_get_graph (self->set);
       const MpLifetimes *lt = mp_plan_set_get_lifetimes (self->set);
       g_autofree char   *live = mp_format_bytes ((guint) step < lt->n_steps
                                                    ? lt->live_bytes[step] : 0);
 
-      if (graph->has_ops && (guint) step < graph->n_ops)
-        text = g_strdup_printf ("step %d, %s: %s live", step, graph->ops[step].name, live);
-      else if (mp_plan_set_get_n_plans (self->set) > 0)
+      if (mp_plan_set_get_n_plans (self->set) > 0)
         {
-          /* usage records: the file's own time of this step */
-          g_autofree char *when = mp_render_step_label (mp_plan_set_get_index (self->set, 0),
+          g_autofree char *when = mp_render_step_words (mp_plan_set_get_index (self->set, 0),
                                                         step);
-          text = g_strdup_printf ("step %s: %s live", when, live);
+          text = g_strdup_printf ("%s: %s live", when, live);
         }
       else
         text = g_strdup_printf ("step %d: %s live", step, live);
@@ -200,6 +198,37 @@ update_panes (MpWindow *self, MpPlanSet *set)
   g_ptr_array_extend_and_steal (self->views, views);
 }
 
+/* The plan the Summary marks best, else the first. */
+static MpPlan *
+best_plan (MpPlanSet *set)
+{
+  g_autoptr (GPtrArray) plans = g_ptr_array_new ();
+  gint best;
+
+  for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
+    g_ptr_array_add (plans, mp_plan_set_get_plan (set, i));
+  best = mp_summary_best ((MpPlan * const *) plans->pdata, plans->len);
+  return plans->len ? plans->pdata[MAX (best, 0)] : NULL;
+}
+
+/* Every Summary row in view: the split gives the notebook its natural
+ * height, the panes and the memory strip keep the rest (at least 40%). */
+static gboolean
+place_split (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpWindow *self = MP_WINDOW (widget);
+  int       total = gtk_widget_get_height (GTK_WIDGET (self->paned));
+  int       width = gtk_widget_get_width (GTK_WIDGET (self->paned));
+  int       nat = 0;
+
+  if (total <= 0)
+    return G_SOURCE_CONTINUE;
+  gtk_widget_measure (GTK_WIDGET (self->notebook), GTK_ORIENTATION_VERTICAL, width, NULL, &nat,
+                      NULL, NULL);
+  gtk_paned_set_position (self->paned, MAX (total - nat - 2, total * 2 / 5));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
 {
@@ -236,13 +265,19 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
         mp_view_state_set_selected (self->state, mp_graph_find_tensor (graph, selected));
     }
   update_panes (self, set);
+  mp_memory_strip_set_plan_set (MP_MEMORY_STRIP (self->memory_strip), set);
   mp_summary_table_set_plan_set (self->summary_table, set);
+  if (mp_plan_set_get_n_plans (set) != self->split_rows)
+    {
+      self->split_rows = mp_plan_set_get_n_plans (set);
+      gtk_widget_add_tick_callback (GTK_WIDGET (self), place_split, NULL, NULL);
+    }
   /* the listed plan stays while it is still there */
   for (guint i = 0; i < mp_plan_set_get_n_plans (set) && list_plan == NULL; i++)
     if (mp_plan_set_get_plan (set, i) == listed)
       list_plan = mp_plan_set_get_plan (set, i);
   if (list_plan == NULL && mp_plan_set_get_n_plans (set))
-    list_plan = mp_plan_set_get_plan (set, 0);
+    list_plan = best_plan (set);
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set, list_plan);
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
@@ -916,6 +951,8 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, empty_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, panes_box);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, plans_box);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, cursor_adjustment);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, cursor_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, notebook);
@@ -943,6 +980,8 @@ mp_window_init (MpWindow *self)
 
   planners_init (self);
   self->live_list = mp_live_list_new (self->state);
+  self->memory_strip = mp_memory_strip_new (self->state);
+  gtk_box_prepend (self->plans_box, self->memory_strip);
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);

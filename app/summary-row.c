@@ -2,15 +2,15 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include "summary-row.h"
+#include "summary-words.h"
 
 struct _MpSummaryRow
 {
   GObject  parent_instance;
   char    *planner;
-  char    *verdict;            /* the engine's words (verdict.h) */
-  char    *other;              /* the other schedule's failure, or NULL */
-  char    *proof;              /* an exact search's status, or NULL */
-  char    *note;
+  char    *verdict;            /* summary-words.c says them all */
+  char    *verdict_detail;
+  char    *notes;              /* the margin, the proof, a differing bound */
   guint64  arena;
   guint64  lower_bound;
   gdouble  ratio;
@@ -18,7 +18,7 @@ struct _MpSummaryRow
   guint    partitions;
   gdouble  seconds;
   gboolean valid;              /* under the schedule it was made for */
-  gboolean proved_optimal;
+  gboolean best;
 };
 
 G_DEFINE_FINAL_TYPE (MpSummaryRow, mp_summary_row, G_TYPE_OBJECT)
@@ -46,9 +46,8 @@ mp_summary_row_finalize (GObject *object)
 
   g_free (self->planner);
   g_free (self->verdict);
-  g_free (self->other);
-  g_free (self->proof);
-  g_free (self->note);
+  g_free (self->verdict_detail);
+  g_free (self->notes);
   G_OBJECT_CLASS (mp_summary_row_parent_class)->finalize (object);
 }
 
@@ -117,15 +116,15 @@ mp_summary_row_init (MpSummaryRow *self)
 }
 
 MpSummaryRow *
-mp_summary_row_new (const MpPlan *plan)
+mp_summary_row_new (const MpPlan *plan, gboolean best, const char *notes)
 {
   MpSummaryRow *self = g_object_new (MP_TYPE_SUMMARY_ROW, NULL);
 
   self->planner = g_strdup (plan->planner);
-  self->verdict = mp_plan_verdict (plan);
-  self->other = mp_plan_verdict_other (plan);
-  self->proof = mp_plan_proof (plan);
-  self->note = g_strdup (plan->note);
+  self->verdict = mp_summary_verdict (plan);
+  self->verdict_detail = mp_summary_verdict_detail (plan);
+  self->notes = g_strdup (notes);
+  self->best = best;
   self->arena = plan->arena;
   self->lower_bound = plan->lower_bound;
   self->ratio = mp_plan_ratio (plan);
@@ -133,8 +132,14 @@ mp_summary_row_new (const MpPlan *plan)
   self->partitions = plan->n_partitions;
   self->seconds = plan->seconds;
   self->valid = plan->valid;
-  self->proved_optimal = plan->proved_optimal;
   return self;
+}
+
+gboolean
+mp_summary_row_get_best (MpSummaryRow *self)
+{
+  g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), FALSE);
+  return self->best;
 }
 
 const char *
@@ -150,8 +155,7 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
 
   if (g_str_equal (column, "planner"))
-    return self->proved_optimal ? g_strdup_printf ("%s (proved)", self->planner)
-                                : g_strdup (self->planner);
+    return self->best ? g_strdup_printf ("★ %s", self->planner) : g_strdup (self->planner);
   if (g_str_equal (column, "arena"))
     return mp_format_bytes (self->arena);
   if (g_str_equal (column, "lower-bound"))
@@ -165,26 +169,15 @@ mp_summary_row_format (MpSummaryRow *self, const char *column)
   if (g_str_equal (column, "seconds"))
     return mp_format_seconds (self->seconds);
   if (g_str_equal (column, "valid"))
-    {
-      if (self->proof && self->valid)
-        return g_strdup_printf ("%s; %s", self->verdict, self->proof);
-      return g_strdup (self->verdict);
-    }
+    return g_strdup (self->verdict);
+  if (g_str_equal (column, "notes"))
+    return g_strdup (self->notes ? self->notes : "");
   g_return_val_if_reached (NULL);
 }
 
 char *
 mp_summary_row_describe_validity (MpSummaryRow *self)
 {
-  GString *s;
-
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
-
-  s = g_string_new (self->verdict);
-  s->str[0] = g_ascii_toupper (s->str[0]);
-  if (self->other)
-    g_string_append_printf (s, "\n%c%s", g_ascii_toupper (self->other[0]), self->other + 1);
-  if (self->proof)
-    g_string_append_printf (s, "\n%c%s.", g_ascii_toupper (self->proof[0]), self->proof + 1);
-  return g_string_free (s, FALSE);
+  return g_strdup (self->verdict_detail);
 }

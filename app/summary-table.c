@@ -4,11 +4,13 @@
 #include "column-util.h"
 #include "summary-row.h"
 #include "summary-table.h"
+#include "summary-words.h"
 
 struct _MpSummaryTable
 {
   GtkWidget          parent_instance;
-  GtkWidget         *scroller;
+  GtkWidget          *box;
+  GtkLabel           *headline;   /* who wins, by how much */
   GtkColumnView     *view;
   GListStore        *store;
   GtkSortListModel  *sorted;
@@ -32,6 +34,7 @@ static const struct
   { "partitions", "Partitions", "partitions", TRUE },
   { "seconds", "Time", "seconds", TRUE },
   { "valid", "Validity", "valid", TRUE },
+  { "notes", "Notes", NULL, FALSE },
 };
 
 enum
@@ -51,13 +54,27 @@ selection_changed (MpSummaryTable *self)
     g_signal_emit (self, signals[PLANNER_SELECTED], 0, mp_summary_row_get_planner (row));
 }
 
-/* The Validity cell's tooltip gives both verdicts and the problem in full. */
+/* The Validity cell's tooltip gives both verdicts and the problem in full;
+ * the Notes cell's, its whole text. */
 static void
-bind_validity_tooltip (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+bind_tooltip (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 {
-  g_autofree char *tip = mp_summary_row_describe_validity (gtk_list_item_get_item (item));
+  g_autofree char *tip = data ? mp_summary_row_format (gtk_list_item_get_item (item), "notes")
+                              : mp_summary_row_describe_validity (gtk_list_item_get_item (item));
 
-  gtk_widget_set_tooltip_text (gtk_list_item_get_child (item), tip);
+  gtk_widget_set_tooltip_text (gtk_list_item_get_child (item), *tip ? tip : NULL);
+}
+
+/* The winner's row stands out in every cell. */
+static void
+bind_best (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+
+  if (mp_summary_row_get_best (gtk_list_item_get_item (item)))
+    gtk_widget_add_css_class (label, "best");
+  else
+    gtk_widget_remove_css_class (label, "best");
 }
 
 static void
@@ -65,7 +82,7 @@ mp_summary_table_dispose (GObject *object)
 {
   MpSummaryTable *self = MP_SUMMARY_TABLE (object);
 
-  g_clear_pointer (&self->scroller, gtk_widget_unparent);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
   g_clear_object (&self->store);
   G_OBJECT_CLASS (mp_summary_table_parent_class)->dispose (object);
 }
@@ -90,6 +107,7 @@ static void
 mp_summary_table_init (MpSummaryTable *self)
 {
   GtkSorter *sorter;
+  GtkWidget *scroller;
 
   self->store = g_list_store_new (MP_TYPE_SUMMARY_ROW);
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
@@ -102,18 +120,34 @@ mp_summary_table_init (MpSummaryTable *self)
       GtkSorter           *col_sorter;
       GtkColumnViewColumn *column;
 
-      expr = gtk_property_expression_new (MP_TYPE_SUMMARY_ROW, NULL, columns[i].property);
-      if (columns[i].numeric)
-        col_sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
-      else
-        col_sorter = GTK_SORTER (gtk_string_sorter_new (expr));
+      GtkListItemFactory *factory;
+      /* long words (a verdict, a note) are cut short, whole in the tooltip */
+      gboolean            words = g_str_equal (columns[i].id, "valid") ||
+                                  g_str_equal (columns[i].id, "notes");
+
+      col_sorter = NULL;
+      if (columns[i].property)
+        {
+          expr = gtk_property_expression_new (MP_TYPE_SUMMARY_ROW, NULL, columns[i].property);
+          if (columns[i].numeric)
+            col_sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
+          else
+            col_sorter = GTK_SORTER (gtk_string_sorter_new (expr));
+        }
       column = mp_column_view_add_text (self->view, columns[i].id, columns[i].title,
-                                        columns[i].numeric,
+                                        columns[i].numeric && !words,
                                         (MpCellFormatFunc) mp_summary_row_format, col_sorter);
-      gtk_column_view_column_set_expand (column, i == 0);
-      if (g_str_equal (columns[i].id, "valid"))
-        g_signal_connect_after (gtk_column_view_column_get_factory (column), "bind",
-                                G_CALLBACK (bind_validity_tooltip), NULL);
+      gtk_column_view_column_set_expand (column, g_str_equal (columns[i].id, "notes"));
+      factory = gtk_column_view_column_get_factory (column);
+      g_signal_connect_after (factory, "bind", G_CALLBACK (bind_best), NULL);
+      if (words)
+        {
+          gtk_column_view_column_set_resizable (column, TRUE);
+          gtk_column_view_column_set_fixed_width (column, g_str_equal (columns[i].id, "valid")
+                                                            ? 110 : -1);
+          g_signal_connect_after (factory, "bind", G_CALLBACK (bind_tooltip),
+                                  GINT_TO_POINTER (g_str_equal (columns[i].id, "notes")));
+        }
     }
 
   sorter = gtk_column_view_get_sorter (self->view);
@@ -126,12 +160,25 @@ mp_summary_table_init (MpSummaryTable *self)
                             G_CALLBACK (selection_changed), self);
   gtk_column_view_set_model (self->view, GTK_SELECTION_MODEL (self->selection));
 
-  self->scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER,
+  /* the smallest arena leads */
+  gtk_column_view_sort_by_column (self->view, mp_column_view_find (self->view, "arena"),
+                                  GTK_SORT_ASCENDING);
+
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
                                   GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), GTK_WIDGET (self->view));
-  gtk_widget_set_parent (self->scroller, GTK_WIDGET (self));
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->view));
+  gtk_widget_set_vexpand (scroller, TRUE);
+
+  self->headline = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->headline, 0);
+  gtk_label_set_ellipsize (self->headline, PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (GTK_WIDGET (self->headline), "headline");
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->headline));
+  gtk_box_append (GTK_BOX (self->box), scroller);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 }
 
 GtkWidget *
@@ -140,10 +187,45 @@ mp_summary_table_new (void)
   return g_object_new (MP_TYPE_SUMMARY_TABLE, NULL);
 }
 
+/* The headline and every row's notes: the winner's margins, optimal's
+ * proof, a lower bound that is not the others'. */
+static void
+fill_rows (MpSummaryTable *self, MpPlan * const *plans, guint n, GPtrArray *rows)
+{
+  gint             best = mp_summary_best (plans, n);
+  g_autofree char *margin = best >= 0 ? mp_summary_margin (plans, n, best) : NULL;
+  g_autofree char *headline = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char      *proof = mp_summary_proof (plans[i]);
+      g_autofree char      *bound = mp_summary_bound_note (plans, n, i);
+      g_autofree char      *joined = NULL;
+
+      if ((gint) i == best)
+        g_ptr_array_add (notes, g_strdup_printf ("best: %s", strchr (margin, ':') + 2));
+      if (proof)
+        g_ptr_array_add (notes, g_steal_pointer (&proof));
+      if (bound)
+        g_ptr_array_add (notes, g_steal_pointer (&bound));
+      g_ptr_array_add (notes, NULL);
+      joined = g_strjoinv ("; ", (char **) notes->pdata);
+      g_ptr_array_add (rows, mp_summary_row_new (plans[i], (gint) i == best, joined));
+    }
+  if (best >= 0)
+    headline = g_strdup_printf ("Smallest arena — %s", margin);
+  else
+    headline = g_strdup (n ? "No plan is valid." : "");
+  gtk_label_set_text (self->headline, headline);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->headline), headline);
+}
+
 void
 mp_summary_table_set_plan_set (MpSummaryTable *self, MpPlanSet *set)
 {
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr (GPtrArray) plans = g_ptr_array_new ();
 
   g_autofree char *selected = NULL;
 
@@ -152,11 +234,19 @@ mp_summary_table_set_plan_set (MpSummaryTable *self, MpPlanSet *set)
   /* a replan keeps the chosen row (what "Save Plans" as CSV writes) */
   selected = g_strdup (mp_summary_table_get_selected (self));
   for (guint i = 0; set && i < mp_plan_set_get_n_plans (set); i++)
-    g_ptr_array_add (rows, mp_summary_row_new (mp_plan_set_get_plan (set, i)));
+    g_ptr_array_add (plans, mp_plan_set_get_plan (set, i));
+  fill_rows (self, (MpPlan * const *) plans->pdata, plans->len, rows);
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
   if (selected)
     mp_summary_table_select (self, selected);
+}
+
+const char *
+mp_summary_table_get_headline (MpSummaryTable *self)
+{
+  g_return_val_if_fail (MP_IS_SUMMARY_TABLE (self), NULL);
+  return gtk_label_get_text (self->headline);
 }
 
 const char *

@@ -142,6 +142,8 @@ MpRenderIndex *mp_render_index_new   (const MpGraph *graph, const MpPlan *plan);
 void           mp_render_index_free  (MpRenderIndex *index);
 const MpPlan  *mp_render_index_plan  (const MpRenderIndex *index);
 const MpGraph *mp_render_index_graph (const MpRenderIndex *index);
+/* The first step where the plan's records are the most bytes live. */
+guint          mp_render_index_peak_step (const MpRenderIndex *index);
 
 /* The records live at step (index into plan->records), calling func for
  * each: O(log n + k) for k records, in no particular order. */
@@ -211,6 +213,25 @@ gint mp_render_compare_hit_test (MpRenderIndex * const *indices,
                                  gdouble                y,
                                  guint                 *panel);
 
+/* Memory over time for the plans of one graph, in one strip: the live
+ * bytes as an area, each plan's footprint (the top of its highest live
+ * buffer) as a line in its own colour, the live peak marked on the curve
+ * and on the step axis, a dot where each plan first reaches its arena. The
+ * viewport's step range applies; the byte scale is the largest arena but
+ * naive's. The layout gives the plot for pointer conversions. */
+void mp_render_memory_layout (MpRenderIndex * const *indices,
+                              guint                  n_indices,
+                              const MpRenderOptions *options,
+                              gdouble                width,
+                              gdouble                height,
+                              MpRenderLayout        *layout);
+void mp_render_memory        (cairo_t               *cr,
+                              MpRenderIndex * const *indices,
+                              guint                  n_indices,
+                              const MpRenderOptions *options,
+                              gdouble                width,
+                              gdouble                height);
+
 /* Output files. */
 typedef enum
 {
@@ -240,8 +261,29 @@ gboolean    mp_color_by_from_string (const char *str, MpColorBy *color_by);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpRenderIndex, mp_render_index_free)
 
-/* The label of a step in the user's own units: the op index for a graph,
- * the file's time stamp for usage records (whose steps are ranks). */
+/* A labelled tick of a value (bytes) axis. */
+#define MP_MAX_TICKS 64
+typedef struct
+{
+  guint64 value;
+  char    label[24];
+} MpTick;
+
+/* The ticks of a byte axis over [lo, top] drawn over pixels: at least two
+ * (0 and one more) whenever top > lo, none above top (the arena, not the
+ * room above it), at least min_gap pixels apart where there is room, and
+ * every label in the one unit of the largest ("256 MiB", "512 MiB", or
+ * "0.5 GiB", "1 GiB", never both). Returns how many. */
+guint mp_render_value_ticks (gdouble lo, gdouble top, gdouble pixels, gdouble min_gap,
+                             MpTick ticks[MP_MAX_TICKS]);
+
+/* One step numbering everywhere: the plan's steps (op indices for a graph,
+ * ranks of the start times for usage records, parallel groups for
+ * multistream). The axis label of a step: its number. */
 char          *mp_render_step_label (const MpRenderIndex *index, guint step);
+/* A step in words for the slider, the status, the live list and tooltips:
+ * "step 14 (op fc2)", "step 63 (time 966656 in the file)",
+ * "parallel group 3". */
+char          *mp_render_step_words (const MpRenderIndex *index, guint step);
 
 G_END_DECLS

@@ -27,10 +27,16 @@ y_of (const MpRenderLayout *l, gdouble address)
   return y;
 }
 
-static guint64
-y_tick_step (const MpRenderLayout *l, gdouble f)
+/* The labelled ticks of the address axis: none above the arena (top), the
+ * room left above it for its label has none. */
+static guint
+y_ticks (const MpRenderLayout *l, gdouble top, gdouble f, MpTick ticks[MP_MAX_TICKS])
 {
-  return mp_nice_step_binary (l->viewport.addr_max - l->viewport.addr_min, l->plot.height, f * 2.8);
+  const MpViewport *v = &l->viewport;
+  gdouble           hi = top > v->addr_min ? MIN (top, v->addr_max) : v->addr_max;
+  gdouble           pixels = (hi - v->addr_min) * l->plot.height / (v->addr_max - v->addr_min);
+
+  return mp_render_value_ticks (v->addr_min, hi, pixels, f * 2.8, ticks);
 }
 
 static gdouble
@@ -101,22 +107,22 @@ mp_render_draw_free (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpti
 
 void
 mp_render_draw_grid (cairo_t *cr, const MpRenderOptions *options, const MpRenderLayout *layout,
-                     gboolean x_ticks)
+                     gdouble top, gboolean x_ticks)
 {
   const MpPalette    *palette = mp_palette_get (options->theme);
   const MpRenderRect *p = &layout->plot;
   const MpViewport   *v = &layout->viewport;
   gdouble             f = mp_render_font_px (options);
-  guint64             ystep = y_tick_step (layout, f);
+  MpTick              ticks[MP_MAX_TICKS];
+  guint               n = y_ticks (layout, top, f, ticks);
   gdouble             xstep = x_tick_step (layout, f);
 
   cairo_save (cr);
   cairo_set_line_width (cr, 1);
   mp_cairo_set_rgba (cr, palette->grid, 0.9);
-  for (guint64 a = (guint64) ceil (MAX (v->addr_min, 0) / ystep) * ystep; a <= v->addr_max;
-       a += ystep)
+  for (guint i = 0; i < n; i++)
     {
-      gdouble y = round (y_of (layout, a)) + 0.5;
+      gdouble y = round (y_of (layout, ticks[i].value)) + 0.5;
 
       if (y < p->y || y > p->y + p->height)
         continue;
@@ -250,20 +256,12 @@ mp_render_draw_curve (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   if (index->n > 0 && peak_x >= c->x && peak_x <= c->x + c->width)
     {
       static const double dash[] = { 3, 3 };
-      const MpGraph      *graph = index->graph;
       g_autofree char    *b = mp_format_bytes (index->live_max);
       g_autofree char    *s = NULL;
 
-      if (index->plan->parallel)
-        s = g_strdup_printf ("peak %s at parallel group %u", b, index->peak_step);
-      else if (graph->has_ops && index->peak_step < graph->n_ops)
-        s = g_strdup_printf ("peak %s at step %u (%s)", b, index->peak_step,
-                             graph->ops[index->peak_step].name);
-      else
-        {
-          g_autofree char *step = mp_render_step_label (index, index->peak_step);
-          s = g_strdup_printf ("peak %s at step %s", b, step);
-        }
+      g_autofree char    *where = mp_render_step_words (index, index->peak_step);
+
+      s = g_strdup_printf ("peak %s at %s", b, where);
       cairo_set_line_width (cr, 1.5);
       cairo_set_dash (cr, dash, 2, 0);
       mp_cairo_set_rgb (cr, palette->peak);
@@ -291,13 +289,13 @@ mp_render_draw_curve (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
 
 void
 mp_render_draw_y_axis (cairo_t *cr, const MpRenderOptions *options, const MpRenderLayout *layout,
-                       MpText *text)
+                       gdouble top, MpText *text)
 {
   const MpPalette    *palette = mp_palette_get (options->theme);
   const MpRenderRect *p = &layout->plot;
-  const MpViewport   *v = &layout->viewport;
   gdouble             f = mp_render_font_px (options);
-  guint64             ystep = y_tick_step (layout, f);
+  MpTick              ticks[MP_MAX_TICKS];
+  guint               n = y_ticks (layout, top, f, ticks);
 
   cairo_save (cr);
   cairo_set_line_width (cr, 1);
@@ -306,11 +304,10 @@ mp_render_draw_y_axis (cairo_t *cr, const MpRenderOptions *options, const MpRend
   cairo_line_to (cr, p->x - 0.5, p->y + p->height + 0.5);
   cairo_line_to (cr, p->x + p->width, p->y + p->height + 0.5);
   cairo_stroke (cr);
-  for (guint64 a = (guint64) ceil (MAX (v->addr_min, 0) / ystep) * ystep; a <= v->addr_max;
-       a += ystep)
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *s = mp_format_address (a, ystep);
-      gdouble          y = round (y_of (layout, a)) + 0.5, w, h;
+      const char *s = ticks[i].label;
+      gdouble     y = round (y_of (layout, ticks[i].value)) + 0.5, w, h;
 
       if (y < p->y || y > p->y + p->height + 1)
         continue;
@@ -359,7 +356,8 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       mp_text_set (text, str, FALSE);
       mp_text_size (text, &w, &h);
       mp_cairo_set_rgb (cr, palette->foreground);
-      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - w / 2, p->x + p->width - w / 2), y);
+      /* never under the axis title, left of the plot */
+      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - f * 0.2, p->x + p->width - w / 2), y);
     }
   /* zoomed in: the op of every step, shortened to its column */
   if (ops)

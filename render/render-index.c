@@ -107,6 +107,63 @@ build_step_tree (MpRenderIndex *index)
     }
 }
 
+static int
+cmp_by_top (const void *a, const void *b, void *data)
+{
+  const MpPlan *plan = data;
+  guint         x = *(const guint *) a, y = *(const guint *) b;
+  guint64       tx = plan->offsets[x] + plan->records[x].bytes;
+  guint64       ty = plan->offsets[y] + plan->records[y].bytes;
+
+  if (tx != ty)
+    return tx > ty ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+/* Next step at or after s whose footprint is not set yet (path halving). */
+static guint
+next_open (guint *next, guint s)
+{
+  while (next[s] != s)
+    {
+      next[s] = next[next[s]];
+      s = next[s];
+    }
+  return s;
+}
+
+/* The footprint: per step, the top of the highest live buffer. Buffers
+ * from the highest top down each set the steps of their lifetime not set
+ * yet, skipping set runs in near-constant time: O(n log n + steps). */
+static void
+compute_top (MpRenderIndex *index)
+{
+  const MpPlan     *plan = index->plan;
+  g_autofree guint *order = g_new (guint, MAX (index->n, 1));
+  g_autofree guint *next = g_new (guint, index->n_steps + 1);
+
+  index->top = g_new0 (guint64, MAX (index->n_steps, 1));
+  for (guint s = 0; s <= index->n_steps; s++)
+    next[s] = s;
+  for (guint r = 0; r < index->n; r++)
+    order[r] = r;
+  qsort_r (order, index->n, sizeof (guint), cmp_by_top, (gpointer) plan);
+  for (guint i = 0; i < index->n; i++)
+    {
+      const MpUsage *u = &plan->records[order[i]];
+      guint64        top = plan->offsets[order[i]] + u->bytes;
+
+      if (u->bytes == 0)
+        continue;
+      for (guint s = next_open (next, u->first); s <= u->last && s < index->n_steps;
+           s = next_open (next, s))
+        {
+          index->top[s] = top;
+          next[s] = s + 1;
+        }
+    }
+}
+
 static void
 compute_colors (MpRenderIndex *index)
 {
@@ -178,6 +235,7 @@ mp_render_index_new (const MpGraph *graph, const MpPlan *plan)
         }
     }
 
+  compute_top (index);
   index->live = g_new0 (guint64, MAX (index->n_steps, 1));
   index->live_max = mp_usage_lower_bound (plan->records, index->n, index->n_steps, index->live,
                                           &index->peak_step);
@@ -195,6 +253,7 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->node_start);
   g_free (index->node_items);
   g_free (index->live);
+  g_free (index->top);
   g_free (index->color);
   g_free (index->step_time);
   g_free (index);
@@ -203,9 +262,28 @@ mp_render_index_free (MpRenderIndex *index)
 char *
 mp_render_step_label (const MpRenderIndex *index, guint step)
 {
-  if (index->step_time && step < index->n_steps)
-    return g_strdup_printf ("%" G_GINT64_FORMAT, index->step_time[step]);
   return g_strdup_printf ("%u", step);
+}
+
+char *
+mp_render_step_words (const MpRenderIndex *index, guint step)
+{
+  const MpGraph *graph = index->graph;
+
+  if (index->plan->parallel)
+    return g_strdup_printf ("parallel group %u", step);
+  if (graph->has_ops && step < graph->n_ops)
+    return g_strdup_printf ("step %u (op %s)", step, graph->ops[step].name);
+  if (index->step_time && step < index->n_steps)
+    return g_strdup_printf ("step %u (time %" G_GINT64_FORMAT " in the file)", step,
+                            index->step_time[step]);
+  return g_strdup_printf ("step %u", step);
+}
+
+guint
+mp_render_index_peak_step (const MpRenderIndex *index)
+{
+  return index->peak_step;
 }
 
 const MpPlan *

@@ -149,7 +149,7 @@ mp_render_frame (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions 
   if (!(flags & MP_RENDER_HIDE_FREE))
     mp_render_draw_free (cr, index, options, layout);
   if (!(flags & MP_RENDER_HIDE_AXES))
-    mp_render_draw_grid (cr, options, layout, TRUE);
+    mp_render_draw_grid (cr, options, layout, index->plan->arena, TRUE);
   mp_render_draw_timeline (cr, index, options, layout, text);
   if (!(flags & MP_RENDER_HIDE_LINES))
     mp_render_draw_lines (cr, index, options, layout, text);
@@ -157,7 +157,7 @@ mp_render_frame (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions 
     mp_render_draw_curve (cr, index, options, layout, text);
   if (!(flags & MP_RENDER_HIDE_AXES))
     {
-      mp_render_draw_y_axis (cr, options, layout, text);
+      mp_render_draw_y_axis (cr, options, layout, index->plan->arena, text);
       if (x_labels)
         mp_render_draw_x_axis (cr, index, options, layout, text);
     }

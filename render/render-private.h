@@ -28,6 +28,7 @@ struct _MpRenderIndex
   guint64       *live;       /* live bytes per step (the plan's own records) */
   guint64        live_max;
   guint          peak_step;
+  guint64       *top;        /* per step, the top of the highest live buffer (footprint) */
   guint8        *color;      /* colour index per record and key: MP_COLOR_BY_N × n */
   guint          kinds_seen; /* bit per MpTensorKind */
   guint          n_streams;
@@ -70,8 +71,6 @@ void     mp_text_size      (MpText *text, gdouble *width, gdouble *height);
 void     mp_text_draw      (MpText *text, cairo_t *cr, gdouble x, gdouble y);
 
 gdouble  mp_render_font_px (const MpRenderOptions *options);
-/* Address tick labels: value in the unit of the tick step. */
-char    *mp_format_address (guint64 value, guint64 tick_step);
 
 /* The parts of the figure, in device units of the given layout. */
 void     mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index,
@@ -79,8 +78,9 @@ void     mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index,
                                   MpText *text);
 void     mp_render_draw_free     (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout);
+/* top: the arena, the highest labelled address (0: the viewport's top) */
 void     mp_render_draw_grid     (cairo_t *cr, const MpRenderOptions *options,
-                                  const MpRenderLayout *layout, gboolean x_ticks);
+                                  const MpRenderLayout *layout, gdouble top, gboolean x_ticks);
 void     mp_render_draw_lines    (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout,
                                   MpText *text);
@@ -88,7 +88,7 @@ void     mp_render_draw_curve    (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout,
                                   MpText *text);
 void     mp_render_draw_y_axis   (cairo_t *cr, const MpRenderOptions *options,
-                                  const MpRenderLayout *layout, MpText *text);
+                                  const MpRenderLayout *layout, gdouble top, MpText *text);
 void     mp_render_draw_x_axis   (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout,
                                   MpText *text);

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-render"
 
+#include <math.h>
+
 #include "render-private.h"
+
+/* Ticks a step gives from first up to top. */
+#define MAX_TICKS_GUARD(first, step, top) ((top) < (first) ? 0 : ((top) - (first)) / (step) + 1)
 
 void
 mp_text_init (MpText *text, cairo_t *cr, gdouble px)
@@ -63,22 +68,43 @@ mp_render_font_px (const MpRenderOptions *options)
   return options && options->font_px > 0 ? options->font_px : 12.0;
 }
 
-char *
-mp_format_address (guint64 value, guint64 tick_step)
+guint
+mp_render_value_ticks (gdouble lo, gdouble top, gdouble pixels, gdouble min_gap,
+                       MpTick ticks[MP_MAX_TICKS])
 {
   static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-  guint              u = 0;
-  guint64            unit = 1;
+  guint64            step, first, unit = 1;
+  guint              u = 0, n = 0;
 
-  if (value == 0)
-    return g_strdup ("0");
-  /* the unit of the tick step, so every label of an axis is a whole number */
-  while (u + 1 < G_N_ELEMENTS (units) && tick_step >= unit * 1024 && value % (unit * 1024) == 0)
+  lo = MAX (lo, 0);
+  if (!(top > lo))
+    return 0;
+  step = mp_nice_step_binary (top - lo, pixels, min_gap);
+  /* at least two labelled ticks at or below the top, even on a short axis */
+  while (step > 1 && (guint64) ceil (lo / step) * step + step > top)
+    step >>= 1;
+  first = (guint64) ceil (lo / step) * step;
+  while (MAX_TICKS_GUARD (first, step, top) > MP_MAX_TICKS)
+    step <<= 1, first = (guint64) ceil (lo / step) * step;
+  /* one unit for the whole axis: the largest the top tick reaches */
+  for (guint64 last = first + step * (guint64) floor ((top - first) / step);
+       u + 1 < G_N_ELEMENTS (units) && last >= unit * 1024; unit *= 1024)
+    u++;
+  for (guint64 v = first; v <= top && n < MP_MAX_TICKS; v += step, n++)
     {
-      unit *= 1024;
-      u++;
+      gdouble x = (gdouble) v / unit;
+      /* as many decimals as the step needs, no more */
+      gint    digits = 0;
+
+      while (digits < 3 && fabs (x * pow (10, digits) - round (x * pow (10, digits))) > 1e-9)
+        digits++;
+      ticks[n].value = v;
+      if (v == 0)
+        g_strlcpy (ticks[n].label, "0", sizeof ticks[n].label);
+      else
+        g_snprintf (ticks[n].label, sizeof ticks[n].label, "%.*f %s", digits, x, units[u]);
     }
-  return g_strdup_printf ("%" G_GUINT64_FORMAT " %s", value / unit, units[u]);
+  return n;
 }
 
 gdouble

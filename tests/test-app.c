@@ -374,23 +374,23 @@ test_concurrent_validity (void)
           g_assert_cmpstr (cell, ==, "valid in op order");
           g_assert_true (valid);
           g_assert_cmpstr (tip, ==,
-                           "Valid in op order\nWould be INVALID when streams run concurrently: "
+                           "Valid in op order.\nWould be INVALID when streams run concurrently: "
                            "tensors 'stem.a' (offset 524288, 262144 bytes, parallel groups 0-1) "
                            "and 'b.mid' (offset 524288, 524288 bytes, parallel groups 1-2) are "
                            "live together in parallel group 1 (ops 'a.conv1' and 'b.conv1') and "
-                           "overlap in bytes [524288, 786432)");
+                           "overlap in bytes [524288, 786432).");
         }
       else if (g_str_equal (planner, "naive"))
         {
           g_assert_cmpstr (cell, ==, "valid in op order");
           g_assert_true (valid);
-          g_assert_cmpstr (tip, ==, "Valid in op order");
+          g_assert_cmpstr (tip, ==, "Valid in op order.");
         }
       else if (g_str_equal (planner, "multistream"))
         {
           g_assert_cmpstr (cell, ==, "valid in parallel groups");
           g_assert_true (valid);
-          g_assert_cmpstr (tip, ==, "Valid in parallel groups");
+          g_assert_cmpstr (tip, ==, "Valid in parallel groups.");
         }
     }
   gtk_window_destroy (GTK_WINDOW (win));
@@ -426,10 +426,10 @@ test_optimal_budget (void)
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
       g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
-      g_autofree char *cell = mp_summary_row_format (row, "valid");
+      g_autofree char *notes = mp_summary_row_format (row, "notes");
 
       if (g_str_equal (mp_summary_row_get_planner (row), "optimal"))
-        g_assert_true (g_str_has_prefix (cell, "valid; not proved: best found, "));
+        g_assert_nonnull (strstr (notes, "not proved: best found, "));
     }
 
   g_object_set (win, "time-budget", 2u, NULL);

@@ -608,8 +608,9 @@ test_cli (void)
   g_rmdir (dir);
 }
 
-/* Usage records count steps as ranks of their start times; the axis speaks
- * the file's own times (example.12 starts at 0, 3 and 9). */
+/* Usage records count steps as ranks of their start times: the axis, the
+ * slider, the status and the live list all say the rank, and the words
+ * give the file's own time beside it (example.12 starts at 0, 3 and 9). */
 static void
 test_step_labels (void)
 {
@@ -620,12 +621,16 @@ test_step_labels (void)
   MpRenderIndex *index = mp_render_index_new (graph, plan);
   g_autofree char *a = mp_render_step_label (index, 0);
   g_autofree char *b = mp_render_step_label (index, 1);
-  g_autofree char *c = mp_render_step_label (index, 2);
+  g_autofree char *c = mp_render_step_words (index, 2);
+  g_autofree char *peak = mp_render_step_words (index, mp_render_index_peak_step (index));
 
   g_assert_cmpuint (plan->n_steps, ==, 3);
   g_assert_cmpstr (a, ==, "0");
-  g_assert_cmpstr (b, ==, "3");
-  g_assert_cmpstr (c, ==, "9");
+  g_assert_cmpstr (b, ==, "1");
+  g_assert_cmpstr (c, ==, "step 2 (time 9 in the file)");
+  /* the peak is named in the same numbering as the lifetimes' lower bound */
+  g_assert_cmpuint (mp_render_index_peak_step (index), ==, lt->peak_step);
+  g_assert_true (g_str_has_prefix (peak, "step "));
   mp_render_index_free (index);
 }
 
