@@ -113,7 +113,8 @@ mp_cli_bench_optimal (int argc, char **argv)
               G_GUINT64_FORMAT " %7.4f %-9s %8.3fs %8.3fs\n",
               w->graph->name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
               mp_plan_ratio (plan), result, plan->seconds, cpu);
-      fflush (stdout);
+      if (!mp_cli_flush_stdout ())
+        return MP_EXIT_BAD_INPUT;
     }
   return status;
 }

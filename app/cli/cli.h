@@ -43,6 +43,9 @@ gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min
 gboolean mp_cli_output (const char *path, const char *contents, GError **error);
 /* The same for bytes that may hold NULs (pictures). */
 gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
+/* Writes what printf left buffered now (progress lines of a long run);
+ * FALSE when standard output cannot take it, which it has reported. */
+gboolean mp_cli_flush_stdout (void);
 /* mp_cli_output's refusals alone (an input file, a directory), for writers
  * of their own. */
 gboolean mp_cli_check_output (const char *path, GError **error);
