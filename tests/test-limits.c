@@ -3,6 +3,7 @@
  * checked against the file's real content and sane limits before anything is
  * allocated for it, and the refusal says so exactly. */
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -215,6 +216,30 @@ test_cli_gen_streams_load (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A FIFO among a suite's graphs would block the read forever: it is
+ * skipped with a note, and the other graphs are planned. */
+static void
+test_cli_suite_fifo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "a.json", NULL);
+  g_autofree char *graph = g_build_filename (dir, "b.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("memplan-cli: note: %s: skipped: a FIFO, not a "
+                                               "regular file\n", fifo);
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (graph, graph_json, -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, &err, "suite", dir, NULL), ==, 0);
+  g_assert_cmpstr (err, ==, expected);
+  g_assert_nonnull (strstr (out, "b.json"));
+  g_assert_null (strstr (out, "a.json"));
+  g_assert_cmpint (g_remove (fifo), ==, 0);
+  g_assert_cmpint (g_remove (graph), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -226,5 +251,6 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/pickle-memo-depth", test_pickle_memo_and_depth);
   g_test_add_func ("/limits/cli-option-ranges", test_cli_option_ranges);
   g_test_add_func ("/limits/cli-gen-streams-load", test_cli_gen_streams_load);
+  g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
   return g_test_run ();
 }
