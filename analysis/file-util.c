@@ -49,8 +49,8 @@ mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError *
     {
       if (stream_to (stdout, fill, data))
         return TRUE;
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, "standard output", "cannot write: %s",
-                         g_strerror (errno));
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO, MP_STDOUT_WRITE_ERROR ": %s",
+                   g_strerror (errno));
       return FALSE;
     }
   if (g_stat (path, &st) == 0 && (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode)))

@@ -6,6 +6,9 @@
 
 G_BEGIN_DECLS
 
+/* Every writer's words when standard output cannot take the output. */
+#define MP_STDOUT_WRITE_ERROR "cannot write to standard output"
+
 /* Atomic write: a temporary file in the same folder, then rename. */
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);

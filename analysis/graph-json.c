@@ -556,10 +556,11 @@ build_op (MpGraph *graph, OpFields *f, guint index, GError **error)
                          op->name, f->unknown_is_input ? "reads" : "writes", f->unknown);
       return FALSE;
     }
-  if (f->has_stream && (!f->stream_ok || f->stream > 1023))
+  if (f->has_stream && (!f->stream_ok || f->stream >= MP_MAX_STREAMS))
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "op '%s': \"stream\" must be an integer from 0 to 1023", op->name);
+                         "op '%s': \"stream\" must be an integer from 0 to %d", op->name,
+                         MP_MAX_STREAMS - 1);
       return FALSE;
     }
   if (f->has_workspace && (!f->workspace_ok || f->workspace > MP_MAX_TENSOR_SIZE))

@@ -93,6 +93,8 @@ guint       mp_dtype_size          (MpDType dtype);
  * two from 1 to MP_MAX_ALIGNMENT. */
 #define MP_MAX_ALIGNMENT (G_GUINT64_CONSTANT (1) << 30)
 gboolean    mp_alignment_valid     (guint64 alignment);
+/* Streams a graph may use: an op's "stream" is from 0 to MP_MAX_STREAMS - 1. */
+#define MP_MAX_STREAMS 1024
 
 /* Loaders: every error names the file and the tensor or op at fault. Any
  * input by its content: input.h; opened and planned: workload.h. */

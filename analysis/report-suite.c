@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 #include <json-c/json.h>
 
 #include "graph-private.h"
@@ -14,7 +16,26 @@ static void
 suite_file_free (MpSuiteFile *file)
 {
   g_free (file->path);
+  g_free (file->not_regular);
   g_free (file);
+}
+
+/* What a found path is when it is not a regular file (through links), or
+ * NULL: a FIFO would block the read forever, a device could be endless. */
+static char *
+suite_file_kind (const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0 || S_ISREG (st.st_mode))
+    return NULL;
+  if (S_ISFIFO (st.st_mode))
+    return g_strdup ("a FIFO");
+  if (S_ISSOCK (st.st_mode))
+    return g_strdup ("a socket");
+  if (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode))
+    return g_strdup ("a device");
+  return g_strdup ("not a regular file");
 }
 
 static void
@@ -24,6 +45,7 @@ add_file (GPtrArray *files, const char *path, gboolean scanned)
 
   file->path = g_strdup (path);
   file->scanned = scanned;
+  file->not_regular = scanned ? suite_file_kind (path) : NULL;
   g_ptr_array_add (files, file);
 }
 
@@ -279,6 +301,12 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   g_autofree char *stored = stored_path (options, file->path);
   MpReportGraph   *entry;
 
+  if (file->not_regular)
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   "%s: skipped: %s, not a regular file", file->path, file->not_regular);
+      return MP_SUITE_SKIPPED;
+    }
   if (!(workload = mp_workload_open (file->path, &wopts, &local)))
     {
       if (file->scanned &&

@@ -23,6 +23,8 @@ typedef enum
   MP_SUITE_NOT_A_GRAPH, /* found in a directory, but a memplan plan or report: left out */
   MP_SUITE_FAILED,      /* did not load: error is set; with keep_going the report records it */
   MP_SUITE_ABORTED,     /* cancelled, or the plans could not be written: error is set, stop */
+  MP_SUITE_SKIPPED,     /* found in a directory, but not a regular file (a FIFO would block
+                         * the read forever): error says what it is, a note, not a failure */
 } MpSuiteOutcome;
 
 /* The files to plan, as (path, scanned) pairs: each FILE as given, each DIR
@@ -32,6 +34,7 @@ typedef struct
 {
   char    *path;
   gboolean scanned; /* found in a directory rather than named */
+  char    *not_regular; /* scanned: what it is when not a regular file ("a FIFO"), or NULL */
 } MpSuiteFile;
 
 GPtrArray      *mp_suite_collect   (char **inputs, GError **error);

@@ -3,6 +3,7 @@
  * written atomically and replaced when it exists (naming it is the request),
  * but never when it is one of the command's inputs or a directory, and a
  * failed command leaves it as it was, with no temporary file beside it. */
+#include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -189,6 +190,70 @@ test_device (Fixture *f, gconstpointer data)
   g_assert_true (S_ISCHR (st.st_mode));
 }
 
+/* Every subcommand, with standard output on a full disk and closed: the
+ * write error is reported in one line and the exit status is 2, never a
+ * crash and never a silent success. */
+static void
+test_stdout_fails (Fixture *f, gconstpointer data)
+{
+  const char *redirect = data;
+  g_autofree char *src = g_strdup (g_getenv ("MEMPLAN_SOURCE_DIR"));
+  g_autofree char *trace = g_build_filename (src, "tests", "data", "trace-two-devices.json",
+                                             NULL);
+  g_autofree char *base = g_build_filename (src, "data", "reports", "base.json", NULL);
+  g_autofree char *new_report = g_build_filename (src, "data", "reports", "new.json", NULL);
+  g_autofree char *records = g_build_filename (src, "data", "teaching", "pisarchyk-lee.csv", NULL);
+  g_autofree char *script = g_strdup_printf ("exec \"$0\" \"$@\" %s", redirect);
+  g_autofree char *expected = g_strdup_printf ("memplan-cli: cannot write to standard output: %s\n",
+                                               g_str_equal (redirect, ">&-")
+                                                 ? g_strerror (EBADF) : g_strerror (ENOSPC));
+  const char *commands[][8] = {
+    { "plan", "teaching.json" },
+    { "plan", "teaching.json", "-f", "json" },
+    { "validate", "teaching.json", "plan.json" },
+    { "bench", "-n", "50" },
+    { "gen", "resnet50" },
+    { "import", trace },
+    { "suite", "teaching.json" },
+    { "compare", base, new_report },
+    { "exec", "teaching.json", "--backend", "cpu" },
+    { "render", "--bench", "-n", "50" },
+    { "bench-optimal", records, "--time-budget", "1" },
+    { "explain", "teaching.json" },
+    { "--help" },
+    { "plan", "--help" },
+  };
+
+  cli (f, "plan", "teaching.json", "-p", "naive", "-f", "json", "-o", "plan.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+      g_autoptr (GError) error = NULL;
+      g_autofree char *err = NULL;
+      gint             status;
+
+      g_ptr_array_add (argv, "/bin/sh");
+      g_ptr_array_add (argv, "-c");
+      g_ptr_array_add (argv, script);
+      g_ptr_array_add (argv, (char *) g_getenv ("MEMPLAN_CLI"));
+      for (guint j = 0; j < G_N_ELEMENTS (commands[i]) && commands[i][j]; j++)
+        g_ptr_array_add (argv, (char *) commands[i][j]);
+      g_ptr_array_add (argv, NULL);
+      g_test_message ("%s %s", commands[i][0], redirect);
+      g_assert_true (g_spawn_sync (f->dir, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
+                                   NULL, NULL, &err, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (WIFEXITED (status));
+      /* --help's text is written by GLib, whose error number is lost */
+      if (g_str_equal (commands[i][0], "--help") || g_strv_contains (commands[i], "--help"))
+        g_assert_true (g_str_has_prefix (err, "memplan-cli: cannot write to standard output: "));
+      else
+        g_assert_cmpstr (err, ==, expected);
+      g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -203,5 +268,9 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/stdout-full", Fixture, ">/dev/full", fixture_set_up,
+              test_stdout_fails, fixture_tear_down);
+  g_test_add ("/cli-output/stdout-closed", Fixture, ">&-", fixture_set_up, test_stdout_fails,
+              fixture_tear_down);
   return g_test_run ();
 }

@@ -3,11 +3,15 @@
  * checked against the file's real content and sane limits before anything is
  * allocated for it, and the refusal says so exactly. */
 #include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
 #include "pickle.h"
 #include "lifetimes.h"
 #include "validate.h"
+#include "test-util.h"
 
 /* The graph that the plan inputs below are read against. */
 static const char graph_json[] =
@@ -158,6 +162,84 @@ test_pickle_memo_and_depth (void)
                       "\"device_traces\" and \"segments\")");
 }
 
+/* Numeric options out of range are refused with the range, by one helper:
+ * no abort on a huge count, no overflow on an infinite budget. */
+static void
+test_cli_option_ranges (void)
+{
+  static const struct { const char *args[8]; const char *err; } cases[] = {
+    { { "gen", "random", "--tensors", "2147483647" },
+      "--tensors must be from 1 to 100000000, not 2147483647" },
+    { { "gen", "random", "--streams", "5000" }, "--streams must be from 1 to 1024, not 5000" },
+    { { "gen", "resnet50", "--batch", "0" }, "--batch must be from 1 to 2147483647, not 0" },
+    { { "bench", "-n", "2147483647" }, "--tensors must be from 1 to 100000000, not 2147483647" },
+    { { "bench", "-s", "0" }, "--streams must be from 1 to 1024, not 0" },
+    { { "render", "--bench", "-n", "2147483647" },
+      "--tensors must be from 1 to 100000000, not 2147483647" },
+    { { "plan", "x.json", "--time-budget", "inf" },
+      "--time-budget must be a number from 0 to 1e+09, not inf" },
+    { { "plan", "x.json", "--time-budget", "nan" },
+      "--time-budget must be a number from 0 to 1e+09, not nan" },
+    { { "plan", "x.json", "--time-budget", "9.3e12" },
+      "--time-budget must be a number from 0 to 1e+09, not 9.3e+12" },
+    { { "bench-optimal", "x.csv", "--time-budget", "inf" },
+      "--time-budget must be a number from 0 to 1e+09, not inf" },
+    { { "plan", "x.json", "--max-parallel-ops", "-1" },
+      "--max-parallel-ops must be from 0 to 2147483647, not -1" },
+    { { "plan", "x.json", "--capacity", "-5" },
+      "--capacity must be from 0 to 9223372036854775807, not -5" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *err = NULL;
+      g_autofree char *expected = g_strdup_printf ("memplan-cli: %s\n", cases[i].err);
+
+      g_assert_cmpint (test_run_cli_argv (cases[i].args, NULL, &err), ==, 2);
+      g_assert_cmpstr (err, ==, expected);
+    }
+}
+
+/* gen writes only graphs that its own loader reads: the most streams. */
+static void
+test_cli_gen_streams_load (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (test_run_cli (NULL, NULL, "gen", "random", "-n", "3000", "--streams", "1024",
+                                 "-o", path, NULL), ==, 0);
+  g_assert_cmpint (test_run_cli (&out, NULL, "plan", "-p", "naive", path, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "random-3000-s1024-seed1: 3000 tensors"));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* A FIFO among a suite's graphs would block the read forever: it is
+ * skipped with a note, and the other graphs are planned. */
+static void
+test_cli_suite_fifo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "a.json", NULL);
+  g_autofree char *graph = g_build_filename (dir, "b.json", NULL);
+  g_autofree char *expected = g_strdup_printf ("memplan-cli: note: %s: skipped: a FIFO, not a "
+                                               "regular file\n", fifo);
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (graph, graph_json, -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, &err, "suite", dir, NULL), ==, 0);
+  g_assert_cmpstr (err, ==, expected);
+  g_assert_nonnull (strstr (out, "b.json"));
+  g_assert_null (strstr (out, "a.json"));
+  g_assert_cmpint (g_remove (fifo), ==, 0);
+  g_assert_cmpint (g_remove (graph), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -167,5 +249,8 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/trace", test_trace_limits);
   g_test_add_func ("/limits/pickle-lengths", test_pickle_lengths);
   g_test_add_func ("/limits/pickle-memo-depth", test_pickle_memo_and_depth);
+  g_test_add_func ("/limits/cli-option-ranges", test_cli_option_ranges);
+  g_test_add_func ("/limits/cli-gen-streams-load", test_cli_gen_streams_load);
+  g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
   return g_test_run ();
 }

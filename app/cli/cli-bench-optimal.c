@@ -59,11 +59,9 @@ mp_cli_bench_optimal (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
     return MP_EXIT_BAD_INPUT;
-  if (capacity < 0 || budget < 0)
-    {
-      mp_cli_error ("--capacity and --time-budget must not be negative");
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_check_int ("--capacity", capacity, 0, G_MAXINT64) ||
+      !mp_cli_check_double ("--time-budget", budget, 0, MP_CLI_MAX_BUDGET))
+    return MP_EXIT_BAD_INPUT;
 
   printf ("%-18s %7s %12s %12s %-16s %12s %7s %-9s %9s %9s\n", "instance", "buffers",
           "lower bound", "heuristic", "(best of)", "optimal", "ratio", "result", "time", "cpu");
@@ -113,7 +111,8 @@ mp_cli_bench_optimal (int argc, char **argv)
               G_GUINT64_FORMAT " %7.4f %-9s %8.3fs %8.3fs\n",
               w->graph->name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
               mp_plan_ratio (plan), result, plan->seconds, cpu);
-      fflush (stdout);
+      if (!mp_cli_flush_stdout ())
+        return MP_EXIT_BAD_INPUT;
     }
   return status;
 }

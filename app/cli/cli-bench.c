@@ -68,11 +68,9 @@ mp_cli_bench (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 0, 0))
     return MP_EXIT_BAD_INPUT;
-  if (n_tensors <= 0 || streams <= 0)
-    {
-      mp_cli_error ("--tensors and --streams must be positive");
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_check_int ("--tensors", n_tensors, 1, MP_CLI_MAX_TENSORS) ||
+      !mp_cli_check_int ("--streams", streams, 1, MP_MAX_STREAMS))
+    return MP_EXIT_BAD_INPUT;
   if (shape && !mp_gen_lifetimes_from_string (shape, &gopts.lifetimes))
     {
       mp_cli_error ("unknown lifetime shape '%s' (known: random, long, staircase)", shape);

@@ -49,12 +49,13 @@ mp_cli_gen (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
-  if (batch <= 0 || seq < 0 || layers < 0 || tensors <= 0 || streams <= 0)
-    {
-      mp_cli_error ("--batch, --tensors and --streams must be positive, --seq and --layers "
-                    "not negative");
-      return MP_EXIT_BAD_INPUT;
-    }
+  /* the zoo checks its own upper bounds; streams are the loader's */
+  if (!mp_cli_check_int ("--batch", batch, 1, G_MAXINT) ||
+      !mp_cli_check_int ("--seq", seq, 0, G_MAXINT) ||
+      !mp_cli_check_int ("--layers", layers, 0, G_MAXINT) ||
+      !mp_cli_check_int ("--tensors", tensors, 1, MP_CLI_MAX_TENSORS) ||
+      !mp_cli_check_int ("--streams", streams, 1, MP_MAX_STREAMS))
+    return MP_EXIT_BAD_INPUT;
   if (dtype_name && !mp_dtype_from_string (dtype_name, &dtype))
     {
       mp_cli_error ("unknown dtype '%s' (known: f32, f16, bf16)", dtype_name);

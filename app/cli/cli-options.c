@@ -64,27 +64,35 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
 }
 
 gboolean
+mp_cli_check_int (const char *option, gint64 value, gint64 min, gint64 max)
+{
+  if (value >= min && value <= max)
+    return TRUE;
+  mp_cli_error ("%s must be from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT ", not %"
+                G_GINT64_FORMAT, option, min, max, value);
+  return FALSE;
+}
+
+gboolean
+mp_cli_check_double (const char *option, gdouble value, gdouble min, gdouble max)
+{
+  /* NaN fails both comparisons; an infinity fails one */
+  if (value >= min && value <= max)
+    return TRUE;
+  mp_cli_error ("%s must be a number from %g to %g, not %g", option, min, max, value);
+  return FALSE;
+}
+
+gboolean
 mp_cli_planning_check (MpCliPlanning *p)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!mp_cli_check_alignment (p->alignment))
+  if (!mp_cli_check_alignment (p->alignment) ||
+      !mp_cli_check_int ("--max-parallel-ops", p->max_parallel, 0, G_MAXINT) ||
+      !mp_cli_check_double ("--time-budget", p->budget, 0, MP_CLI_MAX_BUDGET) ||
+      !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64))
     return FALSE;
-  if (p->max_parallel < 0)
-    {
-      mp_cli_error ("--max-parallel-ops must not be negative");
-      return FALSE;
-    }
-  if (p->budget < 0 || !isfinite (p->budget) || p->budget > 1e9)
-    {
-      mp_cli_error ("--time-budget must be a number of seconds from 0 to 1e9");
-      return FALSE;
-    }
-  if (p->capacity < 0)
-    {
-      mp_cli_error ("--capacity must not be negative");
-      return FALSE;
-    }
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
       if (p->planner_names == NULL && p->default_planners)

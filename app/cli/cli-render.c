@@ -136,11 +136,8 @@ mp_cli_render (int argc, char **argv)
   options.shared_scale = shared_scale;
   if (bench)
     {
-      if (bench_tensors <= 0)
-        {
-          mp_cli_error ("--tensors must be positive");
-          return MP_EXIT_BAD_INPUT;
-        }
+      if (!mp_cli_check_int ("--tensors", bench_tensors, 1, MP_CLI_MAX_TENSORS))
+        return MP_EXIT_BAD_INPUT;
       return mp_cli_render_bench (bench_tensors, width, height > 0 ? height : 1000, &options,
                                   output);
     }

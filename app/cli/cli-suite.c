@@ -81,6 +81,11 @@ mp_cli_suite (int argc, char **argv)
       outcome = mp_suite_plan_file (report, files->pdata[i], &options, NULL, &error);
       if (outcome == MP_SUITE_NOT_A_GRAPH)
         continue;
+      if (outcome == MP_SUITE_SKIPPED)
+        {
+          mp_cli_error ("note: %s", error->message);
+          continue;
+        }
       if (outcome == MP_SUITE_ABORTED || (outcome == MP_SUITE_FAILED && !keep_going))
         {
           mp_cli_error ("%s", error->message);

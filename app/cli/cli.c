@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -12,6 +15,10 @@
 /* The positional arguments of the running subcommand: its input files, which
  * -o must never replace. */
 static char **cli_inputs;
+
+/* Whether a failed write to standard output was already reported, so that
+ * the check at exit does not report it twice. */
+static gboolean stdout_reported;
 
 static const MpCliCommand commands[] = {
   { "plan", "run planners on a graph and print or write the plans", mp_cli_plan },
@@ -39,6 +46,9 @@ mp_cli_error (const char *format, ...)
   msg = g_strdup_vprintf (format, args);
   va_end (args);
   fprintf (stderr, "memplan-cli: %s\n", msg);
+  /* an engine writer that failed on standard output said so already */
+  if (g_str_has_prefix (msg, MP_STDOUT_WRITE_ERROR))
+    stdout_reported = TRUE;
 }
 
 gboolean
@@ -110,11 +120,21 @@ static gboolean
 write_through (const char *path, const char *data, gsize length, GError **error)
 {
   FILE *f = g_fopen (path, "wb");
+  int   err = 0;
 
-  if (f == NULL || fwrite (data, 1, length, f) != length || fclose (f) != 0)
+  if (f == NULL)
+    err = errno;
+  else
+    {
+      if (fwrite (data, 1, length, f) != length)
+        err = errno;
+      if (fclose (f) != 0 && err == 0)
+        err = errno;
+    }
+  if (err)
     {
       g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
-                   "%s: cannot write the file: %s", path, g_strerror (errno));
+                   "%s: cannot write the file: %s", path, g_strerror (err));
       return FALSE;
     }
   return TRUE;
@@ -134,7 +154,14 @@ mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **
   GStatBuf st;
 
   if (path == NULL || g_str_equal (path, "-"))
-    return fwrite (data, 1, length, stdout) == length && fflush (stdout) == 0;
+    {
+      if (fwrite (data, 1, length, stdout) == length && fflush (stdout) == 0)
+        return TRUE;
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   MP_STDOUT_WRITE_ERROR ": %s", g_strerror (errno));
+      stdout_reported = TRUE;
+      return FALSE;
+    }
   if (!check_output (path, &st, error))
     return FALSE;
   if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
@@ -203,6 +230,59 @@ mp_cli_planners (char **names, GError **error)
   return g_steal_pointer (&out);
 }
 
+gboolean
+mp_cli_flush_stdout (void)
+{
+  if (fflush (stdout) == 0)
+    return TRUE;
+  mp_cli_error (MP_STDOUT_WRITE_ERROR ": %s", g_strerror (errno));
+  stdout_reported = TRUE;
+  return FALSE;
+}
+
+/* At exit, for every command and for --help (GOption exits by itself):
+ * output still buffered is written and the close checked, so that a full
+ * disk or a closed descriptor is an error, not a silent success. */
+static void
+close_stdout (void)
+{
+  int err = 0;
+
+  if (fflush (stdout) != 0)
+    err = errno;
+  else if (ferror (stdout))
+    err = EIO;
+  if (fclose (stdout) != 0 && err == 0)
+    err = errno;
+  if (err == 0 || stdout_reported)
+    {
+      if (err)
+        _exit (MP_EXIT_BAD_INPUT);
+      return;
+    }
+  mp_cli_error (MP_STDOUT_WRITE_ERROR ": %s", g_strerror (err));
+  _exit (MP_EXIT_BAD_INPUT);
+}
+
+/* A closed standard descriptor would be handed to the next file opened
+ * (an output written through printf into it): hold it with a descriptor
+ * on which every write fails, as writing to a closed one would. */
+static void
+hold_closed_descriptors (void)
+{
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
+      {
+        int held = open ("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+
+        if (held >= 0 && held != fd)
+          {
+            dup2 (held, fd);
+            close (held);
+          }
+      }
+}
+
 static void
 usage (FILE *out)
 {
@@ -217,6 +297,8 @@ int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  hold_closed_descriptors ();
+  atexit (close_stdout);
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))

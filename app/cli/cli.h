@@ -43,6 +43,9 @@ gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min
 gboolean mp_cli_output (const char *path, const char *contents, GError **error);
 /* The same for bytes that may hold NULs (pictures). */
 gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
+/* Writes what printf left buffered now (progress lines of a long run);
+ * FALSE when standard output cannot take it, which it has reported. */
+gboolean mp_cli_flush_stdout (void);
 /* mp_cli_output's refusals alone (an input file, a directory), for writers
  * of their own. */
 gboolean mp_cli_check_output (const char *path, GError **error);
@@ -51,6 +54,16 @@ gboolean mp_cli_check_output (const char *path, GError **error);
 void     mp_cli_add_input    (const char *path);
 /* --alignment: 0 (the graph's own) or a power of two up to 2^30; says why not. */
 gboolean mp_cli_check_alignment (gint64 alignment);
+/* The one range check of numeric options: TRUE when min <= value <= max,
+ * else it prints "--OPTION must be from MIN to MAX, not VALUE". A double
+ * that is not a number or infinite is refused. */
+gboolean mp_cli_check_int    (const char *option, gint64 value, gint64 min, gint64 max);
+gboolean mp_cli_check_double (const char *option, gdouble value, gdouble min, gdouble max);
+/* Tensors a generated graph may have (gen random, bench, render --bench). */
+#define MP_CLI_MAX_TENSORS 100000000
+/* Seconds of --time-budget: a day's worth thousands of times over, and far
+ * from the microsecond count that overflows a 64-bit integer (9.2e12 s). */
+#define MP_CLI_MAX_BUDGET 1e9
 /* Parses "--planner a,b" or "all" into planner infos. */
 GPtrArray *mp_cli_planners (char **names, GError **error);
 
