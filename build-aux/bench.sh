@@ -1,19 +1,47 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Every figure the README quotes, in one run (minutes; best on an idle machine):
+# Every figure the README quotes, in one run (several minutes; best on an idle
+# machine; CPU times move far less than wall times on a shared one):
 #   build-aux/bench.sh [BUILDDIR]     (default: build)
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
 cli="$build/app/cli/memplan-cli"
 [ -x "$cli" ] || { echo "bench: build first ($cli is missing)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+heuristics=naive,greedy-by-size,greedy-by-breadth,partition,multistream,best-fit,first-fit
+
+# CPU seconds and peak RSS of one command (python3's stdlib: no GNU time needed)
+measure() {
+  python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("CPU %.2f s, peak RSS %.0f MiB, exit %d" % (u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, r.returncode))' "$@"
+}
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== foundation: 1,000,000 tensors, graph JSON and usage records (CSV)"
+echo "== 1,000,000 tensors: graph JSON load, and greedy-by-size on the graph and on usage records (CSV)"
 "$cli" bench --planner naive,greedy-by-size
 "$cli" bench --csv --planner naive,greedy-by-size
-echo "== every planner at 100,000 tensors (two streams, so multistream has work)"
+echo "== every planner at 100,000 tensors, random lifetimes (two streams, so multistream has work)"
 "$cli" bench -n 100000 -s 2 --planner all
+echo "== 100,000 usage records, long lifetimes (length uniform up to the whole run)"
+"$cli" bench --csv -n 100000 --lifetimes long --planner greedy-by-size,best-fit,first-fit,partition
+echo "== 100,000 usage records, staircase (each lives from its step to the end)"
+"$cli" bench --csv -n 100000 --lifetimes staircase --planner greedy-by-size,best-fit,first-fit,partition
+echo "== plan: 1,000,000 tensors, every heuristic, the plan file written (-f json)"
+"$cli" gen random --csv -n 1000000 -o "$tmp/records.csv"
+printf 'usage records (CSV; five heuristics apply): '
+measure "$cli" plan "$tmp/records.csv" --planner "$heuristics" -f json -o "$tmp/plan.json"
+"$cli" gen random -n 1000000 -o "$tmp/graph.json"
+printf 'graph (JSON; all seven): '
+measure "$cli" plan "$tmp/graph.json" --planner "$heuristics" -f json -o "$tmp/plan.json"
+rm -f "$tmp"/*
+if [ -x "$build/tests/test-planner-first-fit" ]; then
+  echo "== first-fit against TensorFlow Lite Micro's GreedyMemoryPlanner (offset for offset)"
+  "$build/tests/test-planner-first-fit" -p /analysis/planner/first-fit/matches-tflm | grep '^ok'
+fi
 echo "== optimal on the MiniMalloc challenging set"
 "$cli" bench-optimal --capacity 1048576 data/minimalloc/A.1048576.csv \
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \

@@ -500,6 +500,65 @@ test_plan_json_streamed (void)
   g_rmdir (dir);
 }
 
+/* Most live tensors of the run, from the generator's CSV. */
+static guint
+max_live (const char *csv, gsize length, guint *n_records)
+{
+  g_autoptr (MpGraph) graph = mp_graph_parse_csv (csv, length, "gen.csv", NULL, NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autofree gint *delta = g_new0 (gint, lt->n_steps + 1);
+  gint             live = 0, most = 0;
+
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      delta[lt->records[i].first]++;
+      delta[lt->records[i].last + 1]--;
+    }
+  for (guint t = 0; t < lt->n_steps; t++)
+    {
+      live += delta[t];
+      most = MAX (most, live);
+    }
+  *n_records = lt->n_records;
+  return most;
+}
+
+/* gen random's lifetime shapes: the default keeps the live set small,
+ * long ends with about half the tensors live, staircase with all of them. */
+static void
+test_gen_lifetimes (void)
+{
+  static const struct
+  {
+    const char *name;
+    guint       lo, hi; /* bounds on the most live of 4000 */
+  } shapes[] = { { "random", 10, 1200 }, { "long", 1600, 2400 }, { "staircase", 4000, 4000 } };
+  g_autofree char *out = NULL, *err = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      MpGenRandomOptions gopts = { .n_tensors = 4000, .seed = 3 };
+      g_autofree char   *csv = NULL;
+      gsize              length;
+      guint              n, most;
+
+      g_assert_true (mp_gen_lifetimes_from_string (shapes[i].name, &gopts.lifetimes));
+      csv = mp_gen_random (&gopts, TRUE, &length);
+      most = max_live (csv, length, &n);
+      g_assert_cmpuint (n, ==, 4000);
+      g_assert_cmpuint (most, >=, shapes[i].lo);
+      g_assert_cmpuint (most, <=, shapes[i].hi);
+    }
+  g_assert_cmpint (test_run_cli (&out, &err, "gen", "random", "--lifetimes", "wide", NULL), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: unknown lifetime shape 'wide' (known: random, long, "
+                            "staircase)\n");
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (test_run_cli (&out, &err, "gen", "bert-base", "--lifetimes", "long", NULL), ==,
+                   2);
+  g_assert_cmpstr (err, ==, "memplan-cli: --csv and --lifetimes are for the random model only\n");
+}
+
 static void
 test_random_ops_graphs (void)
 {
@@ -720,6 +779,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/planner/random-ops-graphs", test_random_ops_graphs);
   g_test_add_func ("/analysis/planner/op-writes-nothing", test_op_writes_nothing);
   g_test_add_func ("/analysis/plan-io/json-streamed", test_plan_json_streamed);
+  g_test_add_func ("/cli/gen/lifetimes", test_gen_lifetimes);
   g_test_add_func ("/analysis/planner/random-records", test_invariants_random_records);
   g_test_add_func ("/analysis/planner/generated-streams", test_generated_streams);
   g_test_add_func ("/cli/plan/csv-skips-ops-planners", test_cli_csv_skips);

@@ -88,8 +88,9 @@ mp_cli_bench (int argc, char **argv)
   gopts.n_streams = streams;
   gopts.seed = seed;
   text = mp_gen_random (&gopts, csv, &length);
-  printf ("generated %s of %d tensors: %.1f MiB\n", csv ? "usage records (CSV)" : "graph (JSON)",
-          n_tensors, length / 1048576.0);
+  printf ("generated %s of %d tensors, %s lifetimes: %.1f MiB\n",
+          csv ? "usage records (CSV)" : "graph (JSON)", n_tensors, shape ? shape : "random",
+          length / 1048576.0);
 
   t0 = now ();
   c0 = cpu_now ();
