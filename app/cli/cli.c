@@ -296,6 +296,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   hold_closed_descriptors ();
   atexit (close_stdout);
+  mp_remove_temp_files_on_signal ();
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
