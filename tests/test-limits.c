@@ -62,6 +62,41 @@ test_plan_limits (void)
                      "of 2^60 bytes");
 }
 
+/* json-c reads NaN and Infinity, which JSON has not: plans and reports
+ * refuse them with the position, so no NaN ratio compares as unchanged. */
+static void
+test_json_non_finite (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpReport) report = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
+                                            NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *nan_text = NULL;
+  char            *ratio;
+
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [{\"planner\": \"x\",\n"
+                     "  \"tensors\": [{\"name\": \"a\", \"offset\": NaN}]}]}",
+                     "p: not valid JSON: NaN at line 2, column 39 (JSON numbers are finite: no "
+                     "NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"x\": \"NaN\", \"plans\": "
+                     "[{\"planner\": \"x\", \"seconds\": -Infinity}]}",
+                     "p: not valid JSON: -Infinity at line 1, column 80 (JSON numbers are "
+                     "finite: no NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [], \"y\": 1e999}",
+                     "p: not valid JSON: 1e999 at line 1, column 48 (JSON numbers are finite: "
+                     "no NaN or Infinity)");
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  ratio = strstr (text, "\"ratio\": ");
+  g_assert_nonnull (ratio);
+  ratio += strlen ("\"ratio\": ");
+  nan_text = g_strdup_printf ("%.*sNaN%s", (int) (ratio - text), text, strchr (ratio, ','));
+  report = mp_report_parse (nan_text, strlen (nan_text), "r.json", &error);
+  g_assert_null (report);
+  g_assert_true (g_str_has_prefix (error->message, "r.json: not valid JSON: NaN at line "));
+}
+
 static void
 test_graph_limits (void)
 {
@@ -246,6 +281,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/limits/plan", test_plan_limits);
   g_test_add_func ("/limits/graph", test_graph_limits);
+  g_test_add_func ("/limits/json-non-finite", test_json_non_finite);
   g_test_add_func ("/limits/trace", test_trace_limits);
   g_test_add_func ("/limits/pickle-lengths", test_pickle_lengths);
   g_test_add_func ("/limits/pickle-memo-depth", test_pickle_memo_and_depth);
