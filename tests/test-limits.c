@@ -275,6 +275,88 @@ test_cli_suite_fifo (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A name holding ESC ] 0 ; … BEL and ESC [ 2 J would set the terminal's
+ * title and clear its screen: tables, messages and Markdown show it
+ * escaped, and the escape helper itself on every class of byte. */
+static void
+test_terminal_escapes (void)
+{
+  static const char graph[] =
+    "{\"format\": \"memplan.graph/1\", \"name\": \"g\\u001b]0;x\\u0007\\u001b[2J\", "
+    "\"tensors\": [{\"name\": \"a\\u001b[2J\", \"size\": 64}, {\"name\": \"b\", \"size\": 64}],"
+    " \"ops\": [{\"name\": \"f\", \"inputs\": [], \"outputs\": [\"a\\u001b[2J\"]},"
+    "            {\"name\": \"h\", \"inputs\": [\"a\\u001b[2J\"], \"outputs\": [\"c\"]}]}";
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "esc.json", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+
+  name = mp_escape_name ("a\x1b]0;t\x07\n\t\x7f\xc2\x9b\xff é");
+  g_assert_cmpstr (name, ==, "a\\x1b]0;t\\x07\\x0a\\x09\\x7f\\u009b\\xff é");
+  text = mp_escape_text ("line\x1b[2J\n\tnext\n");
+  g_assert_cmpstr (text, ==, "line\\x1b[2J\n\tnext\n");
+
+  g_assert_true (g_file_set_contents (path, graph, -1, NULL));
+  g_assert_cmpint (test_run_cli (NULL, &err, "plan", path, NULL), ==, 2);
+  expected = g_strdup_printf ("memplan-cli: %s: op 'h' writes unknown tensor 'c'\n", path);
+  g_assert_cmpstr (err, ==, expected);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  g_assert_cmpint (test_run_cli (NULL, &err, "plan", path, "--planner", "no\x1b[2J", NULL), ==, 2);
+  g_assert_true (g_str_has_prefix (err, "memplan-cli: unknown planner 'no\\x1b[2J' (known: "));
+  g_clear_pointer (&err, g_free);
+  g_free (text);
+  text = g_strdup_printf ("%.*s\"b\"]}]}", (int) (strstr (graph, "\"c\"]}]}") - graph), graph);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (test_run_cli (&text, NULL, "plan", path, "-p", "naive", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (text, "g\\x1b]0;x\\x07\\x1b[2J: 2 tensors planned"));
+  g_assert_null (strchr (text, '\x1b'));
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (test_run_cli (&text, NULL, "explain", path, NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "a\\x1b[2J"));
+  g_assert_null (strchr (text, '\x1b'));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* compare's table and Markdown: a graph renamed with escapes in NEW. */
+static void
+test_compare_escapes (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
+                                            NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *hostile = NULL;
+  g_autofree char *table = NULL;
+  g_autofree char *markdown = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpReport) base = NULL;
+  g_autoptr (MpReport) new_report = NULL;
+  g_autoptr (MpComparison) comparison = NULL;
+  MpCompareOptions options;
+  char            *name;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  base = mp_report_parse (text, strlen (text), "base.json", &error);
+  g_assert_no_error (error);
+  name = strstr (text, "\"name\": \"") + strlen ("\"name\": \"");
+  hostile = g_strdup_printf ("%.*s\\u001b]0;x\\u0007%s", (int) (name - text), text, name);
+  new_report = mp_report_parse (hostile, strlen (hostile), "new.json", &error);
+  g_assert_no_error (error);
+  mp_compare_options_init (&options);
+  comparison = mp_report_compare (base, new_report, &options);
+  table = mp_comparison_to_table (comparison, "base.json", "new.json");
+  markdown = mp_comparison_to_markdown (comparison, "base.json", "new.json");
+  g_assert_null (strchr (table, '\x1b'));
+  g_assert_null (strchr (table, '\x07'));
+  g_assert_nonnull (strstr (table, "\\x1b]0;x\\x07"));
+  g_assert_null (strchr (markdown, '\x1b'));
+  g_assert_nonnull (strstr (markdown, "\\\\x1b]0;x\\\\x07"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -288,5 +370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/cli-option-ranges", test_cli_option_ranges);
   g_test_add_func ("/limits/cli-gen-streams-load", test_cli_gen_streams_load);
   g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
+  g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
+  g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
   return g_test_run ();
 }

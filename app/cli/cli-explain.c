@@ -43,7 +43,7 @@ mp_cli_explain (int argc, char **argv)
                ? MP_EXIT_BAD_INPUT : MP_EXIT_FAILED;
     }
   text = mp_plan_trace_explain (trace, w->graph, plan);
-  if (!mp_cli_output (out.output, text, &error))
+  if (!mp_cli_output_text (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

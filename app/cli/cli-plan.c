@@ -126,7 +126,8 @@ mp_cli_plan (int argc, char **argv)
       text = mp_plan_to_csv (w->graph, chosen);
     }
 
-  if (!mp_cli_output (out.output, text, &error))
+  if (!(mp_cli_output_is (&out, "table") ? mp_cli_output_text : mp_cli_output) (out.output, text,
+                                                                             &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

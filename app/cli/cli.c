@@ -42,10 +42,14 @@ mp_cli_error (const char *format, ...)
   va_list          args;
   g_autofree char *msg = NULL;
 
+  g_autofree char *shown = NULL;
+
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  fprintf (stderr, "memplan-cli: %s\n", msg);
+  /* names in messages come from files: no terminal escapes */
+  shown = mp_escape_text (msg);
+  fprintf (stderr, "memplan-cli: %s\n", shown);
 }
 
 gboolean
@@ -164,6 +168,14 @@ mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **
   if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
     return write_through (path, data, length, error);
   return mp_write_file_atomic (path, data, length, error);
+}
+
+gboolean
+mp_cli_output_text (const char *path, const char *text, GError **error)
+{
+  g_autofree char *escaped = mp_escape_text (text);
+
+  return mp_cli_output (path, escaped, error);
 }
 
 gboolean

@@ -41,6 +41,9 @@ gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min
                        int max_args);
 /* Writes to path atomically, or to stdout when path is NULL or "-". */
 gboolean mp_cli_output (const char *path, const char *contents, GError **error);
+/* The same for text meant for a terminal (tables, explanations, Markdown):
+ * control characters in names shown escaped, \x1b (mp_escape_text). */
+gboolean mp_cli_output_text (const char *path, const char *text, GError **error);
 /* The same for bytes that may hold NULs (pictures). */
 gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
 /* Writes what printf left buffered now (progress lines of a long run);
