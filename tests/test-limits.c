@@ -357,6 +357,51 @@ test_compare_escapes (void)
   g_assert_nonnull (strstr (markdown, "\\\\x1b]0;x\\\\x07"));
 }
 
+/* Work estimated to need more memory than allowed is refused up front,
+ * with the estimate and the option that overrides it. */
+static void
+test_cli_memory_estimate (void)
+{
+  g_autofree char *graph = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching.json", NULL);
+  const char      *plan_load[] = { "plan", graph, "--max-memory", "1K", NULL };
+  const char      *plan_run[] = { "plan", graph, "--max-memory", "8K", NULL };
+  static const struct { const char *args[8]; const char *err; } cases[] = {
+    { { "bench", "-n", "100000000", "--max-memory", "1G" },
+      "bench needs about 75.3 GiB of memory, more than the limit of 1.00 GiB set by "
+      "--max-memory" },
+    { { "gen", "random", "-n", "1000000", "--max-memory", "100M" },
+      "gen random needs about 191 MiB of memory, more than the limit of 100 MiB set by "
+      "--max-memory" },
+    { { "plan", "x.json", "--max-memory", "12Q" },
+      "--max-memory takes a size such as 512M or 8G, not '12Q'" },
+  };
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_clear_pointer (&err, g_free);
+      g_clear_pointer (&expected, g_free);
+      expected = g_strdup_printf ("memplan-cli: %s\n", cases[i].err);
+      g_assert_cmpint (test_run_cli_argv (cases[i].args, NULL, &err), ==, 2);
+      g_assert_cmpstr (err, ==, expected);
+    }
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  /* the file is 1260 bytes, six bytes of memory each */
+  expected = g_strdup_printf ("memplan-cli: %s: loading needs about 7.38 KiB of memory, more than "
+                              "the limit of 1.00 KiB set by --max-memory\n", graph);
+  g_assert_cmpint (test_run_cli_argv (plan_load, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("memplan-cli: %s: planning 5 records needs about 9.77 KiB of "
+                              "memory, more than the limit of 8.00 KiB set by --max-memory\n",
+                              graph);
+  g_assert_cmpint (test_run_cli_argv (plan_run, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -372,5 +417,6 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
   g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
   g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
+  g_test_add_func ("/limits/cli-memory-estimate", test_cli_memory_estimate);
   return g_test_run ();
 }

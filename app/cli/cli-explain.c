@@ -32,7 +32,7 @@ mp_cli_explain (int argc, char **argv)
       mp_cli_error ("explain tells one planner's decisions: choose one with --planner");
       return MP_EXIT_BAD_INPUT;
     }
-  if (!(w = mp_cli_open (argv[1], &planning)))
+  if (!(w = mp_cli_open (argv[1], &planning)) || !mp_cli_check_plan_memory (&planning, w))
     return MP_EXIT_BAD_INPUT;
   mp_cli_planner_options (&planning, &popts);
   popts.trace = trace;

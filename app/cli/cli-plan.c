@@ -88,7 +88,7 @@ mp_cli_plan (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
-  if (!(w = mp_cli_open (argv[1], &planning)))
+  if (!(w = mp_cli_open (argv[1], &planning)) || !mp_cli_check_plan_memory (&planning, w))
     return MP_EXIT_BAD_INPUT;
   if (!(run = mp_cli_run (w, &planning)))
     return MP_EXIT_FAILED;
