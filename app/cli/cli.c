@@ -305,10 +305,17 @@ usage (FILE *out)
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
-  hold_closed_descriptors ();
-  atexit (close_stdout);
-  mp_remove_temp_files_on_signal ();
+  static gsize set_up = 0;
+
+  /* once: the fuzz target (fuzz/fuzz-cli.c) calls main again and again */
+  if (g_once_init_enter (&set_up))
+    {
+      setlocale (LC_ALL, "");
+      hold_closed_descriptors ();
+      atexit (close_stdout);
+      mp_remove_temp_files_on_signal ();
+      g_once_init_leave (&set_up, 1);
+    }
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
