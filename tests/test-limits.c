@@ -2,6 +2,7 @@
 /* Hostile sizes: a length, count, offset or depth declared in a file is
  * checked against the file's real content and sane limits before anything is
  * allocated for it, and the refusal says so exactly. */
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -402,6 +403,24 @@ test_cli_memory_estimate (void)
   g_assert_cmpstr (err, ==, expected);
 }
 
+/* An infinite budget through the API (the CLI refuses it) is a very long
+ * one, not a deadline in the past after an overflowed conversion. */
+static void
+test_optimal_infinite_budget (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching",
+                                            "only-search.csv", NULL);
+  g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  MpPlannerOptions options = { .time_budget = INFINITY };
+  g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options,
+                                            NULL, NULL);
+
+  g_assert_nonnull (plan);
+  g_assert_true (plan->proved_optimal);
+  g_assert_cmpuint (plan->arena, ==, lt->lower_bound);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,5 +437,6 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
   g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
   g_test_add_func ("/limits/cli-memory-estimate", test_cli_memory_estimate);
+  g_test_add_func ("/limits/optimal-infinite-budget", test_optimal_infinite_budget);
   return g_test_run ();
 }
