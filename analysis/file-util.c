@@ -3,29 +3,237 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+#include <sys/stat.h>
+
 #include <glib/gstdio.h>
 
 #include "file-util.h"
 #include "graph-private.h"
 
-gboolean
-mp_write_file_atomic (const char *path, const char *contents, gssize length, GError **error)
+/* The temporary files being written now, for the signal handler: a list it
+ * walks without allocating or locking. Nodes are added at the head with one
+ * pointer store and taken out with the cleanup signals blocked. */
+typedef struct MpTempFile MpTempFile;
+struct MpTempFile
 {
-  g_autoptr (GError) local = NULL;
+  MpTempFile *next;
+  char        path[];
+};
 
-  if (length < 0)
-    length = strlen (contents);
-  if (!g_file_set_contents_full (path, contents, length, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                 &local))
+static MpTempFile *volatile temp_files;
+static GMutex               temp_files_lock;
+static const int            cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void
+block_cleanup_signals (sigset_t *old)
+{
+  sigset_t set;
+
+  sigemptyset (&set);
+  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    sigaddset (&set, cleanup_signals[i]);
+  pthread_sigmask (SIG_BLOCK, &set, old);
+}
+
+/* Creates DIR/memplan-NAME.XXXXXX.tmp beside path and lists it for the
+ * signal handler before a byte is written. */
+static int
+temp_file_create (const char *path, MpTempFile **out)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *name = g_strdup_printf ("memplan-%s.XXXXXX.tmp", base);
+  g_autofree char *tmpl = g_build_filename (dir, name, NULL);
+  MpTempFile      *t;
+  sigset_t         old;
+  int              fd, saved;
+
+  block_cleanup_signals (&old);
+  fd = g_mkstemp_full (tmpl, O_WRONLY | O_CLOEXEC, 0666);
+  saved = errno;
+  if (fd >= 0)
+    {
+      t = g_malloc (sizeof (MpTempFile) + strlen (tmpl) + 1);
+      strcpy (t->path, tmpl);
+      g_mutex_lock (&temp_files_lock);
+      t->next = temp_files;
+      temp_files = t;
+      g_mutex_unlock (&temp_files_lock);
+      *out = t;
+    }
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  errno = saved;
+  return fd;
+}
+
+/* Takes t off the list; removes the file too unless it was renamed. */
+static void
+temp_file_done (MpTempFile *t, gboolean remove)
+{
+  MpTempFile *volatile *p;
+  sigset_t              old;
+
+  block_cleanup_signals (&old);
+  g_mutex_lock (&temp_files_lock);
+  for (p = &temp_files; *p != t; p = &(*p)->next)
+    ;
+  *p = t->next;
+  g_mutex_unlock (&temp_files_lock);
+  if (remove)
+    g_unlink (t->path);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  g_free (t);
+}
+
+static void
+remove_temp_files (int sig)
+{
+  int saved = errno;
+
+  for (MpTempFile *t = temp_files; t; t = t->next)
+    unlink (t->path);
+  errno = saved;
+  /* SA_RESETHAND restored the default: die of the same signal */
+  raise (sig);
+}
+
+void
+mp_remove_temp_files_on_signal (void)
+{
+  struct sigaction sa = { 0 };
+
+  sa.sa_handler = remove_temp_files;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset (&sa.sa_mask);
+  for (guint i = 0; i < G_N_ELEMENTS (cleanup_signals); i++)
+    {
+      struct sigaction old;
+
+      /* a signal ignored on purpose (nohup) stays ignored */
+      if (sigaction (cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        continue;
+      sigaction (cleanup_signals[i], &sa, NULL);
+    }
+}
+
+/* Where path's chain of symbolic links ends (path itself when it is no
+ * link): the file that -o replaces, so that the link stays a link. */
+static char *
+resolve_links (const char *path, GError **error)
+{
+  g_autofree char *current = g_strdup (path);
+
+  for (guint hops = 0; hops < 40; hops++)
+    {
+      g_autofree char *target = g_file_read_link (current, NULL);
+      g_autofree char *dir = NULL;
+
+      if (target == NULL)
+        return g_steal_pointer (&current);
+      if (g_path_is_absolute (target))
+        {
+          g_free (current);
+          current = g_steal_pointer (&target);
+          continue;
+        }
+      dir = g_path_get_dirname (current);
+      g_free (current);
+      current = g_build_filename (dir, target, NULL);
+    }
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path,
+                     "cannot write the file: too many levels of symbolic links");
+  return NULL;
+}
+
+static gboolean
+write_all (int fd, const char *data, gsize length)
+{
+  while (length > 0)
+    {
+      gssize n = write (fd, data, MIN (length, (gsize) G_MAXSSIZE));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      length -= n;
+    }
+  return TRUE;
+}
+
+typedef gboolean (*WriteFunc) (int fd, gpointer data);
+
+/* Replaces path (through its symbolic links) with what write puts in a
+ * temporary file beside it: the old file or the new one, never half. */
+static gboolean
+replace_file (const char *path, WriteFunc write, gpointer data, GError **error)
+{
+  g_autofree char *target = NULL;
+  MpTempFile      *temp = NULL;
+  GStatBuf         st;
+  gboolean         exists, ok;
+  int              fd, err = 0;
+
+  if (!(target = resolve_links (path, error)))
+    return FALSE;
+  exists = g_stat (target, &st) == 0;
+  if ((fd = temp_file_create (target, &temp)) < 0)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
-                         local->message);
+                         g_strerror (errno));
+      return FALSE;
+    }
+  /* a replaced file keeps its permissions; on disk before the rename, so
+   * that a crash leaves the old file or the new one (as GLib's CONSISTENT) */
+  ok = write (fd, data) &&
+       (!exists || (fchmod (fd, st.st_mode & 07777) == 0 && fsync (fd) == 0));
+  if (!ok)
+    err = errno;
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      err = errno;
+    }
+  if (ok && g_rename (temp->path, target) != 0)
+    {
+      ok = FALSE;
+      err = errno;
+    }
+  temp_file_done (temp, !ok);
+  if (!ok)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                         g_strerror (err));
       return FALSE;
     }
   return TRUE;
+}
+
+typedef struct
+{
+  const char *contents;
+  gsize       length;
+} Contents;
+
+static gboolean
+write_contents (int fd, gpointer data)
+{
+  Contents *c = data;
+
+  return write_all (fd, c->contents, c->length);
+}
+
+gboolean
+mp_write_file_atomic (const char *path, const char *contents, gssize length, GError **error)
+{
+  Contents c = { contents, length < 0 ? strlen (contents) : (gsize) length };
+
+  return replace_file (path, write_contents, &c, error);
 }
 
 static gboolean
@@ -36,14 +244,38 @@ stream_to (FILE *out, MpFileFill fill, gpointer data)
   return ok && fflush (out) == 0 && !ferror (out);
 }
 
+typedef struct
+{
+  MpFileFill fill;
+  gpointer   data;
+} Fill;
+
+static gboolean
+write_filled (int fd, gpointer data)
+{
+  Fill    *f = data;
+  int      copy = dup (fd);
+  FILE    *out = copy >= 0 ? fdopen (copy, "wb") : NULL;
+  gboolean ok;
+
+  if (out == NULL)
+    {
+      if (copy >= 0)
+        close (copy);
+      return FALSE;
+    }
+  ok = stream_to (out, f->fill, f->data);
+  return fclose (out) == 0 && ok;
+}
+
 gboolean
 mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error)
 {
-  g_autofree char *tmp = NULL;
-  GStatBuf         st;
-  FILE            *out;
-  gint             fd, saved;
-  gboolean         ok;
+  Fill     f = { fill, data };
+  GStatBuf st;
+  FILE    *out;
+  gint     saved;
+  gboolean ok;
 
   if (path == NULL || g_str_equal (path, "-"))
     {
@@ -65,27 +297,7 @@ mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError *
                            g_strerror (saved));
       return ok;
     }
-
-  tmp = g_strconcat (path, ".XXXXXX", NULL);
-  fd = g_mkstemp_full (tmp, O_WRONLY, 0644);
-  out = fd >= 0 ? fdopen (fd, "wb") : NULL;
-  ok = out && stream_to (out, fill, data) && fsync (fd) == 0;
-  saved = errno;
-  if (out ? fclose (out) != 0 : (fd >= 0 && close (fd) != 0))
-    ok = FALSE;
-  if (ok && g_rename (tmp, path) != 0)
-    {
-      ok = FALSE;
-      saved = errno;
-    }
-  if (!ok)
-    {
-      if (fd >= 0)
-        g_unlink (tmp);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
-                         g_strerror (saved));
-    }
-  return ok;
+  return replace_file (path, write_filled, &f, error);
 }
 
 char *

@@ -9,9 +9,17 @@ G_BEGIN_DECLS
 /* Every writer's words when standard output cannot take the output. */
 #define MP_STDOUT_WRITE_ERROR "cannot write to standard output"
 
-/* Atomic write: a temporary file in the same folder, then rename. */
+/* Atomic write: a temporary file memplan-NAME.XXXXXX.tmp in the target's
+ * folder, then rename. A symbolic link is written through (its final target
+ * is replaced, the link stays); a replaced file keeps its permissions, a new
+ * one gets 0666 less the umask. */
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);
+/* Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the
+ * temporary files of writes in progress, then die of the signal (programs
+ * call it once; a signal ignored by the parent stays ignored). SIGKILL
+ * cannot be caught: its leftover is named memplan-*.tmp. */
+void     mp_remove_temp_files_on_signal (void);
 
 /* The same for output too large to hold: fill writes it to out (a
  * temporary file in the same folder, renamed over path when fill returns

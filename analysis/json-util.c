@@ -28,6 +28,97 @@ position (const char *data, gsize offset, guint *line, guint *column)
     }
 }
 
+/* Whether the tree holds a number that JSON has not: json-c reads NaN,
+ * Infinity and 1e999 (as infinity) where the standard allows none. */
+static gboolean
+has_non_finite (json_object *obj)
+{
+  switch (json_object_get_type (obj))
+    {
+    case json_type_double:
+      return !isfinite (json_object_get_double (obj));
+    case json_type_array:
+      for (gsize i = 0, n = json_object_array_length (obj); i < n; i++)
+        if (has_non_finite (json_object_array_get_idx (obj, i)))
+          return TRUE;
+      return FALSE;
+    case json_type_object:
+      {
+        json_object_object_foreach (obj, key, value)
+          {
+            (void) key;
+            if (has_non_finite (value))
+              return TRUE;
+          }
+        return FALSE;
+      }
+    default:
+      return FALSE;
+    }
+}
+
+/* Where the first such number is written: the first word outside strings
+ * that is neither a literal nor a finite number. */
+static gsize
+find_non_finite (const char *data, gsize length, char **word)
+{
+  gboolean in_string = FALSE;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      g_autofree char *token = NULL;
+      char            *end;
+      gdouble          v;
+      gsize            j = i;
+
+      if (in_string)
+        {
+          if (data[i] == '\\')
+            i++;
+          else if (data[i] == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (data[i] == '"')
+        {
+          in_string = TRUE;
+          continue;
+        }
+      if (data[i] != '-' && !g_ascii_isalnum (data[i]))
+        continue;
+      while (j < length && (g_ascii_isalnum (data[j]) || data[j] == '+' || data[j] == '-' ||
+                            data[j] == '.'))
+        j++;
+      token = g_strndup (data + i, MIN (j - i, 24));
+      v = g_ascii_strtod (token, &end);
+      if (!g_str_equal (token, "true") && !g_str_equal (token, "false") &&
+          !g_str_equal (token, "null") && (*end != '\0' || !isfinite (v)))
+        {
+          *word = g_steal_pointer (&token);
+          return i;
+        }
+      i = j - 1;
+    }
+  *word = g_strdup ("?");
+  return length;
+}
+
+static gboolean
+check_finite (json_object *root, const char *data, gsize length, const char *path,
+              GError **error)
+{
+  g_autofree char *word = NULL;
+  guint            line, column;
+
+  if (!has_non_finite (root))
+    return TRUE;
+  position (data, find_non_finite (data, length, &word), &line, &column);
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                     "not valid JSON: %s at line %u, column %u (JSON numbers are finite: no "
+                     "NaN or Infinity)", word, line, column);
+  return FALSE;
+}
+
 json_object *
 mp_json_parse (const char *data, gsize length, const char *path, GError **error)
 {
@@ -86,6 +177,11 @@ mp_json_parse (const char *data, gsize length, const char *path, GError **error)
         return NULL;
       }
   json_tokener_free (tok);
+  if (!check_finite (root, data, length, path, error))
+    {
+      json_object_put (root);
+      return NULL;
+    }
   return root;
 }
 

@@ -8,6 +8,8 @@
 #include "mp-error.h"
 #include "workload.h"
 #include "file-util.h"
+#include "text-util.h"
+#include "memory-estimate.h"
 #include "plan-io.h"
 #include "planner-trace.h"
 #include "gen.h"

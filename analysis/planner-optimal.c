@@ -437,7 +437,8 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.options = options;
   opt.start = start;
   opt.next_progress = start + G_USEC_PER_SEC;
-  opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
+  /* an infinite (or absurd) budget would overflow the conversion: 1e9 s is forever */
+  opt.deadline = start + (gint64) (MIN (budget, 1e9) * G_USEC_PER_SEC);
   opt.bound = plan->lower_bound;
 
   incumbent = best_heuristic (graph, lifetimes, options, &from);

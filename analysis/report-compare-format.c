@@ -8,6 +8,7 @@
 #include "json-util.h"
 #include "plan-io.h"
 #include "report-compare.h"
+#include "text-util.h"
 
 /* Words for people; mp_change_to_string gives the stable names for JSON. */
 static const char *change_labels[] = { "unchanged", "within tolerance", "better", "WORSE",
@@ -33,7 +34,10 @@ row_compared (const MpCompareRow *row)
 static char *
 row_name (const MpCompareRow *row)
 {
-  return row->planner ? g_strdup_printf ("%s/%s", row->graph, row->planner) : g_strdup (row->graph);
+  g_autofree char *name = row->planner ? g_strdup_printf ("%s/%s", row->graph, row->planner)
+                                        : g_strdup (row->graph);
+
+  return mp_escape_name (name);
 }
 
 static char *
@@ -167,8 +171,8 @@ row_cells (const MpCompareRow *row)
 {
   char **cells = g_new0 (char *, N_COLS + 1);
 
-  cells[COL_GRAPH] = g_strdup (row->graph);
-  cells[COL_PLANNER] = g_strdup (row->planner ? row->planner : "-");
+  cells[COL_GRAPH] = mp_escape_name (row->graph);
+  cells[COL_PLANNER] = mp_escape_name (row->planner ? row->planner : "-");
   cells[COL_STATUS] = g_strdup (change_labels[row->change]);
   cells[COL_BASE] = fmt_arena (row->base);
   cells[COL_NEW] = fmt_arena (row->new);
@@ -226,6 +230,7 @@ mp_comparison_to_table (const MpComparison *c, const char *base_label, const cha
   g_autofree char  *counts = fmt_counts (c);
   g_autofree char  *verdict = fmt_verdict (c);
   gboolean          any_detail = FALSE;
+  g_autofree char  *text = NULL;
 
   append_header (s, c, base_label, new_label);
   for (guint k = 0; k < N_COLS; k++)
@@ -260,7 +265,8 @@ mp_comparison_to_table (const MpComparison *c, const char *base_label, const cha
     g_string_append_printf (s, "%s%s\n", i == 0 && !any_detail ? "\n" : "",
                             (char *) c->notes->pdata[i]);
   g_string_append_printf (s, "\n%s\n%s\n", counts, verdict);
-  return g_string_free (s, FALSE);
+  text = g_string_free (s, FALSE);
+  return mp_escape_text (text);
 }
 
 /* Markdown, for a pull request comment */
@@ -269,11 +275,13 @@ mp_comparison_to_table (const MpComparison *c, const char *base_label, const cha
 static void
 append_md_text (GString *s, const char *text)
 {
-  for (const char *p = text; *p; p++)
+  g_autofree char *escaped = mp_escape_text (text);
+
+  for (const char *p = escaped; *p; p++)
     {
       if (strchr ("|*_`\\<[", *p))
         g_string_append_c (s, '\\');
-      g_string_append_c (s, *p == '\n' ? ' ' : *p);
+      g_string_append_c (s, *p == '\n' || *p == '\t' ? ' ' : *p);
     }
 }
 

@@ -283,7 +283,18 @@ write_plans (MpReport *report, MpReportGraph *entry, const MpGraph *graph, GPtrA
   if (!mp_write_file_atomic (path, text, -1, error))
     return FALSE;
   entry->plans = stored_path (options, path);
+  if (report->plan_files == NULL)
+    report->plan_files = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (report->plan_files, g_steal_pointer (&path));
   return TRUE;
+}
+
+void
+mp_suite_discard_plans (MpReport *report)
+{
+  for (guint i = 0; report->plan_files && i < report->plan_files->len; i++)
+    g_unlink (report->plan_files->pdata[i]);
+  g_clear_pointer (&report->plan_files, g_ptr_array_unref);
 }
 
 MpSuiteOutcome

@@ -53,6 +53,10 @@ MpSuiteOutcome  mp_suite_plan_file (MpReport             *report,
                                     GCancellable         *cancellable,
                                     GError              **error);
 
+/* A suite that writes no report writes no plan files either: removes the
+ * --plans files written so far. */
+void            mp_suite_discard_plans (MpReport *report);
+
 /* path relative to dir when both lie under one top folder, else absolute. */
 char           *mp_path_relative   (const char *dir, const char *path);
 

@@ -65,6 +65,7 @@ mp_report_free (MpReport *report)
   g_strfreev (report->inputs);
   g_hash_table_unref (report->graph_index);
   g_ptr_array_unref (report->graphs);
+  g_clear_pointer (&report->plan_files, g_ptr_array_unref);
   g_free (report);
 }
 

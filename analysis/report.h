@@ -65,6 +65,7 @@ typedef struct
   char     **inputs;          /* the DIR/FILE arguments */
   GPtrArray *graphs;          /* MpReportGraph, in suite order */
   GHashTable *graph_index;    /* name -> MpReportGraph, for matching */
+  GPtrArray  *plan_files;     /* suite --plans: the files written so far, or NULL */
 } MpReport;
 
 MpReport       *mp_report_new              (void);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs one libFuzzer target for a given time:
 #   build-aux/fuzz.sh TARGET SECONDS [libFuzzer options…]
-# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report.
+# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report
+# (the readers), all-planners, explain, render, cli (what comes after them).
 # Builds build-fuzz/ with clang (-Dfuzzing=true: ASan, UBSan, libFuzzer) on
 # first use. Seeds come from data/, tests/data/, tests/fuzz-seeds/ and the
 # kept crash inputs in tests/fuzz-regressions/TARGET; the growing corpus
@@ -27,6 +28,10 @@ case "$target" in
   snapshot-pickle) seeds="tests/data/*.pickle" ;;
   plan)            seeds="tests/fuzz-seeds/plan/*" ;;
   report)          seeds="data/reports/*.json" ;;
+  all-planners|explain)
+                   seeds="data/*.json data/teaching/*.csv data/minimalloc/example.12.csv tests/data/trace-*.json tests/data/*.pickle" ;;
+  render)          seeds="tests/fuzz-seeds/plan/*" ;;
+  cli)             seeds="tests/fuzz-seeds/cli/*" ;;
   *)
     echo "$0: unknown target '$target'" >&2
     exit 2
@@ -47,13 +52,21 @@ if [ -d "tests/fuzz-regressions/$target" ]; then
   find "tests/fuzz-regressions/$target" -type f -exec cp {} "$seed_dir/" \;
 fi
 
+# Inputs up to 64 KiB; up to 1 MiB for one target per reader (all-planners
+# reads graphs, records, traces and snapshots; plan; report), where memory
+# amplification and quadratic costs show.
+case "$target" in
+  all-planners|plan|report) max_len=1048576 ;;
+  *)                        max_len=65536 ;;
+esac
+
 # GLib's slice allocator hides leaks from LeakSanitizer; UBSan stops at the
-# first report. A single allocation over 256 MiB from an input of at most
-# 64 KiB is a hostile-size bug, reported like a crash; so is a 10 s input.
+# first report. A single allocation over 256 MiB from one input is a
+# hostile-size bug, reported like a crash; so is a 10 s input.
 export G_SLICE=always-malloc
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 exec "$build/fuzz/fuzz-$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
-  -max_len=65536 -print_final_stats=1 \
+  -max_len="$max_len" -print_final_stats=1 \
   -artifact_prefix="$build/artifacts/$target/" \
   "$@" "$build/corpus/$target" "$seed_dir"

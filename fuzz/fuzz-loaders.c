@@ -4,6 +4,7 @@
 #include "fuzz-loaders.h"
 #include "memplan-analysis.h"
 #include "lifetimes.h"
+#include "plan-render.h"
 
 /* What a loaded file goes through next in memplan (lifetimes, a planner, the
  * validator), so a file that loads but breaks a later stage is found too. */
@@ -92,6 +93,111 @@ feed_report (const char *data, gsize length, const char *path, GError **error)
   return TRUE;
 }
 
+/* An input as the front-ends open it, into a workload; NULL with error set. */
+static MpWorkload *
+open_input (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpInput) input = mp_input_parse (data, length, path, NULL, error);
+
+  return input ? mp_workload_new_from_input (g_steal_pointer (&input), NULL, error) : NULL;
+}
+
+/* The search's budget: long enough to run, short enough for a fuzzer. */
+static const MpPlannerOptions quick = { .time_budget = 0.01 };
+
+/* Every planner on every input that loads: a planner may decline (a CSV
+ * for one that needs ops) with a reason, but a plan it makes is valid. */
+static gboolean
+feed_all_planners (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpWorkload) w = open_input (data, length, path, error);
+  guint                  n;
+  const MpPlannerInfo   *infos = mp_planners (&n);
+
+  if (w == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      g_autoptr (MpPlan) plan = mp_workload_plan (w, &infos[i], &quick, NULL, &local);
+
+      if (plan == NULL && local == NULL)
+        g_error ("%s declined without a reason", infos[i].name);
+      if (plan && !plan->valid)
+        g_error ("%s made an invalid plan: %s", infos[i].name, plan->problem);
+    }
+  return TRUE;
+}
+
+/* explain: each planner's decisions recorded and told in words. */
+static gboolean
+feed_explain (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpWorkload) w = open_input (data, length, path, error);
+  guint                  n;
+  const MpPlannerInfo   *infos = mp_planners (&n);
+
+  if (w == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+      g_autoptr (MpPlan) plan = NULL;
+      g_autofree char *text = NULL;
+      MpPlannerOptions options = quick;
+
+      options.trace = trace;
+      if ((plan = mp_workload_plan (w, &infos[i], &options, NULL, NULL)))
+        text = mp_plan_trace_explain (trace, w->graph, plan);
+    }
+  return TRUE;
+}
+
+/* The renderer on odd plans (any plan file against the fuzz graph, drawn
+ * whole, zoomed into a few steps, in each colour key) on an offscreen
+ * surface, and hit tests across it. */
+static gboolean
+feed_render (const char *data, gsize length, const char *path, GError **error)
+{
+  g_autoptr (MpGraph) graph = mp_graph_parse_json (plan_graph_json, strlen (plan_graph_json),
+                                                   "fuzz-graph", NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (GPtrArray) plans = mp_plan_parse (data, length, path, graph, lt, error);
+  cairo_surface_t       *surface;
+  cairo_t               *cr;
+
+  if (plans == NULL)
+    return FALSE;
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 160, 90);
+  cr = cairo_create (surface);
+  for (guint i = 0; i < plans->len; i++)
+    {
+      MpRenderIndex  *index;
+      MpRenderOptions options = { 0 };
+
+      mp_plan_judge (graph, NULL, plans->pdata[i]);
+      index = mp_render_index_new (graph, plans->pdata[i]);
+      for (guint k = 0; k < 4; k++)
+        {
+          options.color_by = k;
+          options.theme = k % 2 ? MP_THEME_DARK : MP_THEME_LIGHT;
+          options.viewport = (MpViewport) { 0 };
+          if (k == 3)
+            {
+              options.viewport.step_min = 1;
+              options.viewport.step_max = 2.5;
+            }
+          mp_render_plan (cr, index, &options, 160, 90);
+          for (guint x = 0; x < 160; x += 16)
+            mp_render_hit_test (index, &options, 160, 90, x, 45);
+        }
+      mp_render_index_free (index);
+    }
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return TRUE;
+}
+
 static const MpFuzzTarget targets[] = {
   { "graph-json", feed_input },
   { "minimalloc-csv", feed_input },
@@ -99,6 +205,9 @@ static const MpFuzzTarget targets[] = {
   { "snapshot-pickle", feed_input },
   { "plan", feed_plan },
   { "report", feed_report },
+  { "all-planners", feed_all_planners },
+  { "explain", feed_explain },
+  { "render", feed_render },
 };
 
 const MpFuzzTarget *

@@ -4,6 +4,7 @@
  * but never when it is one of the command's inputs or a directory, and a
  * failed command leaves it as it was, with no temporary file beside it. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,6 +191,99 @@ test_device (Fixture *f, gconstpointer data)
   g_assert_true (S_ISCHR (st.st_mode));
 }
 
+/* -o over an existing file keeps its permissions; through a symbolic link
+ * it replaces the link's target and the link stays. */
+static void
+test_mode_and_link (Fixture *f, gconstpointer data)
+{
+  g_autofree char *target = g_build_filename (f->dir, "target.json", NULL);
+  g_autofree char *link_path = g_build_filename (f->dir, "link.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *read_back = NULL;
+  GStatBuf         st;
+
+  g_assert_true (g_file_set_contents (f->out, "old", -1, NULL));
+  g_assert_cmpint (g_chmod (f->out, 0600), ==, 0);
+  cli (f, "gen", "resnet50", "-o", "out.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpint (g_stat (f->out, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+
+  g_assert_true (g_file_set_contents (target, "old", -1, NULL));
+  g_assert_cmpint (symlink ("target.json", link_path), ==, 0);
+  cli (f, "gen", "resnet50", "-o", "link.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  read_back = g_file_read_link (link_path, NULL);
+  g_assert_cmpstr (read_back, ==, "target.json");
+  text = contents (target);
+  g_assert_true (g_str_has_prefix (text, "{\"format\":\"memplan.graph/1\""));
+  assert_files (f, 4);
+}
+
+static gboolean
+has_temp_file (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "memplan-") && g_str_has_suffix (name, ".tmp"))
+      return TRUE;
+  return FALSE;
+}
+
+/* A signal in the middle of writing removes the temporary file: the
+ * command is started, the signal sent as soon as memplan-*.tmp appears. */
+static void
+test_signal_removes_temp (Fixture *f, gconstpointer data)
+{
+  int              sig = GPOINTER_TO_INT (data);
+  const char      *argv[] = { g_getenv ("MEMPLAN_CLI"), "gen", "random", "-n", "500000", "-o",
+                              "big.json", NULL };
+  g_autoptr (GError) error = NULL;
+  GPid             pid;
+  int              status;
+  struct sigaction old;
+
+  /* a shell's background job inherits SIGINT ignored, and so would the CLI */
+  g_assert_cmpint (sigaction (sig, NULL, &old), ==, 0);
+  if (old.sa_handler == SIG_IGN)
+    {
+      g_test_skip ("the signal is ignored in this test's environment");
+      return;
+    }
+  g_assert_true (g_spawn_async (f->dir, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD |
+                                G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  while (!has_temp_file (f->dir))
+    g_assert_cmpint (waitpid (pid, &status, WNOHANG), ==, 0);
+  g_assert_cmpint (kill (pid, sig), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (WTERMSIG (status), ==, sig);
+  g_assert_false (has_temp_file (f->dir));
+  assert_files (f, 1);
+}
+
+/* A suite that fails writes no report and no plan files. */
+static void
+test_suite_plans_on_failure (Fixture *f, gconstpointer data)
+{
+  g_autofree char *bad = g_build_filename (f->dir, "zz-bad.json", NULL);
+  g_autofree char *plans = g_build_filename (f->dir, "plans", NULL);
+  g_autoptr (GDir) d = NULL;
+
+  g_assert_true (g_file_set_contents (bad, "{bad", -1, NULL));
+  cli (f, "suite", "teaching.json", "zz-bad.json", "--plans", "plans", "-o", "out.json", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_false (g_file_test (f->out, G_FILE_TEST_EXISTS));
+  d = g_dir_open (plans, 0, NULL);
+  g_assert_nonnull (d);
+  g_assert_null (g_dir_read_name (d));
+  g_assert_cmpint (g_rmdir (plans), ==, 0);
+  g_assert_cmpint (g_remove (bad), ==, 0);
+}
+
 /* Every subcommand, with standard output on a full disk and closed: the
  * write error is reported in one line and the exit status is 2, never a
  * crash and never a silent success. */
@@ -268,6 +362,14 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/mode-and-link", Fixture, NULL, fixture_set_up, test_mode_and_link,
+              fixture_tear_down);
+  g_test_add ("/cli-output/sigterm-removes-temp", Fixture, GINT_TO_POINTER (SIGTERM),
+              fixture_set_up, test_signal_removes_temp, fixture_tear_down);
+  g_test_add ("/cli-output/sigint-removes-temp", Fixture, GINT_TO_POINTER (SIGINT),
+              fixture_set_up, test_signal_removes_temp, fixture_tear_down);
+  g_test_add ("/cli-output/suite-plans-on-failure", Fixture, NULL, fixture_set_up,
+              test_suite_plans_on_failure, fixture_tear_down);
   g_test_add ("/cli-output/stdout-full", Fixture, ">/dev/full", fixture_set_up,
               test_stdout_fails, fixture_tear_down);
   g_test_add ("/cli-output/stdout-closed", Fixture, ">&-", fixture_set_up, test_stdout_fails,

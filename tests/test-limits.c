@@ -2,6 +2,7 @@
 /* Hostile sizes: a length, count, offset or depth declared in a file is
  * checked against the file's real content and sane limits before anything is
  * allocated for it, and the refusal says so exactly. */
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -60,6 +61,41 @@ test_plan_limits (void)
                      "\"tensors\": [{\"name\": \"a\", \"offset\": 1152921504606846977}]}]}",
                      "p: plan 'x': tensor 'a': offset 1152921504606846977 is over the limit "
                      "of 2^60 bytes");
+}
+
+/* json-c reads NaN and Infinity, which JSON has not: plans and reports
+ * refuse them with the position, so no NaN ratio compares as unchanged. */
+static void
+test_json_non_finite (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpReport) report = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
+                                            NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *nan_text = NULL;
+  char            *ratio;
+
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [{\"planner\": \"x\",\n"
+                     "  \"tensors\": [{\"name\": \"a\", \"offset\": NaN}]}]}",
+                     "p: not valid JSON: NaN at line 2, column 39 (JSON numbers are finite: no "
+                     "NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"x\": \"NaN\", \"plans\": "
+                     "[{\"planner\": \"x\", \"seconds\": -Infinity}]}",
+                     "p: not valid JSON: -Infinity at line 1, column 80 (JSON numbers are "
+                     "finite: no NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [], \"y\": 1e999}",
+                     "p: not valid JSON: 1e999 at line 1, column 48 (JSON numbers are finite: "
+                     "no NaN or Infinity)");
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  ratio = strstr (text, "\"ratio\": ");
+  g_assert_nonnull (ratio);
+  ratio += strlen ("\"ratio\": ");
+  nan_text = g_strdup_printf ("%.*sNaN%s", (int) (ratio - text), text, strchr (ratio, ','));
+  report = mp_report_parse (nan_text, strlen (nan_text), "r.json", &error);
+  g_assert_null (report);
+  g_assert_true (g_str_has_prefix (error->message, "r.json: not valid JSON: NaN at line "));
 }
 
 static void
@@ -240,17 +276,167 @@ test_cli_suite_fifo (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A name holding ESC ] 0 ; … BEL and ESC [ 2 J would set the terminal's
+ * title and clear its screen: tables, messages and Markdown show it
+ * escaped, and the escape helper itself on every class of byte. */
+static void
+test_terminal_escapes (void)
+{
+  static const char graph[] =
+    "{\"format\": \"memplan.graph/1\", \"name\": \"g\\u001b]0;x\\u0007\\u001b[2J\", "
+    "\"tensors\": [{\"name\": \"a\\u001b[2J\", \"size\": 64}, {\"name\": \"b\", \"size\": 64}],"
+    " \"ops\": [{\"name\": \"f\", \"inputs\": [], \"outputs\": [\"a\\u001b[2J\"]},"
+    "            {\"name\": \"h\", \"inputs\": [\"a\\u001b[2J\"], \"outputs\": [\"c\"]}]}";
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "esc.json", NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *text = NULL;
+
+  name = mp_escape_name ("a\x1b]0;t\x07\n\t\x7f\xc2\x9b\xff é");
+  g_assert_cmpstr (name, ==, "a\\x1b]0;t\\x07\\x0a\\x09\\x7f\\u009b\\xff é");
+  text = mp_escape_text ("line\x1b[2J\n\tnext\n");
+  g_assert_cmpstr (text, ==, "line\\x1b[2J\n\tnext\n");
+
+  g_assert_true (g_file_set_contents (path, graph, -1, NULL));
+  g_assert_cmpint (test_run_cli (NULL, &err, "plan", path, NULL), ==, 2);
+  expected = g_strdup_printf ("memplan-cli: %s: op 'h' writes unknown tensor 'c'\n", path);
+  g_assert_cmpstr (err, ==, expected);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  g_assert_cmpint (test_run_cli (NULL, &err, "plan", path, "--planner", "no\x1b[2J", NULL), ==, 2);
+  g_assert_true (g_str_has_prefix (err, "memplan-cli: unknown planner 'no\\x1b[2J' (known: "));
+  g_clear_pointer (&err, g_free);
+  g_free (text);
+  text = g_strdup_printf ("%.*s\"b\"]}]}", (int) (strstr (graph, "\"c\"]}]}") - graph), graph);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (test_run_cli (&text, NULL, "plan", path, "-p", "naive", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (text, "g\\x1b]0;x\\x07\\x1b[2J: 2 tensors planned"));
+  g_assert_null (strchr (text, '\x1b'));
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (test_run_cli (&text, NULL, "explain", path, NULL), ==, 0);
+  g_assert_nonnull (strstr (text, "a\\x1b[2J"));
+  g_assert_null (strchr (text, '\x1b'));
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* compare's table and Markdown: a graph renamed with escapes in NEW. */
+static void
+test_compare_escapes (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
+                                            NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *hostile = NULL;
+  g_autofree char *table = NULL;
+  g_autofree char *markdown = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpReport) base = NULL;
+  g_autoptr (MpReport) new_report = NULL;
+  g_autoptr (MpComparison) comparison = NULL;
+  MpCompareOptions options;
+  char            *name;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  base = mp_report_parse (text, strlen (text), "base.json", &error);
+  g_assert_no_error (error);
+  name = strstr (text, "\"name\": \"") + strlen ("\"name\": \"");
+  hostile = g_strdup_printf ("%.*s\\u001b]0;x\\u0007%s", (int) (name - text), text, name);
+  new_report = mp_report_parse (hostile, strlen (hostile), "new.json", &error);
+  g_assert_no_error (error);
+  mp_compare_options_init (&options);
+  comparison = mp_report_compare (base, new_report, &options);
+  table = mp_comparison_to_table (comparison, "base.json", "new.json");
+  markdown = mp_comparison_to_markdown (comparison, "base.json", "new.json");
+  g_assert_null (strchr (table, '\x1b'));
+  g_assert_null (strchr (table, '\x07'));
+  g_assert_nonnull (strstr (table, "\\x1b]0;x\\x07"));
+  g_assert_null (strchr (markdown, '\x1b'));
+  g_assert_nonnull (strstr (markdown, "\\\\x1b]0;x\\\\x07"));
+}
+
+/* Work estimated to need more memory than allowed is refused up front,
+ * with the estimate and the option that overrides it. */
+static void
+test_cli_memory_estimate (void)
+{
+  g_autofree char *graph = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching.json", NULL);
+  const char      *plan_load[] = { "plan", graph, "--max-memory", "1K", NULL };
+  const char      *plan_run[] = { "plan", graph, "--max-memory", "8K", NULL };
+  static const struct { const char *args[8]; const char *err; } cases[] = {
+    { { "bench", "-n", "100000000", "--max-memory", "1G" },
+      "bench needs about 75.3 GiB of memory, more than the limit of 1.00 GiB set by "
+      "--max-memory" },
+    { { "gen", "random", "-n", "1000000", "--max-memory", "100M" },
+      "gen random needs about 191 MiB of memory, more than the limit of 100 MiB set by "
+      "--max-memory" },
+    { { "plan", "x.json", "--max-memory", "12Q" },
+      "--max-memory takes a size such as 512M or 8G, not '12Q'" },
+  };
+  g_autofree char *err = NULL;
+  g_autofree char *expected = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_clear_pointer (&err, g_free);
+      g_clear_pointer (&expected, g_free);
+      expected = g_strdup_printf ("memplan-cli: %s\n", cases[i].err);
+      g_assert_cmpint (test_run_cli_argv (cases[i].args, NULL, &err), ==, 2);
+      g_assert_cmpstr (err, ==, expected);
+    }
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  /* the file is 1260 bytes, six bytes of memory each */
+  expected = g_strdup_printf ("memplan-cli: %s: loading needs about 7.38 KiB of memory, more than "
+                              "the limit of 1.00 KiB set by --max-memory\n", graph);
+  g_assert_cmpint (test_run_cli_argv (plan_load, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("memplan-cli: %s: planning 5 records needs about 9.88 KiB of "
+                              "memory, more than the limit of 8.00 KiB set by --max-memory\n",
+                              graph);
+  g_assert_cmpint (test_run_cli_argv (plan_run, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
+}
+
+/* An infinite budget through the API (the CLI refuses it) is a very long
+ * one, not a deadline in the past after an overflowed conversion. */
+static void
+test_optimal_infinite_budget (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching",
+                                            "only-search.csv", NULL);
+  g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
+  MpPlannerOptions options = { .time_budget = INFINITY };
+  g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options,
+                                            NULL, NULL);
+
+  g_assert_nonnull (plan);
+  g_assert_true (plan->proved_optimal);
+  g_assert_cmpuint (plan->arena, ==, lt->lower_bound);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/limits/plan", test_plan_limits);
   g_test_add_func ("/limits/graph", test_graph_limits);
+  g_test_add_func ("/limits/json-non-finite", test_json_non_finite);
   g_test_add_func ("/limits/trace", test_trace_limits);
   g_test_add_func ("/limits/pickle-lengths", test_pickle_lengths);
   g_test_add_func ("/limits/pickle-memo-depth", test_pickle_memo_and_depth);
   g_test_add_func ("/limits/cli-option-ranges", test_cli_option_ranges);
   g_test_add_func ("/limits/cli-gen-streams-load", test_cli_gen_streams_load);
   g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
+  g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
+  g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
+  g_test_add_func ("/limits/cli-memory-estimate", test_cli_memory_estimate);
+  g_test_add_func ("/limits/optimal-infinite-budget", test_optimal_infinite_budget);
   return g_test_run ();
 }

@@ -76,6 +76,7 @@ mp_cli_bench_optimal (int argc, char **argv)
       guint64          best;
       gdouble          cpu;
       const char      *result;
+      g_autofree char *name = NULL;
 
       if (w == NULL)
         {
@@ -107,9 +108,10 @@ mp_cli_bench_optimal (int argc, char **argv)
         result = "gap";
       if (capacity && plan->arena > (guint64) capacity)
         status = MP_EXIT_FAILED;
+      name = mp_escape_name (w->graph->name);
       printf ("%-18s %7u %12" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %-16s %12"
               G_GUINT64_FORMAT " %7.4f %-9s %8.3fs %8.3fs\n",
-              w->graph->name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
+              name, lt->n_records, lt->lower_bound, best, heuristic, plan->arena,
               mp_plan_ratio (plan), result, plan->seconds, cpu);
       if (!mp_cli_flush_stdout ())
         return MP_EXIT_BAD_INPUT;

@@ -37,6 +37,8 @@ mp_cli_bench (int argc, char **argv)
   gint      n_tensors = 1000000, streams = 1;
   gint64    seed = 1;
   gboolean  csv = FALSE;
+  g_autofree char *max_memory = NULL;
+  guint64   estimate = 0;
   g_auto (GStrv) planner_names = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
@@ -61,6 +63,8 @@ mp_cli_bench (int argc, char **argv)
       "staircase (as in gen random)", "SHAPE" },
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, "Planners to time (default: "
       "naive, greedy-by-size)", "NAME" },
+    { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, "Refuse a run estimated to need "
+      "more than SIZE (512M, 8G; default: the memory available)", "SIZE" },
     { NULL }
   };
 
@@ -84,6 +88,13 @@ mp_cli_bench (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
+  /* the text, and loading it (three times the text), then the costliest planner */
+  for (guint i = 0; i < infos->len; i++)
+    estimate = MAX (estimate, mp_memory_estimate_plan (
+                                ((const MpPlannerInfo *) infos->pdata[i])->name, n_tensors));
+  if (!mp_cli_check_memory ("bench", 3 * mp_memory_estimate_generate (n_tensors) + estimate,
+                            max_memory))
+    return MP_EXIT_BAD_INPUT;
   gopts.n_tensors = n_tensors;
   gopts.n_streams = streams;
   gopts.seed = seed;
@@ -160,6 +171,7 @@ mp_cli_bench (int argc, char **argv)
               plan->n_records, plan->seconds, c_plan, arena, mp_plan_ratio (plan), t_valid,
               plan->valid ? "valid" : plan->problem);
     }
-  printf ("peak memory (max RSS) %.0f MiB\n", peak_rss_mib ());
+  printf ("peak memory (max RSS) %.0f MiB, %.0f bytes per tensor\n", peak_rss_mib (),
+          peak_rss_mib () * 1048576.0 / n_tensors);
   return MP_EXIT_OK;
 }

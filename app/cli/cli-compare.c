@@ -83,7 +83,7 @@ mp_cli_compare (int argc, char **argv)
     text = mp_comparison_to_json (comparison, argv[1], argv[2]);
   else
     text = mp_comparison_to_markdown (comparison, argv[1], argv[2]);
-  if (!mp_cli_output (output, text, &error))
+  if (!(g_str_equal (format, "json") ? mp_cli_output : mp_cli_output_text) (output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

@@ -267,7 +267,7 @@ mp_cli_exec (int argc, char **argv)
       print_table (s, graph, results);
       text = g_string_free (s, FALSE);
     }
-  if (!mp_cli_output (output, text, &error))
+  if (!(g_str_equal (format, "json") ? mp_cli_output : mp_cli_output_text) (output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

@@ -32,7 +32,7 @@ mp_cli_explain (int argc, char **argv)
       mp_cli_error ("explain tells one planner's decisions: choose one with --planner");
       return MP_EXIT_BAD_INPUT;
     }
-  if (!(w = mp_cli_open (argv[1], &planning)))
+  if (!(w = mp_cli_open (argv[1], &planning)) || !mp_cli_check_plan_memory (&planning, w))
     return MP_EXIT_BAD_INPUT;
   mp_cli_planner_options (&planning, &popts);
   popts.trace = trace;
@@ -43,7 +43,7 @@ mp_cli_explain (int argc, char **argv)
                ? MP_EXIT_BAD_INPUT : MP_EXIT_FAILED;
     }
   text = mp_plan_trace_explain (trace, w->graph, plan);
-  if (!mp_cli_output (out.output, text, &error))
+  if (!mp_cli_output_text (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

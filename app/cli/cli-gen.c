@@ -12,6 +12,7 @@ mp_cli_gen (int argc, char **argv)
   g_autofree char *dtype_name = NULL;
   g_autofree char *shape = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *max_memory = NULL;
   g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
@@ -36,6 +37,8 @@ mp_cli_gen (int argc, char **argv)
     { "lifetimes", 0, 0, G_OPTION_ARG_STRING, &shape, "random: lifetime shape: random "
       "(default; mostly short), long (uniform up to the whole run), staircase (each to the "
       "end)", "SHAPE" },
+    { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, "random: refuse a graph estimated to "
+      "need more than SIZE (512M, 8G; default: the memory available)", "SIZE" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
@@ -54,7 +57,9 @@ mp_cli_gen (int argc, char **argv)
       !mp_cli_check_int ("--seq", seq, 0, G_MAXINT) ||
       !mp_cli_check_int ("--layers", layers, 0, G_MAXINT) ||
       !mp_cli_check_int ("--tensors", tensors, 1, MP_CLI_MAX_TENSORS) ||
-      !mp_cli_check_int ("--streams", streams, 1, MP_MAX_STREAMS))
+      !mp_cli_check_int ("--streams", streams, 1, MP_MAX_STREAMS) ||
+      !mp_cli_check_memory (g_str_equal (argv[1], "random") ? "gen random" : NULL,
+                            mp_memory_estimate_generate (tensors), max_memory))
     return MP_EXIT_BAD_INPUT;
   if (dtype_name && !mp_dtype_from_string (dtype_name, &dtype))
     {

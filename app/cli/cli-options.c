@@ -2,6 +2,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
 
 #include "cli.h"
 
@@ -55,6 +58,9 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                      "(MiniMalloc's question) instead of minimising the arena",
                                      "N" });
     }
+  add_entry (e, (GOptionEntry) { "max-memory", 0, 0, G_OPTION_ARG_STRING, &p->max_memory,
+                                 "Refuse work estimated to need more than SIZE (512M, 8G; "
+                                 "default: the memory available)", "SIZE" });
   if (flags & MP_CLI_DEVICE)
     add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
                                    "PyTorch trace or snapshot: the device to import, cuda:N or "
@@ -91,7 +97,8 @@ mp_cli_planning_check (MpCliPlanning *p)
   if (!mp_cli_check_alignment (p->alignment) ||
       !mp_cli_check_int ("--max-parallel-ops", p->max_parallel, 0, G_MAXINT) ||
       !mp_cli_check_double ("--time-budget", p->budget, 0, MP_CLI_MAX_BUDGET) ||
-      !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64))
+      !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64) ||
+      !mp_cli_check_memory (NULL, 0, p->max_memory))
     return FALSE;
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
@@ -137,13 +144,62 @@ mp_cli_planner_options (MpCliPlanning *p, MpPlannerOptions *options)
     }
 }
 
+gboolean
+mp_cli_check_memory (const char *what, guint64 estimate, const char *max_memory)
+{
+  g_autoptr (GError) error = NULL;
+  guint64            limit = 0;
+
+  if (max_memory && (!mp_parse_size (max_memory, &limit) || limit == 0))
+    {
+      mp_cli_error ("--max-memory takes a size such as 512M or 8G, not '%s'", max_memory);
+      return FALSE;
+    }
+  if (what && !mp_memory_check (what, estimate, limit, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
+{
+  guint64          records = workload->lifetimes->n_records, estimate = 0;
+  g_autofree char *what = NULL;
+
+  for (guint i = 0; i < p->infos->len; i++)
+    estimate = MAX (estimate, mp_memory_estimate_plan (
+                                ((const MpPlannerInfo *) p->infos->pdata[i])->name, records));
+  /* the plans are kept: an offset and a lifetime per record each */
+  estimate += 24 * records * p->infos->len;
+  what = g_strdup_printf ("%s: planning %" G_GUINT64_FORMAT " records", workload->graph->path
+                                                                          ? workload->graph->path
+                                                                          : workload->graph->name,
+                          records);
+  /* under a limit, what loading took counts too; the memory available has
+   * already lost it */
+  return mp_cli_check_memory (what, estimate + (p->max_memory ? p->load_estimate : 0),
+                              p->max_memory);
+}
+
 MpWorkload *
 mp_cli_open (const char *path, MpCliPlanning *p)
 {
   g_autoptr (GError) error = NULL;
   MpWorkloadOptions  options;
   MpWorkload        *workload;
+  GStatBuf           st;
 
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      g_autofree char *what = g_strdup_printf ("%s: loading", path);
+
+      p->load_estimate = mp_memory_estimate_load (path, st.st_size);
+      if (!mp_cli_check_memory (what, p->load_estimate, p->max_memory))
+        return NULL;
+    }
   mp_cli_workload_options (p, &options);
   if (!(workload = mp_workload_open (path, &options, &error)))
     mp_cli_error ("%s", error->message);
@@ -182,6 +238,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
 {
   g_clear_pointer (&p->planner_names, g_strfreev);
   g_clear_pointer (&p->device, g_free);
+  g_clear_pointer (&p->max_memory, g_free);
   g_clear_pointer (&p->planner_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);
   g_clear_pointer (&p->entries, g_array_unref);

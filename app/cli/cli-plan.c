@@ -88,7 +88,7 @@ mp_cli_plan (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
-  if (!(w = mp_cli_open (argv[1], &planning)))
+  if (!(w = mp_cli_open (argv[1], &planning)) || !mp_cli_check_plan_memory (&planning, w))
     return MP_EXIT_BAD_INPUT;
   if (!(run = mp_cli_run (w, &planning)))
     return MP_EXIT_FAILED;
@@ -132,7 +132,8 @@ mp_cli_plan (int argc, char **argv)
       text = mp_plan_to_csv (w->graph, chosen);
     }
 
-  if (text && !mp_cli_output (out.output, text, &error))
+  if (text && !(mp_cli_output_is (&out, "table") ? mp_cli_output_text : mp_cli_output) (
+                 out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

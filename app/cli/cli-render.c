@@ -185,6 +185,8 @@ mp_cli_render (int argc, char **argv)
     }
   else
     {
+      if (!mp_cli_check_plan_memory (&planning, w))
+        return MP_EXIT_BAD_INPUT;
       if (!(run = mp_cli_run (w, &planning)))
         return MP_EXIT_FAILED;
       for (guint i = 0; i < run->reasons->len; i++)

@@ -91,6 +91,7 @@ mp_cli_suite (int argc, char **argv)
           mp_cli_error ("%s", error->message);
           if (outcome == MP_SUITE_FAILED)
             mp_cli_error ("no report written (--keep-going records the graph and goes on)");
+          mp_suite_discard_plans (report);
           return MP_EXIT_BAD_INPUT;
         }
       if (outcome == MP_SUITE_FAILED)
@@ -111,6 +112,7 @@ mp_cli_suite (int argc, char **argv)
   if (!mp_cli_output (output, text, &error))
     {
       mp_cli_error ("%s", error->message);
+      mp_suite_discard_plans (report);
       return MP_EXIT_BAD_INPUT;
     }
   for (guint i = 0; i < report->graphs->len; i++)

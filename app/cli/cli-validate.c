@@ -12,6 +12,7 @@ mp_cli_validate (int argc, char **argv)
   g_autoptr (GPtrArray) plans = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   int               status = MP_EXIT_OK;
+  g_autoptr (GString) out = g_string_new (NULL);
 
   ctx = g_option_context_new ("GRAPH PLAN — check a plan against a graph");
   g_option_context_set_summary (ctx, "PLAN is a memplan.plan/1 JSON file (every plan in it is "
@@ -46,16 +47,21 @@ mp_cli_validate (int argc, char **argv)
       verdict = mp_plan_verdict (plan);
       other = mp_plan_verdict_other (plan);
       if (!plan->valid)
-        printf ("%s: %s: %s\n", argv[2], plan->planner, verdict);
+        g_string_append_printf (out, "%s: %s: %s\n", argv[2], plan->planner, verdict);
       if (other)
-        printf ("%s: %s: %s\n", argv[2], plan->planner, other);
+        g_string_append_printf (out, "%s: %s: %s\n", argv[2], plan->planner, other);
       if (!plan->valid)
         continue;
       arena = mp_format_bytes (plan->arena);
-      printf ("%s: %s: %s: %u tensors, arena %" G_GUINT64_FORMAT " bytes (%s), %.4f× the lower "
-              "bound\n",
-              argv[2], plan->planner, verdict, plan->n_records, plan->arena, arena,
-              mp_plan_ratio (plan));
+      g_string_append_printf (out, "%s: %s: %s: %u tensors, arena %" G_GUINT64_FORMAT " bytes (%s), "
+                              "%.4f× the lower bound\n",
+                              argv[2], plan->planner, verdict, plan->n_records, plan->arena, arena,
+                              mp_plan_ratio (plan));
+    }
+  if (!mp_cli_output_text (NULL, out->str, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
     }
   return status;
 }

@@ -42,10 +42,14 @@ mp_cli_error (const char *format, ...)
   va_list          args;
   g_autofree char *msg = NULL;
 
+  g_autofree char *shown = NULL;
+
   va_start (args, format);
   msg = g_strdup_vprintf (format, args);
   va_end (args);
-  fprintf (stderr, "memplan-cli: %s\n", msg);
+  /* names in messages come from files: no terminal escapes */
+  shown = mp_escape_text (msg);
+  fprintf (stderr, "memplan-cli: %s\n", shown);
   /* an engine writer that failed on standard output said so already */
   if (g_str_has_prefix (msg, MP_STDOUT_WRITE_ERROR))
     stdout_reported = TRUE;
@@ -167,6 +171,14 @@ mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **
   if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
     return write_through (path, data, length, error);
   return mp_write_file_atomic (path, data, length, error);
+}
+
+gboolean
+mp_cli_output_text (const char *path, const char *text, GError **error)
+{
+  g_autofree char *escaped = mp_escape_text (text);
+
+  return mp_cli_output (path, escaped, error);
 }
 
 gboolean
@@ -296,9 +308,17 @@ usage (FILE *out)
 int
 main (int argc, char **argv)
 {
-  setlocale (LC_ALL, "");
-  hold_closed_descriptors ();
-  atexit (close_stdout);
+  static gsize set_up = 0;
+
+  /* once: the fuzz target (fuzz/fuzz-cli.c) calls main again and again */
+  if (g_once_init_enter (&set_up))
+    {
+      setlocale (LC_ALL, "");
+      hold_closed_descriptors ();
+      atexit (close_stdout);
+      mp_remove_temp_files_on_signal ();
+      g_once_init_leave (&set_up, 1);
+    }
 
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))

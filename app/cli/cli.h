@@ -41,6 +41,9 @@ gboolean mp_cli_parse (GOptionContext *context, int *argc, char ***argv, int min
                        int max_args);
 /* Writes to path atomically, or to stdout when path is NULL or "-". */
 gboolean mp_cli_output (const char *path, const char *contents, GError **error);
+/* The same for text meant for a terminal (tables, explanations, Markdown):
+ * control characters in names shown escaped, \x1b (mp_escape_text). */
+gboolean mp_cli_output_text (const char *path, const char *text, GError **error);
 /* The same for bytes that may hold NULs (pictures). */
 gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **error);
 /* Writes what printf left buffered now (progress lines of a long run);
@@ -89,6 +92,8 @@ typedef struct
   gint64             capacity;
   char              *device;
   GPtrArray         *infos;            /* const MpPlannerInfo *, after the check */
+  char              *max_memory;       /* --max-memory SIZE, or NULL: the memory available */
+  guint64            load_estimate;    /* what opening the input was estimated to take */
   /* private */
   MpCliPlanningFlags flags;
   char              *planner_help;
@@ -102,6 +107,11 @@ void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
 gboolean    mp_cli_planning_check   (MpCliPlanning *p);
 void        mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options);
 void        mp_cli_planner_options  (MpCliPlanning *p, MpPlannerOptions *options);
+/* Refuses work estimated to need more memory than --max-memory (text, or
+ * NULL: the memory available); prints why, with the estimate. */
+gboolean    mp_cli_check_memory     (const char *what, guint64 estimate, const char *max_memory);
+/* The same for running the chosen planners on the opened workload. */
+gboolean    mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload);
 /* Opens path through the engine; prints the error. */
 MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);
 /* Runs the chosen planners; prints the error. */

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "file-util.h"
+#include "memory-estimate.h"
+#include "mp-error.h"
+
+/* Peak memory per byte of input, measured (README, Hardening): a generated
+ * graph of 1,000,000 tensors (97 MB) peaks at 425 MiB with its text, 4.6x,
+ * and a 1.1 GB real one at 6.5 GB; records (28 MB) at 256 MiB, 9.6x; a
+ * 331 MB Chrome trace at 5.4 GB, 16x. A snapshot is taken as a trace. */
+#define LOAD_GRAPH_PER_BYTE  6
+#define LOAD_CSV_PER_BYTE    10
+#define LOAD_TRACE_PER_BYTE  17
+
+/* Peak bytes per record of each planner above loading, measured on
+ * bench -n 1000000 -p NAME, rounded up by a quarter; a plan it keeps is
+ * counted in. */
+static const struct
+{
+  const char *planner;
+  guint64     per_record;
+} plan_costs[] = {
+  { "naive", 32 },         { "greedy-by-size", 208 }, { "greedy-by-breadth", 256 },
+  { "partition", 128 },    { "multistream", 264 },    { "best-fit", 240 },
+  { "optimal", 320 },
+};
+/* a planner not in the table (a new one) is taken as the costliest */
+#define PLAN_DEFAULT_PER_RECORD 320
+
+/* gen's text: about 97 bytes per tensor and op, in a GString that may
+ * double as it grows. */
+#define GENERATE_PER_TENSOR 200
+
+guint64
+mp_memory_available (void)
+{
+  g_autofree char *text = NULL;
+  const char      *line;
+  guint64          kib;
+
+  if (!g_file_get_contents ("/proc/meminfo", &text, NULL, NULL) ||
+      (line = strstr (text, "MemAvailable:")) == NULL ||
+      sscanf (line, "MemAvailable: %" G_GUINT64_FORMAT " kB", &kib) != 1)
+    return 0;
+  return kib * 1024;
+}
+
+/* The input's kind by its first bytes, as the reader will see it. */
+static guint64
+load_factor (const char *path)
+{
+  char    head[4096];
+  gsize   n = 0;
+  FILE   *f = fopen (path, "rb");
+
+  if (f != NULL)
+    {
+      n = fread (head, 1, sizeof head - 1, f);
+      fclose (f);
+    }
+  head[n] = '\0';
+  if (n > 0 && (guchar) head[0] == 0x80)
+    return LOAD_TRACE_PER_BYTE; /* a pickle */
+  if (strstr (head, "memplan.graph"))
+    return LOAD_GRAPH_PER_BYTE;
+  if (strstr (head, "traceEvents") || g_str_has_prefix (g_strchug (head), "["))
+    return LOAD_TRACE_PER_BYTE;
+  if (head[0] == '{')
+    return LOAD_GRAPH_PER_BYTE;
+  return LOAD_CSV_PER_BYTE;
+}
+
+guint64
+mp_memory_estimate_load (const char *path, guint64 file_size)
+{
+  guint64 factor = load_factor (path);
+
+  return file_size > G_MAXUINT64 / factor ? G_MAXUINT64 : file_size * factor;
+}
+
+guint64
+mp_memory_estimate_plan (const char *planner, guint64 n_records)
+{
+  guint64 per_record = PLAN_DEFAULT_PER_RECORD;
+
+  for (guint i = 0; i < G_N_ELEMENTS (plan_costs); i++)
+    if (g_str_equal (plan_costs[i].planner, planner))
+      per_record = plan_costs[i].per_record;
+  return n_records * per_record;
+}
+
+guint64
+mp_memory_estimate_generate (guint64 n_tensors)
+{
+  return n_tensors * GENERATE_PER_TENSOR;
+}
+
+gboolean
+mp_memory_check (const char *what, guint64 estimate, guint64 limit, GError **error)
+{
+  g_autofree char *need = NULL;
+  g_autofree char *have = NULL;
+  guint64          available = limit ? limit : mp_memory_available ();
+
+  if (available == 0 || estimate <= available)
+    return TRUE;
+  need = mp_format_bytes (estimate);
+  have = mp_format_bytes (available);
+  if (limit)
+    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+                 "%s needs about %s of memory, more than the limit of %s set by --max-memory",
+                 what, need, have);
+  else
+    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+                 "%s needs about %s of memory, more than the %s available; --max-memory=SIZE "
+                 "overrides the check (e.g. --max-memory=%" G_GUINT64_FORMAT "G)",
+                 what, need, have, (estimate >> 30) + 1);
+  return FALSE;
+}
+
+gboolean
+mp_parse_size (const char *text, guint64 *bytes)
+{
+  static const char units[] = "KMGT";
+  char             *end;
+  gdouble           v;
+  const char       *unit;
+  guint             shift = 0;
+
+  if (text == NULL || !g_ascii_isdigit (*text))
+    return FALSE;
+  v = g_ascii_strtod (text, &end);
+  if (*end != '\0')
+    {
+      if ((unit = strchr (units, g_ascii_toupper (*end))) == NULL || *end == '\0')
+        return FALSE;
+      shift = 10 * (unit - units + 1);
+      end++;
+      if (g_ascii_toupper (*end) == 'I')
+        end++;
+      if (g_ascii_toupper (*end) == 'B')
+        end++;
+      if (*end != '\0')
+        return FALSE;
+    }
+  v = ldexp (v, shift);
+  if (!isfinite (v) || v >= 18446744073709551616.0)
+    return FALSE;
+  *bytes = (guint64) v;
+  return TRUE;
+}

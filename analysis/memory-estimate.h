@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* What loading and planning will cost in memory, told before the work
+ * starts, so that a job too big for the machine is refused with the figure
+ * instead of being killed (or swapping) halfway. The costs per byte and per
+ * tensor were measured with memplan-cli bench (README, Hardening). */
+
+/* Bytes of memory available (MemAvailable in /proc/meminfo); 0 if unknown. */
+guint64  mp_memory_available        (void);
+/* Reading path (file_size bytes), by its first bytes: a graph, records, a
+ * trace or a snapshot each cost a measured multiple of their size. */
+guint64  mp_memory_estimate_load    (const char *path, guint64 file_size);
+/* Running planner on n_records records, above what loading took, the plan
+ * included. */
+guint64  mp_memory_estimate_plan    (const char *planner, guint64 n_records);
+/* gen random and bench: the generated text of n_tensors tensors. */
+guint64  mp_memory_estimate_generate (guint64 n_tensors);
+/* TRUE when estimate fits under limit (0: the memory available, no check
+ * when that is unknown); else an error naming what, the estimate, the
+ * limit and the option that overrides it (--max-memory). */
+gboolean mp_memory_check            (const char *what, guint64 estimate, guint64 limit,
+                                     GError **error);
+/* "512M", "8G", "1.5T", bytes without a unit; FALSE for anything else. */
+gboolean mp_parse_size              (const char *text, guint64 *bytes);
+
+G_END_DECLS
