@@ -250,7 +250,9 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   p->n_ws_slots = p->workspace ? p->n_streams : 0;
   p->size[MP_EXEC_BUF_ARENA] = arena;
   p->size[MP_EXEC_BUF_HOST] = host;
-  p->size[MP_EXEC_BUF_WORKSPACE] = p->workspace * p->n_ws_slots;
+  /* the last slot needs no padding after it */
+  p->size[MP_EXEC_BUF_WORKSPACE] = p->n_ws_slots ? p->workspace * (p->n_ws_slots - 1) +
+                                                     lt->workspace : 0;
 
   p->n_steps = graph->n_ops;
   p->steps = g_new0 (MpExecStep, MAX (graph->n_ops, 1));
