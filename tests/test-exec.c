@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "exec-cuda-figures.h"
 #include "exec-pattern.h"
 #include "exec-private.h"
 #include "test-util.h"
@@ -145,6 +146,85 @@ test_pattern (void)
   mp_exec_verify (buf, &r, &c);
   g_assert_cmpuint (c.bad, ==, 8);
   g_assert_cmpuint (mp_exec_decode (&prog, c.value, c.bad >> 3), ==, 7);
+}
+
+/* The pattern index is 64-bit: a word 32 GiB further on differs, and its
+ * owner is still decoded from where it was found. */
+static void
+test_pattern_64bit (void)
+{
+  guint32       tag = mp_pattern_tag (9);
+  guint64       far = (G_GUINT64_CONSTANT (1) << 32) + 5;
+  MpExecProgram prog = { .n_ids = 20 };
+
+  g_assert_cmpuint (mp_pattern_mix (far - 6), ==, 0);
+  g_assert_cmpuint (mp_pattern_word (tag, 5), !=, mp_pattern_word (tag, far));
+  g_assert_cmpuint ((guint32) mp_pattern_word (tag, 5), ==, (guint32) mp_pattern_word (tag, far));
+  g_assert_cmpuint (mp_pattern_word (tag, 5) >> 32, ==, tag);
+  g_assert_cmpuint (mp_exec_decode (&prog, mp_pattern_word (tag, far), far), ==, 9);
+  g_assert_cmpuint (mp_exec_decode (&prog, mp_pattern_word (tag, 5), far), ==, 9);
+  g_assert_cmpuint (mp_exec_decode (&prog, 0, 0), ==, 0);
+}
+
+/* The CUDA host code's arithmetic and words, on any machine. */
+static void
+test_cuda_figures (void)
+{
+  /* free memory that grew (another process freed some) is no negative use */
+  g_assert_cmpuint (mp_cuda_taken (100, 150), ==, 0);
+  g_assert_cmpuint (mp_cuda_taken (150, 100), ==, 50);
+  /* H100 SXM: 2619 MHz HBM3, 5120-bit bus */
+  g_assert_cmpuint (mp_cuda_peak_bandwidth (2619000, 5120), ==, G_GUINT64_CONSTANT (3352320000000));
+  g_assert_cmpuint (mp_cuda_peak_bandwidth (0, 5120), ==, 0);
+  g_assert_cmpint (mp_cuda_call_name_length ("cudaGetDeviceCount (&count)"), ==, 18);
+  g_assert_cmpint (mp_cuda_call_name_length ("cudaFree(0)"), ==, 8);
+  g_assert_cmpstr (mp_cuda_unavailable_words (0, 0), ==, "no CUDA driver");
+  g_assert_cmpstr (mp_cuda_unavailable_words (0, 4), ==, "no CUDA driver");
+  g_assert_cmpstr (mp_cuda_unavailable_words (13000, 0), ==, "no CUDA device");
+  g_assert_null (mp_cuda_unavailable_words (13000, 1));
+}
+
+/* Workspace slots of concurrent streams start 256-aligned, so the kernels
+ * take the 16-byte path; no padding follows the last slot. */
+static void
+test_workspace_slots (void)
+{
+  static const char json[] =
+    "{\"format\": \"memplan.graph/1\", \"name\": \"ws\", \"alignment\": 8,"
+    " \"tensors\": [{\"name\": \"x\", \"size\": 64, \"kind\": \"input\"},"
+    "  {\"name\": \"a\", \"size\": 64}, {\"name\": \"b\", \"size\": 64, \"kind\": \"output\"},"
+    "  {\"name\": \"c\", \"size\": 64, \"kind\": \"output\"}],"
+    " \"ops\": [{\"name\": \"f\", \"inputs\": [\"x\"], \"outputs\": [\"a\"], \"workspace\": 100},"
+    "  {\"name\": \"g\", \"inputs\": [\"a\"], \"outputs\": [\"b\"], \"workspace\": 40},"
+    "  {\"name\": \"h\", \"inputs\": [\"a\"], \"outputs\": [\"c\"], \"stream\": 1,"
+    "   \"workspace\": 104}]}";
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  MpExecOptions  opts = { .backend = MP_EXEC_BACKEND_CPU };
+  MpExecProgram *p;
+  GError        *error = NULL;
+  guint          n_ws = 0;
+
+  load_json (&l, json);
+  plan = plan_with (&l, "naive");
+  p = mp_exec_program_new (l.graph, l.lt, plan, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_true (p->concurrent);
+  g_assert_cmpuint (p->n_ws_slots, ==, 2);
+  g_assert_cmpuint (p->workspace, ==, 256);
+  g_assert_cmpuint (p->size[MP_EXEC_BUF_WORKSPACE], ==, 256 + 104);
+  for (guint i = 0; i < p->regions->len; i++)
+    {
+      const MpExecRegion *r = &g_array_index (p->regions, MpExecRegion, i);
+
+      if (r->buffer != MP_EXEC_BUF_WORKSPACE)
+        continue;
+      g_assert_cmpuint (r->base % 256, ==, 0);
+      n_ws++;
+    }
+  /* written and checked after, by each of the three ops */
+  g_assert_cmpuint (n_ws, ==, 6);
+  mp_exec_program_free (p);
 }
 
 /* The CUDA kernels' chunk code, run chunk by chunk on the host: it writes
@@ -706,6 +786,8 @@ test_cli (void)
   g_assert_cmpint (run_cli (json, &out, &err), ==, 0);
   g_assert_nonnull (strstr (out, "\"format\": \"memplan.exec/1\""));
   g_assert_nonnull (strstr (out, "\"clean\": true"));
+  g_assert_nonnull (strstr (out, "\"launches_per_iteration\": 0"));
+  g_assert_nonnull (strstr (out, "\"workspace_slots\": 1"));
   g_free (out), g_free (err);
 
   /* a plan made elsewhere, as a MiniMalloc-style CSV with offsets */
@@ -731,6 +813,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/exec/pattern", test_pattern);
+  g_test_add_func ("/exec/pattern-64bit", test_pattern_64bit);
+  g_test_add_func ("/exec/cuda-figures", test_cuda_figures);
+  g_test_add_func ("/exec/workspace-slots", test_workspace_slots);
   g_test_add_func ("/exec/device-chunks", test_device_chunks);
   g_test_add_func ("/exec/cpu/samples-clean", test_samples_clean);
   g_test_add_func ("/exec/cpu/tiny-figures", test_tiny_figures);
