@@ -335,25 +335,39 @@ mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len)
   return 0;
 }
 
-/* The timed span: from an event on stream 0 that every stream waits for,
- * to one recorded after every stream has joined stream 0 again. */
+/* The timed span: from an event on stream 0 before the setup writes to
+ * one after the final checks; between, the streams fan out from stream 0
+ * and join it again through events, with no host synchronisation. */
 extern "C" int
 mp_cuda_timer_start (MpCuda *cu, char *err, size_t len)
 {
   CK (cudaEventRecord (cu->t_start, cu->streams[0]));
-  for (uint32_t s = 1; s < cu->n_streams; s++)
-    CK (cudaStreamWaitEvent (cu->streams[s], cu->t_start, 0));
   return 0;
 }
 
 extern "C" int
-mp_cuda_timer_stop (MpCuda *cu, char *err, size_t len)
+mp_cuda_fan_out (MpCuda *cu, char *err, size_t len)
+{
+  CK (cudaEventRecord (cu->joins[0], cu->streams[0]));
+  for (uint32_t s = 1; s < cu->n_streams; s++)
+    CK (cudaStreamWaitEvent (cu->streams[s], cu->joins[0], 0));
+  return 0;
+}
+
+extern "C" int
+mp_cuda_join (MpCuda *cu, char *err, size_t len)
 {
   for (uint32_t s = 1; s < cu->n_streams; s++)
     {
       CK (cudaEventRecord (cu->joins[s], cu->streams[s]));
       CK (cudaStreamWaitEvent (cu->streams[0], cu->joins[s], 0));
     }
+  return 0;
+}
+
+extern "C" int
+mp_cuda_timer_stop (MpCuda *cu, char *err, size_t len)
+{
   CK (cudaEventRecord (cu->t_stop, cu->streams[0]));
   return 0;
 }

@@ -60,8 +60,12 @@ int         mp_cuda_setup       (MpCuda *cu, const uint64_t sizes[3], const MpCu
                                  uint64_t *arena_taken, uint64_t *all_taken, char *err,
                                  size_t len);
 int         mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len);
-/* CUDA events around the pattern kernels of one iteration. */
+/* CUDA events around the pattern kernels of one iteration; the other
+ * streams start after stream 0's work so far (fan out) and stream 0 goes
+ * on after theirs (join). */
 int         mp_cuda_timer_start (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_fan_out     (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_join        (MpCuda *cu, char *err, size_t len);
 int         mp_cuda_timer_stop  (MpCuda *cu, char *err, size_t len);
 int         mp_cuda_timer_seconds (MpCuda *cu, double *seconds, char *err, size_t len);
 int         mp_cuda_fill        (MpCuda *cu, uint32_t stream, uint32_t region, char *err,

@@ -91,14 +91,14 @@ cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint
   char        err[512] = "";
 
   G_STATIC_ASSERT (sizeof (MpExecCheck) == sizeof (MpCudaCheck));
-  if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error))
+  if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error) ||
+      failed (mp_cuda_timer_start (c->cu, err, sizeof err), err, error))
     return FALSE;
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
     if ((first || g_array_index (p->regions, MpExecRegion, i).buffer != MP_EXEC_BUF_HOST) &&
         failed (mp_cuda_fill (c->cu, 0, i, err, sizeof err), err, error))
       return FALSE;
-  if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error) ||
-      failed (mp_cuda_timer_start (c->cu, err, sizeof err), err, error))
+  if (failed (mp_cuda_fan_out (c->cu, err, sizeof err), err, error))
     return FALSE;
 
   /* group by group; a held stream's step waits for the other steps of its
@@ -120,7 +120,7 @@ cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint
           }
     }
   /* the final checks run on stream 0 once every stream has joined it */
-  if (failed (mp_cuda_timer_stop (c->cu, err, sizeof err), err, error))
+  if (failed (mp_cuda_join (c->cu, err, sizeof err), err, error))
     return FALSE;
   for (guint i = p->first_final; i < p->first_final + p->n_final; i++)
     if (failed (mp_cuda_check (c->cu, 0, i, err, sizeof err), err, error))
