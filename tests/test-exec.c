@@ -732,6 +732,8 @@ test_cli (void)
   const char      *cuda[] = { "exec", teach, "--backend", "cuda", NULL };
   const char      *fallback[] = { "exec", teach, "-p", "naive,greedy-by-size", NULL };
   const char      *bad[] = { "exec", teach, "--backend", "tpu", NULL };
+  const char      *device_cpu[] = { "exec", teach, "--backend", "cpu", "--device", "0", NULL };
+  const char      *device_bad[] = { "exec", teach, "--device", "-2", NULL };
   const char      *json[] = { "exec", teach, "--backend", "cpu", "--format", "json", NULL };
   g_autofree char *dir = g_dir_make_tmp ("memplan-exec-XXXXXX", NULL);
   g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
@@ -781,6 +783,13 @@ test_cli (void)
 
   g_assert_cmpint (run_cli (bad, &out, &err), ==, 2);
   g_assert_cmpstr (err, ==, "memplan-cli: unknown backend 'tpu' (known: auto, cpu, cuda)\n");
+  g_free (out), g_free (err);
+  g_assert_cmpint (run_cli (device_cpu, &out, &err), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: --device chooses a CUDA device; it does not go with "
+                            "--backend cpu\n");
+  g_free (out), g_free (err);
+  g_assert_cmpint (run_cli (device_bad, &out, &err), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: --device must be a device number (0, 1, ...)\n");
   g_free (out), g_free (err);
 
   g_assert_cmpint (run_cli (json, &out, &err), ==, 0);
