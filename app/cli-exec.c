@@ -128,6 +128,26 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
     }
 }
 
+/* --bench: tensors past the cache, so the figure is memory bandwidth. */
+static gboolean
+exec_bench_scale (MpGraph *graph, MpExecOptions *opts, GError **error)
+{
+  g_autofree char *cache = NULL;
+  guint64          bytes = mp_exec_cache_bytes (opts->backend,
+                                                opts->pick_device ? (gint) opts->device : -1,
+                                                &cache);
+  guint64          factor = mp_exec_bench_scale (graph, 2 * bytes, error);
+  g_autofree char *size = mp_format_bytes (bytes);
+
+  if (factor == 0)
+    return FALSE;
+  fprintf (stderr, "memplan-cli: bench: every tensor scaled ×%" G_GUINT64_FORMAT " so that the "
+                   "median one is at least twice %s (%s)\n", factor, cache, size);
+  if (opts->iterations == 0)
+    opts->iterations = 5;
+  return TRUE;
+}
+
 static int
 exit_for (const GError *error)
 {
@@ -148,7 +168,7 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
   gint             iterations = 0, max_parallel = 0, delay_us = 0, device = -1;
-  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE;
+  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE, bench = FALSE;
   gboolean         any_corrupt = FALSE;
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = NULL;
@@ -184,6 +204,9 @@ mp_cli_exec (int argc, char **argv)
       "(or, with 'auto', the first tensor that can be) onto a live tensor", "TENSOR|auto" },
     { "device", 0, 0, G_OPTION_ARG_INT, &device, "CUDA device to run on (default: the current "
       "device)", "N" },
+    { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Measure memory bandwidth: scale every tensor "
+      "by a power of two until the median one is twice the last-level cache (the GPU's L2, "
+      "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
@@ -247,6 +270,7 @@ mp_cli_exec (int argc, char **argv)
   opts.delay_us = delay_us;
 
   if (!(graph = mp_graph_load (argv[1], &error)) ||
+      (bench && !exec_bench_scale (graph, &opts, &error)) ||
       !(lt = mp_lifetimes_compute (graph, NULL, &error)))
     {
       mp_cli_error ("%s", error->message);

@@ -99,6 +99,11 @@ done
 "$cli" gen gpt2 --batch 32 --training -o "$out/gpt2-b32-training.graph.json"
 run_exec gpt2-b32-training "$out/gpt2-b32-training.graph.json" 2 -p greedy-by-size,best-fit
 
+# HBM, not L2: tensors scaled past the cache, one op at a time
+for m in resnet50 bert-base; do
+  run_exec "$m.bench" "$out/$m.graph.json" 2 --bench -p greedy-by-size --sequential --no-baselines
+done
+
 # 5. an arena over 4 GiB holding a tensor of 2^31 + 64 one-byte elements,
 #    live together with another 2.5 GiB tensor
 cat > "$out/big.graph.json" <<'EOF'

@@ -200,6 +200,25 @@ mp_cuda_open (MpCuda **out, int device, char *err, size_t len)
   return 0;
 }
 
+extern "C" int
+mp_cuda_l2_bytes (int device, uint64_t *bytes, char *err, size_t len)
+{
+  int driver = 0, l2 = 0;
+
+  *bytes = 0;
+  if (cudaDriverGetVersion (&driver) != cudaSuccess || driver == 0)
+    {
+      (void) cudaGetLastError ();
+      snprintf (err, len, "%s", mp_cuda_unavailable_words (0, 0));
+      return -1;
+    }
+  if (device < 0)
+    CK (cudaGetDevice (&device));
+  CK (cudaDeviceGetAttribute (&l2, cudaDevAttrL2CacheSize, device));
+  *bytes = l2 > 0 ? (uint64_t) l2 : 0;
+  return 0;
+}
+
 /* Gives back the plan's buffers (the streams and events stay). */
 extern "C" void
 mp_cuda_release (MpCuda *cu)

@@ -46,6 +46,8 @@ typedef struct
  * CUDA driver", without a device "no CUDA device (driver X.Y)". */
 int         mp_cuda_open        (MpCuda **out, int device, char *err, size_t len);
 void        mp_cuda_close       (MpCuda *cu);
+/* The L2 cache of a device (-1: the current one), without opening it. */
+int         mp_cuda_l2_bytes    (int device, uint64_t *bytes, char *err, size_t len);
 /* Frees the plan's buffers, so that the baselines have the memory. */
 void        mp_cuda_release     (MpCuda *cu);
 const char *mp_cuda_device_name (const MpCuda *cu);

@@ -20,3 +20,9 @@ mp_exec_cuda_available (char **reason)
     *reason = g_strdup (NO_CUDA);
   return FALSE;
 }
+
+guint64
+mp_exec_cuda_cache_bytes (gint device)
+{
+  return 0;
+}

@@ -264,3 +264,12 @@ mp_exec_cuda_available (char **reason)
     *reason = g_strdup (error->message);
   return FALSE;
 }
+
+guint64
+mp_exec_cuda_cache_bytes (gint device)
+{
+  char     err[512] = "";
+  uint64_t bytes = 0;
+
+  return mp_cuda_l2_bytes (device, &bytes, err, sizeof err) == 0 ? bytes : 0;
+}

@@ -133,6 +133,8 @@ struct _MpExecBackend
 
 MpExecBackend *mp_exec_cpu_backend_new  (GError **error);
 MpExecBackend *mp_exec_cuda_backend_new (gint device, GError **error);
+/* The device's L2 in bytes, 0 when no device is usable. */
+guint64        mp_exec_cuda_cache_bytes (gint device);
 
 /* The records in order of first (or last) step, for replays that allocate
  * at a tensor's first step and free after its last. */

@@ -131,6 +131,15 @@ void          mp_exec_caching_sim       (const MpGraph     *graph,
                                          guint64           *reserved_peak,
                                          guint64           *allocated_peak);
 
+/* Benchmark mode: the last-level cache the data goes through (the GPU's
+ * L2 for auto or cuda when a device is usable, else the CPU's L3; what
+ * names it), and the graph's tensors, view offsets and workspaces scaled in
+ * place by the smallest power of two that makes its median arena tensor at
+ * least min_bytes, so that the bandwidth measured is memory's, not a
+ * cache's. Returns the factor, 0 on error. */
+guint64       mp_exec_cache_bytes       (MpExecBackendKind kind, gint device, char **what);
+guint64       mp_exec_bench_scale       (MpGraph *graph, guint64 min_bytes, GError **error);
+
 char         *mp_exec_result_to_json    (const MpGraph *graph, MpExecResult **results, guint n);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpExecResult, mp_exec_result_free)

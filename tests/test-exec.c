@@ -166,6 +166,36 @@ test_pattern_64bit (void)
   g_assert_cmpuint (mp_exec_decode (&prog, 0, 0), ==, 0);
 }
 
+/* --bench scales by the smallest power of two that lifts the median arena
+ * tensor (here b: 40, 200, 1000) to the size asked; views keep their place. */
+static void
+test_bench_scale (void)
+{
+  g_auto (Loaded) l = { 0 };
+  GError *error = NULL;
+  gint    a2;
+
+  load_json (&l, tiny_json);
+  g_assert_cmpuint (mp_exec_bench_scale (l.graph, 1000, &error), ==, 8);
+  g_assert_no_error (error);
+  a2 = mp_graph_find_tensor (l.graph, "a2");
+  g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "a")].size, ==, 8000);
+  g_assert_cmpuint (l.graph->tensors[a2].size, ==, 4000);
+  g_assert_cmpuint (l.graph->tensors[a2].view_offset, ==, 64);
+  g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "in")].size, ==, 800);
+  g_assert_cmpuint (l.graph->ops[0].workspace, ==, 1024);
+  /* already past it: unchanged */
+  g_assert_cmpuint (mp_exec_bench_scale (l.graph, 100, &error), ==, 1);
+  g_assert_cmpuint (mp_exec_bench_scale (l.graph, G_GUINT64_CONSTANT (1) << 60, &error), ==, 0);
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "test.json: scaling the tensors ×1125899906842624 for a "
+                                       "benchmark would make one larger than 2^50 bytes");
+  g_clear_error (&error);
+  g_assert_cmpuint (mp_exec_bench_scale (l.graph, G_MAXUINT64, &error), ==, 0);
+  g_assert_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID);
+  g_clear_error (&error);
+}
+
 /* The CUDA host code's arithmetic and words, on any machine. */
 static void
 test_cuda_figures (void)
@@ -824,6 +854,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/pattern", test_pattern);
   g_test_add_func ("/exec/pattern-64bit", test_pattern_64bit);
   g_test_add_func ("/exec/cuda-figures", test_cuda_figures);
+  g_test_add_func ("/exec/bench-scale", test_bench_scale);
   g_test_add_func ("/exec/workspace-slots", test_workspace_slots);
   g_test_add_func ("/exec/device-chunks", test_device_chunks);
   g_test_add_func ("/exec/cpu/samples-clean", test_samples_clean);
