@@ -283,7 +283,8 @@ run_stream (gpointer data)
 
 static gboolean
 cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
-             gboolean stagger, guint delay_us, MpExecCheck *checks, GError **error)
+             gboolean stagger, guint delay_us, MpExecCheck *checks, gdouble *seconds,
+             GError **error)
 {
   MpExecCpu         *cpu = (MpExecCpu *) self;
   const MpExecRegion *r = (const MpExecRegion *) p->regions->data;
@@ -291,6 +292,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint 
   g_autofree Worker  *workers = g_new (Worker, p->n_streams);
   g_autofree GThread **threads = g_new0 (GThread *, p->n_streams);
   Shared              sh = { p, cpu->buf, checks };
+  gint64              start = g_get_monotonic_time ();
 
   sh.done = done;
   sh.delay_us = delay_us;
@@ -321,6 +323,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint 
   cpu->workers = MAX (cpu->workers, sh.workers);
   g_mutex_clear (&sh.lock);
   g_cond_clear (&sh.progress);
+  *seconds = (g_get_monotonic_time () - start) / 1e6;
   return TRUE;
 }
 
@@ -357,9 +360,8 @@ cpu_measure (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result)
 /* malloc at each tensor's first step, free after its last: what glibc's
  * allocator holds (live usable bytes, heap + mmapped) and what becomes
  * resident. Every block is written so its pages are really committed. */
-static gboolean
-cpu_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *lt, GArray *figures,
-               GError **error)
+static void
+cpu_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *lt, GArray *figures)
 {
   guint               n = lt->n_records;
   g_autofree MpUsage *by_first = mp_exec_sorted_records (lt, TRUE);
@@ -380,13 +382,15 @@ cpu_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *l
 
           if (m == NULL)
             {
-              g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_NO_MEMORY,
-                           "malloc replay: cannot allocate %" G_GUINT64_FORMAT " bytes for "
-                           "tensor '%s'", by_first[f].bytes,
-                           p->graph->tensors[by_first[f].tensor].name);
+              g_autofree char *why = g_strdup_printf ("out of memory: cannot allocate %"
+                                                      G_GUINT64_FORMAT " bytes for tensor '%s'",
+                                                      by_first[f].bytes,
+                                                      p->graph->tensors[by_first[f].tensor].name);
+
               for (guint t = 0; t < p->graph->n_tensors; t++)
                 free (block[t]);
-              return FALSE;
+              mp_exec_add_failed (figures, "malloc/free", why);
+              return;
             }
           memset (m, 0x5a, by_first[f].bytes);
           block[by_first[f].tensor] = m;
@@ -411,20 +415,27 @@ cpu_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *l
   mp_exec_add_figure (figures, "malloc/free: glibc heap + mmap at peak", heap_peak);
   mp_exec_add_figure (figures, "malloc/free: resident growth at peak",
                       rss_peak > rss0 ? rss_peak - rss0 : 0);
-  return TRUE;
 }
 
 static void
-cpu_free (MpExecBackend *self)
+cpu_release (MpExecBackend *self)
 {
   MpExecCpu *cpu = (MpExecCpu *) self;
 
   if (cpu->helpers)
     g_thread_pool_free (cpu->helpers, FALSE, TRUE);
+  cpu->helpers = NULL;
   for (guint b = 0; b < MP_EXEC_N_BUFS; b++)
     if (cpu->mapped[b])
       munmap (cpu->buf[b], cpu->mapped[b]);
-  g_free (cpu);
+  memset (cpu->mapped, 0, sizeof cpu->mapped);
+}
+
+static void
+cpu_free (MpExecBackend *self)
+{
+  cpu_release (self);
+  g_free (self);
 }
 
 MpExecBackend *
@@ -436,6 +447,7 @@ mp_exec_cpu_backend_new (GError **error)
   cpu->parent.prepare = cpu_prepare;
   cpu->parent.iterate = cpu_iterate;
   cpu->parent.measure = cpu_measure;
+  cpu->parent.release = cpu_release;
   cpu->parent.baselines = cpu_baselines;
   cpu->parent.free = cpu_free;
   return &cpu->parent;

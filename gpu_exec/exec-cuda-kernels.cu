@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec-cuda-figures.h"
 #include "exec-cuda-kernels.h"
 #include "exec-pattern.h"
 
@@ -13,11 +14,17 @@
 struct MpCuda
 {
   int           device;
-  char          name[256];
+  char          name[320];
   int           n_sms;
+  uint64_t      peak_bandwidth;
   uint64_t      free_at_open;
   uint8_t      *buf[3];
-  MpCudaCheck  *checks;       /* device, one per region */
+  uint8_t      *scratch;      /* the warm-up's region */
+  MpCudaCheck  *checks;       /* device, one per region, plus the warm-up's */
+  unsigned     *done;         /* device, blocks of a check that finished, per region */
+  uint32_t      launches;     /* since the last mp_cuda_reset_checks */
+  cudaEvent_t   t_start, t_stop;
+  cudaEvent_t  *joins;        /* per stream, for the timed span */
   MpCudaRegion *regions;      /* host copy */
   uint32_t      n_regions;
   cudaStream_t *streams;
@@ -26,18 +33,40 @@ struct MpCuda
   uint32_t      n_steps;
 };
 
-#define CK(call)                                                                         \
+/* Every call is checked where it is made, named without its arguments; a
+ * failure also clears CUDA's last-error state, so that no later launch is
+ * blamed for it. */
+#define CK_AS(call, oom)                                                                 \
   do                                                                                     \
     {                                                                                    \
       cudaError_t e_ = (call);                                                           \
       if (e_ != cudaSuccess)                                                             \
         {                                                                                \
-          snprintf (err, len, "%s: %s", #call, cudaGetErrorString (e_));                 \
+          (void) cudaGetLastError ();                                                    \
+          snprintf (err, len, "%.*s: %s", mp_cuda_call_name_length (#call), #call,       \
+                    cudaGetErrorString (e_));                                            \
+          return (oom) && e_ == cudaErrorMemoryAllocation ? MP_CUDA_NO_MEMORY : -1;      \
+        }                                                                                \
+    }                                                                                    \
+  while (0)
+#define CK(call)       CK_AS (call, 0)
+/* an allocation that fails for lack of memory means "does not fit" */
+#define CK_ALLOC(call) CK_AS (call, 1)
+
+/* Checked before a launch (an earlier failure is named as such) and after
+ * it (the launch's own). */
+#define CK_BEFORE(what)                                                                  \
+  do                                                                                     \
+    {                                                                                    \
+      cudaError_t e_ = cudaGetLastError ();                                              \
+      if (e_ != cudaSuccess)                                                             \
+        {                                                                                \
+          snprintf (err, len, "before launching %s, an earlier CUDA call failed: %s",    \
+                    what, cudaGetErrorString (e_));                                      \
           return -1;                                                                     \
         }                                                                                \
     }                                                                                    \
   while (0)
-
 #define CK_LAUNCH(what)                                                                  \
   do                                                                                     \
     {                                                                                    \
@@ -47,6 +76,7 @@ struct MpCuda
           snprintf (err, len, "launching %s: %s", what, cudaGetErrorString (e_));        \
           return -1;                                                                     \
         }                                                                                \
+      cu->launches++;                                                                    \
     }                                                                                    \
   while (0)
 
@@ -61,11 +91,15 @@ k_fill (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned)
     mp_pattern_fill_chunk (root, tag, lo, hi, aligned, c);
 }
 
+/* The check, with the capture of the word found at the first bad byte
+ * folded in: the last block to finish reads the minimum all blocks agreed
+ * on (the usual threadfence reduction), so a clean check costs one launch. */
 __global__ void
 k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned,
-         MpCudaCheck *check)
+         MpCudaCheck *check, unsigned *done)
 {
-  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+  uint64_t    stride = (uint64_t) gridDim.x * blockDim.x;
+  __shared__ bool last;
 
   for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
        c < (hi + 15) >> 4; c += stride)
@@ -75,15 +109,19 @@ k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligne
       if (bad != UINT64_MAX)
         atomicMin ((unsigned long long *) &check->bad, (unsigned long long) bad);
     }
-}
+  __threadfence ();
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    last = atomicAdd (done, 1u) == gridDim.x - 1;
+  __syncthreads ();
+  if (last && threadIdx.x == 0)
+    {
+      uint64_t bad = *(volatile uint64_t *) &check->bad;
 
-/* Keeps the word found at the first bad byte, so the host can tell whose
- * data it is. Runs right after k_check on the same stream. */
-__global__ void
-k_capture (const uint8_t *root, uint64_t lo, uint64_t hi, MpCudaCheck *check)
-{
-  if (check->bad != UINT64_MAX)
-    check->value = mp_pattern_capture (root, lo, hi, check->bad);
+      if (bad != UINT64_MAX)
+        check->value = mp_pattern_capture (root, lo, hi, bad);
+      *done = 0;
+    }
 }
 
 __global__ void
@@ -106,22 +144,43 @@ blocks_for (const MpCuda *cu, uint64_t lo, uint64_t hi)
 }
 
 extern "C" int
-mp_cuda_open (MpCuda **out, char *err, size_t len)
+mp_cuda_open (MpCuda **out, int device, char *err, size_t len)
 {
-  int     count = 0;
-  MpCuda *cu;
+  int            count = 0, driver = 0, clock_khz = 0, bus_bits = 0;
+  MpCuda        *cu;
   cudaDeviceProp prop;
-  size_t  free_b = 0, total = 0;
+  size_t         free_b = 0, total = 0;
+  cudaError_t    e;
 
   *out = NULL;
-  CK (cudaGetDeviceCount (&count));
-  if (count == 0)
+  /* with no driver the runtime only says its version is "insufficient" */
+  if (cudaDriverGetVersion (&driver) != cudaSuccess || driver == 0)
     {
-      snprintf (err, len, "cudaGetDeviceCount: no CUDA-capable device is detected");
+      (void) cudaGetLastError ();
+      snprintf (err, len, "%s", mp_cuda_unavailable_words (0, 0));
       return -1;
     }
-  CK (cudaSetDevice (0));
-  CK (cudaGetDeviceProperties (&prop, 0));
+  e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count == 0)
+    {
+      (void) cudaGetLastError ();
+      snprintf (err, len, "%s (driver %d.%d%s%s)", mp_cuda_unavailable_words (driver, 0),
+                driver / 1000, driver % 1000 / 10, e != cudaSuccess ? ": " : "",
+                e != cudaSuccess ? cudaGetErrorString (e) : "");
+      return -1;
+    }
+  if (device < 0)
+    CK (cudaGetDevice (&device));
+  if (device >= count)
+    {
+      snprintf (err, len, "no CUDA device %d: this machine has %d (0 to %d)", device, count,
+                count - 1);
+      return -1;
+    }
+  CK (cudaSetDevice (device));
+  CK (cudaGetDeviceProperties (&prop, device));
+  CK (cudaDeviceGetAttribute (&clock_khz, cudaDevAttrMemoryClockRate, device));
+  CK (cudaDeviceGetAttribute (&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device));
   CK (cudaFree (0)); /* creates the context, so memory figures exclude it */
   CK (cudaMemGetInfo (&free_b, &total));
   cu = (MpCuda *) calloc (1, sizeof (MpCuda));
@@ -130,12 +189,49 @@ mp_cuda_open (MpCuda **out, char *err, size_t len)
       snprintf (err, len, "out of host memory");
       return -1;
     }
-  snprintf (cu->name, sizeof cu->name, "%.200s (sm_%d%d, %zu MiB)", prop.name, prop.major,
-            prop.minor, total >> 20);
+  snprintf (cu->name, sizeof cu->name, "%.200s (device %d, sm_%d%d, %zu MiB, driver %d.%d)",
+            prop.name, device, prop.major, prop.minor, total >> 20, driver / 1000,
+            driver % 1000 / 10);
+  cu->device = device;
   cu->n_sms = prop.multiProcessorCount;
+  cu->peak_bandwidth = mp_cuda_peak_bandwidth (clock_khz, bus_bits);
   cu->free_at_open = free_b;
   *out = cu;
   return 0;
+}
+
+extern "C" int
+mp_cuda_l2_bytes (int device, uint64_t *bytes, char *err, size_t len)
+{
+  int driver = 0, l2 = 0;
+
+  *bytes = 0;
+  if (cudaDriverGetVersion (&driver) != cudaSuccess || driver == 0)
+    {
+      (void) cudaGetLastError ();
+      snprintf (err, len, "%s", mp_cuda_unavailable_words (0, 0));
+      return -1;
+    }
+  if (device < 0)
+    CK (cudaGetDevice (&device));
+  CK (cudaDeviceGetAttribute (&l2, cudaDevAttrL2CacheSize, device));
+  *bytes = l2 > 0 ? (uint64_t) l2 : 0;
+  return 0;
+}
+
+/* Gives back the plan's buffers (the streams and events stay). */
+extern "C" void
+mp_cuda_release (MpCuda *cu)
+{
+  cudaFree (cu->buf[0]); /* buf[2], the workspace, lies inside it */
+  cudaFree (cu->buf[1]);
+  cudaFree (cu->scratch);
+  cudaFree (cu->checks);
+  cudaFree (cu->done);
+  (void) cudaGetLastError ();
+  cu->buf[0] = cu->buf[1] = cu->buf[2] = cu->scratch = NULL;
+  cu->checks = NULL;
+  cu->done = NULL;
 }
 
 extern "C" void
@@ -143,17 +239,36 @@ mp_cuda_close (MpCuda *cu)
 {
   if (cu == NULL)
     return;
+  mp_cuda_release (cu);
   for (uint32_t i = 0; i < cu->n_steps; i++)
     cudaEventDestroy (cu->events[i]);
   for (uint32_t s = 0; s < cu->n_streams; s++)
-    cudaStreamDestroy (cu->streams[s]);
-  cudaFree (cu->buf[0]); /* buf[2], the workspace, lies inside it */
-  cudaFree (cu->buf[1]);
-  cudaFree (cu->checks);
+    {
+      cudaEventDestroy (cu->joins[s]);
+      cudaStreamDestroy (cu->streams[s]);
+    }
+  if (cu->t_start)
+    cudaEventDestroy (cu->t_start);
+  if (cu->t_stop)
+    cudaEventDestroy (cu->t_stop);
+  (void) cudaGetLastError ();
   free (cu->events);
+  free (cu->joins);
   free (cu->streams);
   free (cu->regions);
   free (cu);
+}
+
+extern "C" uint64_t
+mp_cuda_peak (const MpCuda *cu)
+{
+  return cu->peak_bandwidth;
+}
+
+extern "C" uint32_t
+mp_cuda_launches (const MpCuda *cu)
+{
+  return cu->launches;
 }
 
 extern "C" const char *
@@ -181,21 +296,25 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
       return MP_CUDA_NO_MEMORY;
     }
   /* the arena (and the workspace after it) is one allocation, as a runtime would make it */
-  CK (cudaMalloc ((void **) &cu->buf[0], planned ? planned : 1));
+  CK_ALLOC (cudaMalloc ((void **) &cu->buf[0], planned ? planned : 1));
   CK (cudaMemGetInfo (&free1, &total));
   /* zeros are no tensor's data: nothing left by an earlier run passes a check */
   CK (cudaMemset (cu->buf[0], 0, planned ? planned : 1));
   cu->buf[2] = cu->buf[0] + ws_at;
-  CK (cudaMalloc ((void **) &cu->buf[1], sizes[1] ? sizes[1] : 1));
-  CK (cudaMalloc ((void **) &cu->checks, sizeof (MpCudaCheck) * (n_regions ? n_regions : 1)));
+  CK_ALLOC (cudaMalloc ((void **) &cu->buf[1], sizes[1] ? sizes[1] : 1));
+  CK_ALLOC (cudaMalloc ((void **) &cu->checks, sizeof (MpCudaCheck) * (n_regions + 1)));
+  CK_ALLOC (cudaMalloc ((void **) &cu->done, sizeof (unsigned) * (n_regions + 1)));
+  CK (cudaMemset (cu->done, 0, sizeof (unsigned) * (n_regions + 1)));
+  CK_ALLOC (cudaMalloc ((void **) &cu->scratch, 64));
   CK (cudaMemGetInfo (&free2, &total));
-  *arena_taken = free0 - free1;
-  *all_taken = cu->free_at_open - free2;
+  *arena_taken = mp_cuda_taken (free0, free1);
+  *all_taken = mp_cuda_taken (cu->free_at_open, free2);
 
   cu->regions = (MpCudaRegion *) malloc (sizeof (MpCudaRegion) * (n_regions ? n_regions : 1));
   cu->streams = (cudaStream_t *) calloc (n_streams ? n_streams : 1, sizeof (cudaStream_t));
+  cu->joins = (cudaEvent_t *) calloc (n_streams ? n_streams : 1, sizeof (cudaEvent_t));
   cu->events = (cudaEvent_t *) calloc (n_steps ? n_steps : 1, sizeof (cudaEvent_t));
-  if (!cu->regions || !cu->streams || !cu->events)
+  if (!cu->regions || !cu->streams || !cu->joins || !cu->events)
     {
       snprintf (err, len, "out of host memory");
       return -1;
@@ -203,9 +322,26 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
   memcpy (cu->regions, regions, sizeof (MpCudaRegion) * n_regions);
   cu->n_regions = n_regions;
   for (; cu->n_streams < n_streams; cu->n_streams++)
-    CK (cudaStreamCreateWithFlags (&cu->streams[cu->n_streams], cudaStreamNonBlocking));
+    {
+      CK (cudaStreamCreateWithFlags (&cu->streams[cu->n_streams], cudaStreamNonBlocking));
+      CK (cudaEventCreateWithFlags (&cu->joins[cu->n_streams], cudaEventDisableTiming));
+    }
   for (; cu->n_steps < n_steps; cu->n_steps++)
     CK (cudaEventCreateWithFlags (&cu->events[cu->n_steps], cudaEventDisableTiming));
+  CK (cudaEventCreate (&cu->t_start));
+  CK (cudaEventCreate (&cu->t_stop));
+
+  /* warm-up: the first launch of each kernel loads the module; keep that
+   * out of the timed iterations */
+  CK_BEFORE ("the warm-up");
+  k_fill<<<1, 4, 0, cu->streams[0]>>> (cu->scratch, 1, 0, 64, 1);
+  CK_LAUNCH ("k_fill (warm-up)");
+  k_check<<<1, 4, 0, cu->streams[0]>>> (cu->scratch, 1, 0, 64, 1, &cu->checks[n_regions],
+                                        &cu->done[n_regions]);
+  CK_LAUNCH ("k_check (warm-up)");
+  k_delay<<<1, 1, 0, cu->streams[0]>>> (0);
+  CK_LAUNCH ("k_delay (warm-up)");
+  CK (cudaDeviceSynchronize ());
   return 0;
 }
 
@@ -214,6 +350,55 @@ mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len)
 {
   CK (cudaMemset (cu->checks, 0xff, sizeof (MpCudaCheck) * cu->n_regions));
   CK (cudaDeviceSynchronize ());
+  cu->launches = 0;
+  return 0;
+}
+
+/* The timed span: from an event on stream 0 before the setup writes to
+ * one after the final checks; between, the streams fan out from stream 0
+ * and join it again through events, with no host synchronisation. */
+extern "C" int
+mp_cuda_timer_start (MpCuda *cu, char *err, size_t len)
+{
+  CK (cudaEventRecord (cu->t_start, cu->streams[0]));
+  return 0;
+}
+
+extern "C" int
+mp_cuda_fan_out (MpCuda *cu, char *err, size_t len)
+{
+  CK (cudaEventRecord (cu->joins[0], cu->streams[0]));
+  for (uint32_t s = 1; s < cu->n_streams; s++)
+    CK (cudaStreamWaitEvent (cu->streams[s], cu->joins[0], 0));
+  return 0;
+}
+
+extern "C" int
+mp_cuda_join (MpCuda *cu, char *err, size_t len)
+{
+  for (uint32_t s = 1; s < cu->n_streams; s++)
+    {
+      CK (cudaEventRecord (cu->joins[s], cu->streams[s]));
+      CK (cudaStreamWaitEvent (cu->streams[0], cu->joins[s], 0));
+    }
+  return 0;
+}
+
+extern "C" int
+mp_cuda_timer_stop (MpCuda *cu, char *err, size_t len)
+{
+  CK (cudaEventRecord (cu->t_stop, cu->streams[0]));
+  return 0;
+}
+
+extern "C" int
+mp_cuda_timer_seconds (MpCuda *cu, double *seconds, char *err, size_t len)
+{
+  float ms = 0;
+
+  CK (cudaEventSynchronize (cu->t_stop));
+  CK (cudaEventElapsedTime (&ms, cu->t_start, cu->t_stop));
+  *seconds = ms / 1e3;
   return 0;
 }
 
@@ -231,6 +416,7 @@ mp_cuda_fill (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t le
 
   if (r->hi <= r->lo)
     return 0;
+  CK_BEFORE ("k_fill");
   k_fill<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
     root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0);
   CK_LAUNCH ("k_fill");
@@ -245,11 +431,11 @@ mp_cuda_check (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t l
 
   if (r->hi <= r->lo)
     return 0;
+  CK_BEFORE ("k_check");
   k_check<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
-    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0, &cu->checks[region]);
+    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0, &cu->checks[region],
+    &cu->done[region]);
   CK_LAUNCH ("k_check");
-  k_capture<<<1, 1, 0, cu->streams[stream]>>> (root, r->lo, r->hi, &cu->checks[region]);
-  CK_LAUNCH ("k_capture");
   return 0;
 }
 
@@ -270,6 +456,7 @@ mp_cuda_record (MpCuda *cu, uint32_t stream, uint32_t step, char *err, size_t le
 extern "C" int
 mp_cuda_delay (MpCuda *cu, uint32_t stream, uint32_t us, char *err, size_t len)
 {
+  CK_BEFORE ("k_delay");
   k_delay<<<1, 1, 0, cu->streams[stream]>>> (us);
   CK_LAUNCH ("k_delay");
   return 0;
@@ -291,31 +478,59 @@ mp_cuda_read_checks (MpCuda *cu, MpCudaCheck *out, char *err, size_t len)
   return 0;
 }
 
+/* cudaMalloc/cudaFree in replay order; peak: the most device memory in
+ * use (cudaMemGetInfo, clamped). *at: the event that failed. */
 static int
-replay_malloc (const MpCudaReplay *ev, uint32_t n, void **ptr, uint64_t *peak, char *err,
-               size_t len)
+replay_malloc (const MpCudaReplay *ev, uint32_t n, void **ptr, uint64_t *peak, uint32_t *at,
+               char *err, size_t len)
 {
   size_t free0 = 0, free_now = 0, total = 0;
 
   CK (cudaMemGetInfo (&free0, &total));
   *peak = 0;
-  for (uint32_t i = 0; i < n; i++)
+  for (*at = 0; *at < n; (*at)++)
     {
-      if (ev[i].alloc)
+      const MpCudaReplay *e = &ev[*at];
+
+      if (e->alloc)
         {
-          CK (cudaMalloc (&ptr[ev[i].tensor], ev[i].bytes ? ev[i].bytes : 1));
+          CK_ALLOC (cudaMalloc (&ptr[e->tensor], e->bytes ? e->bytes : 1));
           /* sample after the last allocation of a run of allocations */
-          if (i + 1 == n || !ev[i + 1].alloc)
+          if (*at + 1 == n || !ev[*at + 1].alloc)
             {
               CK (cudaMemGetInfo (&free_now, &total));
-              if (free0 > free_now && free0 - free_now > *peak)
-                *peak = free0 - free_now;
+              if (mp_cuda_taken (free0, free_now) > *peak)
+                *peak = mp_cuda_taken (free0, free_now);
             }
         }
       else
         {
-          CK (cudaFree (ptr[ev[i].tensor]));
-          ptr[ev[i].tensor] = NULL;
+          CK (cudaFree (ptr[e->tensor]));
+          ptr[e->tensor] = NULL;
+        }
+    }
+  return 0;
+}
+
+/* cudaMallocFromPoolAsync/cudaFreeAsync, each on the stream of the op that
+ * makes the tensor, on a pool that keeps its memory: memory freed on one
+ * stream is not handed to another without an event between them, as in a
+ * real multi-stream program. */
+static int
+replay_pool_events (const MpCudaReplay *ev, uint32_t n, void **ptr, cudaMemPool_t pool,
+                    cudaStream_t *streams, uint32_t *at, char *err, size_t len)
+{
+  for (*at = 0; *at < n; (*at)++)
+    {
+      const MpCudaReplay *e = &ev[*at];
+
+      if (e->alloc)
+        CK_ALLOC (cudaMallocFromPoolAsync (&ptr[e->tensor], e->bytes ? e->bytes : 1, pool,
+                                           streams[e->stream]));
+      else
+        {
+          CK (cudaFreeAsync (ptr[e->tensor], streams[e->stream]));
+          ptr[e->tensor] = NULL;
         }
     }
   return 0;
@@ -323,13 +538,12 @@ replay_malloc (const MpCudaReplay *ev, uint32_t n, void **ptr, uint64_t *peak, c
 
 static int
 replay_pool (MpCuda *cu, const MpCudaReplay *ev, uint32_t n, void **ptr, uint64_t *reserved,
-             uint64_t *used, char *err, size_t len)
+             uint64_t *used, uint32_t *at, char *err, size_t len)
 {
   cudaMemPoolProps props;
   cudaMemPool_t    pool;
-  cudaStream_t     stream;
   uint64_t         keep = UINT64_MAX, zero = 0;
-  int              ok = 0;
+  int              rc;
 
   memset (&props, 0, sizeof props);
   props.allocType = cudaMemAllocationTypePinned;
@@ -340,32 +554,25 @@ replay_pool (MpCuda *cu, const MpCudaReplay *ev, uint32_t n, void **ptr, uint64_
   CK (cudaMemPoolSetAttribute (pool, cudaMemPoolAttrReleaseThreshold, &keep));
   CK (cudaMemPoolSetAttribute (pool, cudaMemPoolAttrReservedMemHigh, &zero));
   CK (cudaMemPoolSetAttribute (pool, cudaMemPoolAttrUsedMemHigh, &zero));
-  CK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  for (uint32_t i = 0; i < n && ok == 0; i++)
-    {
-      cudaError_t e = ev[i].alloc
-                        ? cudaMallocFromPoolAsync (&ptr[ev[i].tensor],
-                                                   ev[i].bytes ? ev[i].bytes : 1, pool, stream)
-                        : cudaFreeAsync (ptr[ev[i].tensor], stream);
-      if (e != cudaSuccess)
-        {
-          snprintf (err, len, "%s: %s",
-                    ev[i].alloc ? "cudaMallocFromPoolAsync" : "cudaFreeAsync",
-                    cudaGetErrorString (e));
-          ok = -1;
-        }
-    }
-  CK (cudaStreamSynchronize (stream));
+  rc = replay_pool_events (ev, n, ptr, pool, cu->streams, at, err, len);
+  /* what is still allocated after a failure goes back before the pool */
+  for (uint32_t i = 0; rc != 0 && i < n; i++)
+    if (ev[i].alloc && ptr[ev[i].tensor])
+      {
+        cudaFreeAsync (ptr[ev[i].tensor], cu->streams[ev[i].stream]);
+        ptr[ev[i].tensor] = NULL;
+      }
+  CK (cudaDeviceSynchronize ());
   CK (cudaMemPoolGetAttribute (pool, cudaMemPoolAttrReservedMemHigh, reserved));
   CK (cudaMemPoolGetAttribute (pool, cudaMemPoolAttrUsedMemHigh, used));
-  CK (cudaStreamDestroy (stream));
   CK (cudaMemPoolDestroy (pool));
-  return ok;
+  return rc;
 }
 
 extern "C" int
 mp_cuda_replay (MpCuda *cu, int pool, const MpCudaReplay *events, uint32_t n_events,
-                uint32_t n_tensors, uint64_t *peak_a, uint64_t *peak_b, char *err, size_t len)
+                uint32_t n_tensors, uint64_t *peak_a, uint64_t *peak_b, uint32_t *failed_at,
+                char *err, size_t len)
 {
   void **ptr = (void **) calloc (n_tensors ? n_tensors : 1, sizeof (void *));
   int    rc;
@@ -376,12 +583,13 @@ mp_cuda_replay (MpCuda *cu, int pool, const MpCudaReplay *events, uint32_t n_eve
       return -1;
     }
   *peak_a = *peak_b = 0;
-  rc = pool ? replay_pool (cu, events, n_events, ptr, peak_a, peak_b, err, len)
-            : replay_malloc (events, n_events, ptr, peak_a, err, len);
+  rc = pool ? replay_pool (cu, events, n_events, ptr, peak_a, peak_b, failed_at, err, len)
+            : replay_malloc (events, n_events, ptr, peak_a, failed_at, err, len);
   if (!pool)
     for (uint32_t t = 0; t < n_tensors; t++)
       if (ptr[t])
         cudaFree (ptr[t]);
+  (void) cudaGetLastError ();
   free (ptr);
   return rc;
 }

@@ -32,17 +32,29 @@ typedef struct
   uint64_t value;
 } MpCudaCheck;
 
-/* One event of a replay: allocate (bytes > 0 or alloc set) or free a tensor. */
+/* One event of a replay: allocate (alloc set) or free a tensor, on the
+ * stream (dense index) of the op that makes it. */
 typedef struct
 {
   uint32_t tensor;
   uint32_t alloc;
   uint64_t bytes;
+  uint32_t stream;
 } MpCudaReplay;
 
-int         mp_cuda_open        (MpCuda **out, char *err, size_t len);
+/* device: -1 for the current one. Without a driver the message is "no
+ * CUDA driver", without a device "no CUDA device (driver X.Y)". */
+int         mp_cuda_open        (MpCuda **out, int device, char *err, size_t len);
 void        mp_cuda_close       (MpCuda *cu);
+/* The L2 cache of a device (-1: the current one), without opening it. */
+int         mp_cuda_l2_bytes    (int device, uint64_t *bytes, char *err, size_t len);
+/* Frees the plan's buffers, so that the baselines have the memory. */
+void        mp_cuda_release     (MpCuda *cu);
 const char *mp_cuda_device_name (const MpCuda *cu);
+/* Bytes per second the device memory can move, 0 when unknown. */
+uint64_t    mp_cuda_peak        (const MpCuda *cu);
+/* Kernels launched since the last mp_cuda_reset_checks. */
+uint32_t    mp_cuda_launches    (const MpCuda *cu);
 /* Allocates the arena (arena + workspace) and the other buffers; arena_taken
  * is the device memory that really went away (cudaMemGetInfo before/after). */
 int         mp_cuda_setup       (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
@@ -50,6 +62,14 @@ int         mp_cuda_setup       (MpCuda *cu, const uint64_t sizes[3], const MpCu
                                  uint64_t *arena_taken, uint64_t *all_taken, char *err,
                                  size_t len);
 int         mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len);
+/* CUDA events around the pattern kernels of one iteration; the other
+ * streams start after stream 0's work so far (fan out) and stream 0 goes
+ * on after theirs (join). */
+int         mp_cuda_timer_start (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_fan_out     (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_join        (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_timer_stop  (MpCuda *cu, char *err, size_t len);
+int         mp_cuda_timer_seconds (MpCuda *cu, double *seconds, char *err, size_t len);
 int         mp_cuda_fill        (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
                                  size_t len);
 int         mp_cuda_check       (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
@@ -63,11 +83,12 @@ int         mp_cuda_sync        (MpCuda *cu, char *err, size_t len);
 int         mp_cuda_read_checks (MpCuda *cu, MpCudaCheck *out, char *err, size_t len);
 /* Replays allocations: pool = 0 with cudaMalloc/cudaFree (peak_a: the most
  * device memory in use, from cudaMemGetInfo), pool = 1 with
- * cudaMallocFromPoolAsync on a pool that keeps its memory (peak_a: reserved
- * high-water mark, peak_b: used high-water mark). */
+ * cudaMallocFromPoolAsync on a pool that keeps its memory, on the program's
+ * streams (peak_a: reserved high-water mark, peak_b: used high-water mark).
+ * failed_at: the event that failed (MP_CUDA_NO_MEMORY: out of memory). */
 int         mp_cuda_replay      (MpCuda *cu, int pool, const MpCudaReplay *events,
                                  uint32_t n_events, uint32_t n_tensors, uint64_t *peak_a,
-                                 uint64_t *peak_b, char *err, size_t len);
+                                 uint64_t *peak_b, uint32_t *failed_at, char *err, size_t len);
 
 #ifdef __cplusplus
 }

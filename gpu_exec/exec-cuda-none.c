@@ -7,7 +7,7 @@
 #define NO_CUDA "memplan was built without CUDA support (nvcc not found, or -Dcuda=disabled)"
 
 MpExecBackend *
-mp_exec_cuda_backend_new (GError **error)
+mp_exec_cuda_backend_new (gint device, GError **error)
 {
   g_set_error_literal (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE, NO_CUDA);
   return NULL;
@@ -19,4 +19,10 @@ mp_exec_cuda_available (char **reason)
   if (reason)
     *reason = g_strdup (NO_CUDA);
   return FALSE;
+}
+
+guint64
+mp_exec_cuda_cache_bytes (gint device)
+{
+  return 0;
 }

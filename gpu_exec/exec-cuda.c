@@ -15,6 +15,7 @@ typedef struct
   MpCuda       *cu;
   guint64       arena_taken;
   guint64       all_taken;
+  guint         launches;     /* in the last iteration */
 } MpExecCuda;
 
 static gboolean
@@ -83,19 +84,21 @@ enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, gboolean held, gbo
 
 static gboolean
 cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
-              gboolean stagger, guint delay_us, MpExecCheck *checks, GError **error)
+              gboolean stagger, guint delay_us, MpExecCheck *checks, gdouble *seconds,
+              GError **error)
 {
   MpExecCuda *c = (MpExecCuda *) self;
   char        err[512] = "";
 
   G_STATIC_ASSERT (sizeof (MpExecCheck) == sizeof (MpCudaCheck));
-  if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error))
+  if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error) ||
+      failed (mp_cuda_timer_start (c->cu, err, sizeof err), err, error))
     return FALSE;
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
     if ((first || g_array_index (p->regions, MpExecRegion, i).buffer != MP_EXEC_BUF_HOST) &&
         failed (mp_cuda_fill (c->cu, 0, i, err, sizeof err), err, error))
       return FALSE;
-  if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error))
+  if (failed (mp_cuda_fan_out (c->cu, err, sizeof err), err, error))
     return FALSE;
 
   /* group by group; a held stream's step waits for the other steps of its
@@ -116,14 +119,18 @@ cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint
               return FALSE;
           }
     }
-  if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error))
+  /* the final checks run on stream 0 once every stream has joined it */
+  if (failed (mp_cuda_join (c->cu, err, sizeof err), err, error))
     return FALSE;
   for (guint i = p->first_final; i < p->first_final + p->n_final; i++)
     if (failed (mp_cuda_check (c->cu, 0, i, err, sizeof err), err, error))
       return FALSE;
-  if (failed (mp_cuda_sync (c->cu, err, sizeof err), err, error) ||
+  if (failed (mp_cuda_timer_stop (c->cu, err, sizeof err), err, error) ||
+      failed (mp_cuda_sync (c->cu, err, sizeof err), err, error) ||
+      failed (mp_cuda_timer_seconds (c->cu, seconds, err, sizeof err), err, error) ||
       failed (mp_cuda_read_checks (c->cu, (MpCudaCheck *) checks, err, sizeof err), err, error))
     return FALSE;
+  c->launches = mp_cuda_launches (c->cu);
   return TRUE;
 }
 
@@ -135,38 +142,80 @@ cuda_measure (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result)
   result->measured = c->arena_taken;
   result->process_peak = c->all_taken;
   result->n_workers = p->n_streams;
+  result->launches = c->launches;
+  result->peak_bandwidth = mp_cuda_peak (c->cu);
 }
 
+static void
+cuda_release (MpExecBackend *self)
+{
+  mp_cuda_release (((MpExecCuda *) self)->cu);
+}
+
+/* One replay; a failure becomes the row, naming the tensor it failed on. */
 static gboolean
+replay (MpExecCuda *c, const MpExecProgram *p, gboolean pool, const MpCudaReplay *ev, guint n_ev,
+        const char *label, GArray *figures, guint64 *a, guint64 *b)
+{
+  char     err[512] = "";
+  uint32_t at = 0;
+  int      rc = mp_cuda_replay (c->cu, pool, ev, n_ev, p->graph->n_tensors, a, b, &at, err,
+                                sizeof err);
+  g_autofree char *why = NULL;
+
+  if (rc == 0)
+    return TRUE;
+  if (at < n_ev && rc == MP_CUDA_NO_MEMORY)
+    {
+      g_autofree char *size = mp_format_bytes (ev[at].bytes);
+
+      why = g_strdup_printf ("out of memory allocating %s for tensor '%s' (%s)", size,
+                             p->graph->tensors[ev[at].tensor].name, err);
+    }
+  else if (at < n_ev)
+    why = g_strdup_printf ("%s, at tensor '%s'", err, p->graph->tensors[ev[at].tensor].name);
+  else
+    why = g_strdup (err);
+  mp_exec_add_failed (figures, label, why);
+  return FALSE;
+}
+
+static void
 cuda_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *lt,
-                GArray *figures, GError **error)
+                GArray *figures)
 {
   MpExecCuda              *c = (MpExecCuda *) self;
   guint                    n = lt->n_records;
   g_autofree MpUsage      *by_first = mp_exec_sorted_records (lt, TRUE);
   g_autofree MpUsage      *by_last = mp_exec_sorted_records (lt, FALSE);
   g_autofree MpCudaReplay *ev = g_new (MpCudaReplay, MAX (2 * n, 1));
+  g_autofree guint        *stream = g_new0 (guint, MAX (p->graph->n_tensors, 1));
   guint                    n_ev = 0, f = 0, l = 0;
   guint64                  a = 0, b = 0;
-  char                     err[512] = "";
 
+  /* a tensor lives on the stream of the op that makes it */
+  for (guint i = 0; p->concurrent && i < p->n_steps; i++)
+    {
+      const MpOp *op = &p->graph->ops[p->steps[i].op];
+
+      for (guint k = 0; k < op->n_outputs; k++)
+        stream[mp_graph_view_root (p->graph, op->outputs[k], NULL)] = p->steps[i].stream;
+    }
   for (guint step = 0; step < lt->n_steps; step++)
     {
       for (; f < n && by_first[f].first == step; f++)
-        ev[n_ev++] = (MpCudaReplay) { by_first[f].tensor, 1, by_first[f].bytes };
+        ev[n_ev++] = (MpCudaReplay) { by_first[f].tensor, 1, by_first[f].bytes,
+                                      stream[by_first[f].tensor] };
       for (; l < n && by_last[l].last == step; l++)
-        ev[n_ev++] = (MpCudaReplay) { by_last[l].tensor, 0, 0 };
+        ev[n_ev++] = (MpCudaReplay) { by_last[l].tensor, 0, 0, stream[by_last[l].tensor] };
     }
-  if (failed (mp_cuda_replay (c->cu, 0, ev, n_ev, p->graph->n_tensors, &a, &b, err, sizeof err),
-              err, error))
-    return FALSE;
-  mp_exec_add_figure (figures, "cudaMalloc/cudaFree: device memory at peak", a);
-  if (failed (mp_cuda_replay (c->cu, 1, ev, n_ev, p->graph->n_tensors, &a, &b, err, sizeof err),
-              err, error))
-    return FALSE;
-  mp_exec_add_figure (figures, "cudaMallocAsync pool: reserved at peak", a);
-  mp_exec_add_figure (figures, "cudaMallocAsync pool: used at peak", b);
-  return TRUE;
+  if (replay (c, p, FALSE, ev, n_ev, "cudaMalloc/cudaFree", figures, &a, &b))
+    mp_exec_add_figure (figures, "cudaMalloc/cudaFree: device memory at peak", a);
+  if (replay (c, p, TRUE, ev, n_ev, "cudaMallocAsync pool", figures, &a, &b))
+    {
+      mp_exec_add_figure (figures, "cudaMallocAsync pool: reserved at peak", a);
+      mp_exec_add_figure (figures, "cudaMallocAsync pool: used at peak", b);
+    }
 }
 
 static void
@@ -177,13 +226,13 @@ cuda_free (MpExecBackend *self)
 }
 
 MpExecBackend *
-mp_exec_cuda_backend_new (GError **error)
+mp_exec_cuda_backend_new (gint device, GError **error)
 {
   MpCuda     *cu = NULL;
   MpExecCuda *c;
   char        err[512] = "";
 
-  if (mp_cuda_open (&cu, err, sizeof err) != 0)
+  if (mp_cuda_open (&cu, device, err, sizeof err) != 0)
     {
       g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_UNAVAILABLE, "%s", err);
       return NULL;
@@ -194,6 +243,7 @@ mp_exec_cuda_backend_new (GError **error)
   c->parent.prepare = cuda_prepare;
   c->parent.iterate = cuda_iterate;
   c->parent.measure = cuda_measure;
+  c->parent.release = cuda_release;
   c->parent.baselines = cuda_baselines;
   c->parent.free = cuda_free;
   return &c->parent;
@@ -203,7 +253,7 @@ gboolean
 mp_exec_cuda_available (char **reason)
 {
   g_autoptr (GError) error = NULL;
-  MpExecBackend *b = mp_exec_cuda_backend_new (&error);
+  MpExecBackend *b = mp_exec_cuda_backend_new (-1, &error);
 
   if (b)
     {
@@ -213,4 +263,13 @@ mp_exec_cuda_available (char **reason)
   if (reason)
     *reason = g_strdup (error->message);
   return FALSE;
+}
+
+guint64
+mp_exec_cuda_cache_bytes (gint device)
+{
+  char     err[512] = "";
+  uint64_t bytes = 0;
+
+  return mp_cuda_l2_bytes (device, &bytes, err, sizeof err) == 0 ? bytes : 0;
 }

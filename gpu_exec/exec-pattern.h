@@ -4,7 +4,8 @@
 /* The data every tensor holds: 8-byte words whose high half is a tag derived
  * from the tensor's identity and whose low half is the word's index inside
  * the tensor, so neither a neighbour's data nor a shifted copy of the
- * tensor's own passes as its own. Shared by the C backends and the CUDA
+ * tensor's own passes as its own. The index's high 32 bits are mixed into
+ * the tag, so the pattern does not repeat every 32 GiB. Shared by the C backends and the CUDA
  * kernels, hence plain C with no GLib. */
 
 #include <stdint.h>
@@ -28,10 +29,28 @@ mp_pattern_tag (uint32_t id)
   return x ^ (x >> 16);
 }
 
+/* Zero for the first 2^32 words, so small tensors decode from the tag alone. */
+MP_HD uint32_t
+mp_pattern_mix (uint64_t index)
+{
+  return (uint32_t) (index >> 32) * 0x85EBCA6Bu;
+}
+
 MP_HD uint64_t
 mp_pattern_word (uint32_t tag, uint64_t index)
 {
-  return ((uint64_t) tag << 32) | (uint32_t) index;
+  return ((uint64_t) (tag ^ mp_pattern_mix (index)) << 32) | (uint32_t) index;
+}
+
+/* The first differing byte of two little-endian words that differ. */
+MP_HD uint64_t
+mp_pattern_first_diff (uint64_t a, uint64_t b)
+{
+  uint64_t d = a ^ b, k = 0;
+
+  while (k < 7 && ((d >> (8 * k)) & 0xff) == 0)
+    k++;
+  return k;
 }
 
 /* Byte b of a tensor's pattern (b counted from the tensor's root). */
@@ -87,9 +106,9 @@ mp_pattern_check_chunk (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t
       memcpy (w, root + b0, 16);
 #endif
       if (w[0] != mp_pattern_word (tag, 2 * c))
-        return b0;
+        return b0 + mp_pattern_first_diff (w[0], mp_pattern_word (tag, 2 * c));
       if (w[1] != mp_pattern_word (tag, 2 * c + 1))
-        return b0 + 8;
+        return b0 + 8 + mp_pattern_first_diff (w[1], mp_pattern_word (tag, 2 * c + 1));
       return UINT64_MAX;
     }
   for (uint64_t b = b0 < lo ? lo : b0; b < (b1 < hi ? b1 : hi); b++)
@@ -98,7 +117,8 @@ mp_pattern_check_chunk (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t
   return UINT64_MAX;
 }
 
-/* The word holding byte bad, as far as it lies inside [lo, hi). */
+/* The word holding byte bad, as far as it lies inside [lo, hi): both
+ * backends report this value, so they name an overwriter alike. */
 MP_HD uint64_t
 mp_pattern_capture (const uint8_t *root, uint64_t lo, uint64_t hi, uint64_t bad)
 {

@@ -14,6 +14,8 @@ enum
   MP_EXEC_N_BUFS
 };
 
+#define MP_EXEC_SLOT_ALIGNMENT 256
+
 /* A byte range [lo, hi) of one root tensor (or workspace) that starts at
  * byte base of a buffer; the pattern is the root's, so a view is checked and
  * written at its offset inside the root. */
@@ -90,8 +92,9 @@ void           mp_exec_program_free (MpExecProgram *program);
 
 /* Names the owner of a pattern id: a tensor or "workspace of op 'x'". */
 char          *mp_exec_id_name      (const MpExecProgram *program, guint id);
-/* The pattern id a word belongs to, or 0 when it is no tensor's data. */
-guint          mp_exec_decode       (const MpExecProgram *program, guint64 word);
+/* The pattern id a word found at word index of a root belongs to, or 0
+ * when it is no tensor's data. */
+guint          mp_exec_decode       (const MpExecProgram *program, guint64 word, guint64 index);
 
 /* CPU pattern routines (the CUDA kernels mirror them). */
 void           mp_exec_fill         (guint8 *buffer, const MpExecRegion *region);
@@ -116,21 +119,27 @@ struct _MpExecBackend
   gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, gboolean first,
                          guint slow,
                          gboolean stagger, guint delay_us, MpExecCheck *checks,
-                         GError **error);
-  /* After the iterations: measured and process_peak. */
+                         gdouble *seconds, GError **error);
+  /* After the iterations: measured, process_peak, launches, peak_bandwidth. */
   void     (*measure)   (MpExecBackend *self, const MpExecProgram *program, MpExecResult *result);
-  /* Dynamic allocators replaying the program; appends MpExecFigures. */
-  gboolean (*baselines) (MpExecBackend *self, const MpExecProgram *program,
-                         const MpLifetimes *lifetimes, GArray *figures, GError **error);
+  /* Gives the plan's buffers back, so that the baselines have the memory. */
+  void     (*release)   (MpExecBackend *self);
+  /* Dynamic allocators replaying the program; appends MpExecFigures, a
+   * failed replay as a row with its error. */
+  void     (*baselines) (MpExecBackend *self, const MpExecProgram *program,
+                         const MpLifetimes *lifetimes, GArray *figures);
   void     (*free)      (MpExecBackend *self);
 };
 
 MpExecBackend *mp_exec_cpu_backend_new  (GError **error);
-MpExecBackend *mp_exec_cuda_backend_new (GError **error);
+MpExecBackend *mp_exec_cuda_backend_new (gint device, GError **error);
+/* The device's L2 in bytes, 0 when no device is usable. */
+guint64        mp_exec_cuda_cache_bytes (gint device);
 
 /* The records in order of first (or last) step, for replays that allocate
  * at a tensor's first step and free after its last. */
 MpUsage       *mp_exec_sorted_records (const MpLifetimes *lifetimes, gboolean by_first);
 void           mp_exec_add_figure   (GArray *figures, const char *label, guint64 bytes);
+void           mp_exec_add_failed   (GArray *figures, const char *label, const char *error);
 
 G_END_DECLS

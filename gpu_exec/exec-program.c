@@ -40,6 +40,87 @@ add_workspace (GArray *regions, const MpExecProgram *p, guint op, guint slot)
   g_array_append_val (regions, r);
 }
 
+/* Where each arena root is held in the executed order, as the validator
+ * judges it: from the first step that touches it (which writes all of it)
+ * to the end of the group of the last step that touches it (after which all
+ * of it is checked). Run one op at a time, this covers an op's output laid
+ * over one of its own inputs, a tensor nobody reads and the bytes of a root
+ * that no view reads; with concurrent streams each op of the root's last
+ * group checks the ranges it touched itself. Output roots are left to the
+ * final check. */
+typedef struct
+{
+  guint    *first;        /* per tensor: step, G_MAXUINT when not an arena root */
+  guint    *last;
+  gboolean *final;
+  guint    *retire_start; /* n_steps + 1 entries into retire (sequential only) */
+  guint    *retire;
+} Spans;
+
+static void
+spans_clear (Spans *sp)
+{
+  g_free (sp->first);
+  g_free (sp->last);
+  g_free (sp->final);
+  g_free (sp->retire_start);
+  g_free (sp->retire);
+}
+
+static void
+spans_init (Spans *sp, const MpExecProgram *p, const guint *buffer, const guint64 *base)
+{
+  const MpGraph *g = p->graph;
+  guint          n = MAX (g->n_tensors, 1);
+  g_autofree guint *group_end = g_new (guint, MAX (p->n_steps, 1));
+  g_autofree guint *fill = g_new0 (guint, p->n_steps + 1);
+
+  sp->first = g_new (guint, n);
+  sp->last = g_new (guint, n);
+  sp->final = g_new0 (gboolean, n);
+  sp->retire_start = g_new0 (guint, p->n_steps + 1);
+  sp->retire = g_new (guint, n);
+  memset (sp->first, 0xff, sizeof (guint) * n);
+  for (guint t = 0; t < g->n_tensors; t++)
+    if (g->tensors[t].kind == MP_TENSOR_OUTPUT)
+      sp->final[mp_graph_view_root (g, t, NULL)] = TRUE;
+  for (guint i = 0; i < p->n_steps; i++)
+    {
+      const MpOp *op = &g->ops[p->steps[i].op];
+
+      for (guint k = 0; k < op->n_inputs + op->n_outputs; k++)
+        {
+          guint root = mp_graph_view_root (g, k < op->n_inputs ? op->inputs[k]
+                                                               : op->outputs[k - op->n_inputs],
+                                           NULL);
+
+          if (base[root] == G_MAXUINT64 || buffer[root] != MP_EXEC_BUF_ARENA)
+            continue;
+          if (sp->first[root] == G_MAXUINT)
+            sp->first[root] = i;
+          sp->last[root] = i;
+        }
+    }
+  if (p->concurrent)
+    return;
+  /* run one at a time, a root retires after the last step of its last group */
+  for (guint i = p->n_steps; i-- > 0;)
+    group_end[i] = i + 1 < p->n_steps && p->steps[i + 1].group == p->steps[i].group
+                   ? group_end[i + 1] : i;
+  for (guint t = 0; t < g->n_tensors; t++)
+    if (sp->first[t] != G_MAXUINT && !sp->final[t])
+      sp->retire_start[group_end[sp->last[t]] + 1]++;
+  for (guint i = 0; i < p->n_steps; i++)
+    sp->retire_start[i + 1] += sp->retire_start[i];
+  for (guint t = 0; t < g->n_tensors; t++)
+    if (sp->first[t] != G_MAXUINT && !sp->final[t])
+      {
+        guint at = group_end[sp->last[t]];
+
+        sp->retire[sp->retire_start[at] + fill[at]++] = t;
+      }
+}
+
 static int
 cmp_step (const void *a, const void *b)
 {
@@ -61,6 +142,8 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   g_autofree guint   *dense = g_new0 (guint, MAX (graph->n_ops, 1));
   g_autofree guint   *group = g_new0 (guint, MAX (graph->n_ops, 1));
   g_autofree guint   *counts = NULL;
+  g_autofree gboolean *claimed = g_new0 (gboolean, MAX (graph->n_tensors, 1));
+  Spans               spans = { 0 };
   g_autoptr (GHashTable) streams = g_hash_table_new (NULL, NULL);
   guint64             arena = 0, host = 0;
   guint               n_parallel;
@@ -122,7 +205,8 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   p = g_new0 (MpExecProgram, 1);
   p->graph = graph;
   p->n_ids = graph->n_tensors + graph->n_ops;
-  p->workspace = lt->workspace;
+  /* slots start 256-aligned, so workspace kernels take the vector path */
+  p->workspace = mp_align_up (lt->workspace, MP_EXEC_SLOT_ALIGNMENT);
   for (guint o = 0; o < graph->n_ops; o++)
     {
       gpointer v;
@@ -166,7 +250,9 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   p->n_ws_slots = p->workspace ? p->n_streams : 0;
   p->size[MP_EXEC_BUF_ARENA] = arena;
   p->size[MP_EXEC_BUF_HOST] = host;
-  p->size[MP_EXEC_BUF_WORKSPACE] = p->workspace * p->n_ws_slots;
+  /* the last slot needs no padding after it */
+  p->size[MP_EXEC_BUF_WORKSPACE] = p->n_ws_slots ? p->workspace * (p->n_ws_slots - 1) +
+                                                     lt->workspace : 0;
 
   p->n_steps = graph->n_ops;
   p->steps = g_new0 (MpExecStep, MAX (graph->n_ops, 1));
@@ -181,6 +267,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   /* regions of every step, then setup and final */
   p->waits = g_array_new (FALSE, FALSE, sizeof (MpExecWait));
   counts = g_new0 (guint, p->n_streams);
+  spans_init (&spans, p, buffer, base);
   {
     g_autofree guint *at_group_start = g_new0 (guint, p->n_streams);
     g_autofree guint *waited = g_new0 (guint, (gsize) p->n_streams * p->n_streams);
@@ -223,7 +310,12 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
           {
             guint root = mp_graph_view_root (graph, op->outputs[k], NULL);
 
-            add_region (regions, graph, op->outputs[k], buffer[root], base[root], FALSE);
+            /* the step that first touches a root writes all of it, once */
+            if (spans.first[root] == i && claimed[root])
+              continue;
+            claimed[root] = spans.first[root] == i;
+            add_region (regions, graph, claimed[root] ? root : op->outputs[k], buffer[root],
+                        base[root], claimed[root]);
           }
         if (op->workspace)
           add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
@@ -231,6 +323,18 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         st->first_post = regions->len;
         if (op->workspace)
           add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
+        for (guint k = 0; p->concurrent && k < op->n_inputs + op->n_outputs; k++)
+          {
+            guint id = k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs];
+            guint root = mp_graph_view_root (graph, id, NULL);
+
+            if (spans.first[root] != G_MAXUINT && !spans.final[root] &&
+                p->steps[spans.last[root]].group == st->group)
+              add_region (regions, graph, id, buffer[root], base[root], FALSE);
+          }
+        for (guint k = spans.retire_start[i]; !p->concurrent && k < spans.retire_start[i + 1]; k++)
+          add_region (regions, graph, spans.retire[k], buffer[spans.retire[k]],
+                      base[spans.retire[k]], TRUE);
         st->n_post = regions->len - st->first_post;
       }
   }
@@ -268,15 +372,13 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         (graph->tensors[t].kind == MP_TENSOR_INPUT || graph->tensors[t].kind == MP_TENSOR_PARAM))
       add_region (regions, graph, t, buffer[t], base[t], TRUE);
   p->n_setup = regions->len - p->first_setup;
+  /* outputs are read after the last op: all of each output's root */
   p->first_final = regions->len;
   for (guint t = 0; t < graph->n_tensors; t++)
-    {
-      guint root = mp_graph_view_root (graph, t, NULL);
-
-      if (graph->tensors[t].kind == MP_TENSOR_OUTPUT && base[root] != G_MAXUINT64)
-        add_region (regions, graph, t, buffer[root], base[root], FALSE);
-    }
+    if (spans.final[t] && base[t] != G_MAXUINT64)
+      add_region (regions, graph, t, buffer[t], base[t], TRUE);
   p->n_final = regions->len - p->first_final;
+  spans_clear (&spans);
 
   for (guint i = 0; i < regions->len; i++)
     {
@@ -315,18 +417,27 @@ mp_exec_id_name (const MpExecProgram *p, guint id)
 }
 
 /* Inverse of mp_pattern_tag: x ^ (x >> 16) is its own inverse, and the
- * multiplier's inverse mod 2^32 comes from Newton's iteration. */
+ * multiplier's inverse mod 2^32 comes from Newton's iteration. The index's
+ * mix is undone with the index of the word where it was found (the
+ * overwriter's index there is unknown), then without it. */
 guint
-mp_exec_decode (const MpExecProgram *p, guint64 word)
+mp_exec_decode (const MpExecProgram *p, guint64 word, guint64 index)
 {
-  guint32 x = (guint32) (word >> 32);
   guint32 inv = MP_PATTERN_MULT;
+  guint32 mixes[2] = { mp_pattern_mix (index), 0 };
 
   for (guint i = 0; i < 5; i++)
     inv *= 2u - MP_PATTERN_MULT * inv;
-  x ^= x >> 16;
-  x *= inv;
-  return x >= 1 && x <= p->n_ids ? x : 0;
+  for (guint m = 0; m < G_N_ELEMENTS (mixes); m++)
+    {
+      guint32 x = (guint32) (word >> 32) ^ mixes[m];
+
+      x ^= x >> 16;
+      x *= inv;
+      if (x >= 1 && x <= p->n_ids)
+        return x;
+    }
+  return 0;
 }
 
 void
@@ -341,12 +452,11 @@ mp_exec_fill (guint8 *buffer, const MpExecRegion *r)
     {
       /* written so that the compiler vectorises it */
       guint64  first = b >> 3, n = (r->hi >> 3) - first;
-      guint64  high = (guint64) r->tag << 32;
       guint8  *p = root + b;
 
       for (guint64 k = 0; k < n; k++)
         {
-          guint64 w = high | (guint32) (first + k);
+          guint64 w = mp_pattern_word (r->tag, first + k);
 
           memcpy (p + 8 * k, &w, 8);
         }
@@ -364,12 +474,12 @@ mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
 
   check->bad = G_MAXUINT64;
   check->value = 0;
-  for (; b < r->hi && (b & 7); b++)
-    if (root[b] != mp_pattern_byte (r->tag, b) && check->bad == G_MAXUINT64)
+  for (; b < r->hi && (b & 7) && check->bad == G_MAXUINT64; b++)
+    if (root[b] != mp_pattern_byte (r->tag, b))
       check->bad = b;
   /* whole blocks first, branch-free so that it vectorises; the word loop
    * below finds the exact place once a block differs */
-  for (; b + 512 <= r->hi; b += 512)
+  for (; check->bad == G_MAXUINT64 && b + 512 <= r->hi; b += 512)
     {
       guint64 diff = 0;
 
@@ -383,22 +493,20 @@ mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
       if (G_UNLIKELY (diff))
         break;
     }
-  for (; b + 8 <= r->hi; b += 8)
+  for (; check->bad == G_MAXUINT64 && b + 8 <= r->hi; b += 8)
     {
-      guint64 w;
+      guint64 w, want = mp_pattern_word (r->tag, b >> 3);
 
       memcpy (&w, root + b, 8);
-      if (G_LIKELY (w == mp_pattern_word (r->tag, b >> 3)))
-        continue;
-      /* a whole word tells whose data it is */
-      if (check->bad == G_MAXUINT64)
-        check->bad = b;
-      check->value = w;
-      return;
+      if (G_UNLIKELY (w != want))
+        check->bad = b + mp_pattern_first_diff (w, want);
     }
-  for (; b < r->hi; b++)
-    if (root[b] != mp_pattern_byte (r->tag, b) && check->bad == G_MAXUINT64)
+  for (; check->bad == G_MAXUINT64 && b < r->hi; b++)
+    if (root[b] != mp_pattern_byte (r->tag, b))
       check->bad = b;
+  /* the same word the CUDA kernel captures, so both name the same overwriter */
+  if (check->bad != G_MAXUINT64)
+    check->value = mp_pattern_capture (root, r->lo, r->hi, check->bad);
 }
 
 static int

@@ -44,7 +44,12 @@ result_to_json (const MpGraph *graph, const MpExecResult *r)
   json_object_object_add (obj, "seconds", json_object_new_double (r->seconds));
   json_object_object_add (obj, "bandwidth", json_object_new_double (
                             r->seconds > 0 ? r->bytes_moved / r->seconds : 0));
+  json_object_object_add (obj, "peak_bandwidth", json_object_new_int64 (r->peak_bandwidth));
+  json_object_object_add (obj, "launches_per_iteration", json_object_new_int (r->launches));
   json_object_object_add (obj, "planned", json_object_new_int64 (r->planned));
+  json_object_object_add (obj, "arena", json_object_new_int64 (r->arena));
+  json_object_object_add (obj, "workspace_slot", json_object_new_int64 (r->workspace));
+  json_object_object_add (obj, "workspace_slots", json_object_new_int (r->n_ws_slots));
   json_object_object_add (obj, "measured", json_object_new_int64 (r->measured));
   json_object_object_add (obj, "process_peak", json_object_new_int64 (r->process_peak));
   for (guint i = 0; r->baselines && i < r->baselines->len; i++)
@@ -54,6 +59,8 @@ result_to_json (const MpGraph *graph, const MpExecResult *r)
 
       json_object_object_add (b, "allocator", json_object_new_string (f->label));
       json_object_object_add (b, "bytes", json_object_new_int64 (f->bytes));
+      if (f->error)
+        json_object_object_add (b, "error", json_object_new_string (f->error));
       json_object_array_add (base, b);
     }
   json_object_object_add (obj, "baselines", base);

@@ -24,7 +24,15 @@ mp_exec_backend_from_string (const char *str, MpExecBackendKind *kind)
 void
 mp_exec_add_figure (GArray *figures, const char *label, guint64 bytes)
 {
-  MpExecFigure f = { g_strdup (label), bytes };
+  MpExecFigure f = { g_strdup (label), bytes, NULL };
+
+  g_array_append_val (figures, f);
+}
+
+void
+mp_exec_add_failed (GArray *figures, const char *label, const char *error)
+{
+  MpExecFigure f = { g_strdup (label), 0, g_strdup (error) };
 
   g_array_append_val (figures, f);
 }
@@ -33,6 +41,7 @@ static void
 clear_figure (gpointer data)
 {
   g_free (((MpExecFigure *) data)->label);
+  g_free (((MpExecFigure *) data)->error);
 }
 
 void
@@ -50,22 +59,21 @@ mp_exec_result_free (MpExecResult *r)
 }
 
 static MpExecBackend *
-open_backend (MpExecBackendKind kind, char **note, GError **error)
+open_backend (MpExecBackendKind kind, gint device, char **note, GError **error)
 {
   g_autoptr (GError) cuda_error = NULL;
   MpExecBackend     *b;
 
   if (kind == MP_EXEC_BACKEND_CPU)
     return mp_exec_cpu_backend_new (error);
-  if ((b = mp_exec_cuda_backend_new (&cuda_error)))
+  if ((b = mp_exec_cuda_backend_new (device, &cuda_error)))
     return b;
   if (kind == MP_EXEC_BACKEND_CUDA)
     {
       g_propagate_error (error, g_steal_pointer (&cuda_error));
       return NULL;
     }
-  *note = g_strdup_printf ("CUDA backend unavailable (%s); running on the CPU",
-                           cuda_error->message);
+  *note = g_strdup_printf (MP_EXEC_NO_DEVICE_NOTE " (%s)", cuda_error->message);
   return mp_exec_cpu_backend_new (error);
 }
 
@@ -76,18 +84,22 @@ describe (const MpExecProgram *p, MpExecResult *result, guint index, const MpExe
 {
   const MpExecRegion *r = &g_array_index (p->regions, MpExecRegion, index);
   const MpGraph      *g = p->graph;
-  guint               id = mp_exec_decode (p, c->value);
+  guint               id = mp_exec_decode (p, c->value, c->bad >> 3);
   g_autofree char    *what = NULL;
   g_autofree char    *found = NULL;
   g_autofree char    *who = id ? mp_exec_id_name (p, id) : NULL;
   gint                op = -1;
+  gboolean            after = FALSE;
+  /* the start of the first bad word: both backends find the same byte, and
+   * two tensors' words at one index differ only from their fifth byte */
+  guint64             at = MAX (r->lo, c->bad & ~G_GUINT64_CONSTANT (7)) - r->lo;
 
   for (guint i = 0; i < p->n_steps && op < 0; i++)
     {
       const MpExecStep *st = &p->steps[i];
 
-      if ((index >= st->first_check && index < st->first_check + st->n_checks) ||
-          (index >= st->first_post && index < st->first_post + st->n_post))
+      after = index >= st->first_post && index < st->first_post + st->n_post;
+      if (after || (index >= st->first_check && index < st->first_check + st->n_checks))
         op = st->op;
     }
   if (r->tensor == G_MAXUINT)
@@ -105,13 +117,18 @@ describe (const MpExecProgram *p, MpExecResult *result, guint index, const MpExe
   result->first_tensor = r->tensor == G_MAXUINT ? -1 : (gint) r->tensor;
   result->first_op = op;
   result->first_overwriter = id >= 1 && id <= g->n_tensors && id != r->id ? (gint) id - 1 : -1;
-  if (op >= 0)
+  /* a check after the op: its own outputs, or the group's, overwrote the tensor */
+  if (op >= 0 && after && r->tensor != G_MAXUINT)
+    result->first_corruption = g_strdup_printf ("after op '%s' ran, %s was corrupted at byte %"
+                                                G_GUINT64_FORMAT ": %s", g->ops[op].name, what,
+                                                at, found);
+  else if (op >= 0)
     result->first_corruption = g_strdup_printf ("op '%s' found %s corrupted at byte %"
                                                 G_GUINT64_FORMAT ": %s", g->ops[op].name, what,
-                                                c->bad - r->lo, found);
+                                                at, found);
   else
     result->first_corruption = g_strdup_printf ("the final check found %s corrupted at byte %"
-                                                G_GUINT64_FORMAT ": %s", what, c->bad - r->lo,
+                                                G_GUINT64_FORMAT ": %s", what, at,
                                                 found);
 }
 
@@ -137,14 +154,15 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
   g_autofree MpExecCheck *checks = NULL;
   MpExecProgram *program;
   MpExecBackend *backend;
-  gint64         start;
   gboolean       ok = TRUE;
 
   g_return_val_if_fail (graph && lifetimes && plan, NULL);
   if (options == NULL)
     options = &defaults;
 
-  if (!(backend = open_backend (options->backend, &result->note, error)))
+  if (!(backend = open_backend (options->backend,
+                                options->pick_device ? (gint) options->device : -1,
+                                &result->note, error)))
     return NULL;
   if (!(program = mp_exec_program_new (graph, lifetimes, plan, options, error)))
     {
@@ -163,14 +181,18 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
   result->baselines = g_array_new (FALSE, FALSE, sizeof (MpExecFigure));
   g_array_set_clear_func (result->baselines, clear_figure);
   result->planned = program->size[MP_EXEC_BUF_ARENA] + program->size[MP_EXEC_BUF_WORKSPACE];
+  result->arena = program->size[MP_EXEC_BUF_ARENA];
+  result->workspace = lifetimes->workspace;
+  result->n_ws_slots = program->n_ws_slots;
 
   checks = g_new (MpExecCheck, MAX (program->regions->len, 1));
   if (!backend->prepare (backend, program, result, error))
     ok = FALSE;
 
-  start = g_get_monotonic_time ();
   for (guint it = 0; ok && it < result->iterations; it++)
     {
+      gdouble seconds = 0;
+
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         {
           ok = FALSE;
@@ -180,7 +202,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
         checks[i].bad = G_MAXUINT64;
       if (!backend->iterate (backend, program, it == 0, slow_stream (program, options, it),
                              program->concurrent && !options->no_stagger, options->delay_us,
-                             checks, error))
+                             checks, &seconds, error))
         {
           ok = FALSE;
           break;
@@ -196,17 +218,20 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
             describe (program, result, i, &checks[i]);
         }
       result->bytes_moved += program->bytes_per_iteration + (it == 0 ? program->bytes_host : 0);
+      result->seconds += seconds;
     }
-  result->seconds = (g_get_monotonic_time () - start) / 1e6;
   result->n_corrupted = g_hash_table_size (corrupted);
 
   if (ok)
     backend->measure (backend, program, result);
+  /* the verdict is in; the replays get the memory the arena held, and one
+   * that fails is a row of its own, never the run's result */
+  backend->release (backend);
   if (ok && options->baselines)
     {
       guint64 reserved, allocated;
 
-      ok = backend->baselines (backend, program, lifetimes, result->baselines, error);
+      backend->baselines (backend, program, lifetimes, result->baselines);
       mp_exec_caching_sim (graph, lifetimes, &reserved, &allocated);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) reserved", reserved);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) allocated", allocated);

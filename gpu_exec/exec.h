@@ -36,14 +36,19 @@ typedef struct
   guint    max_parallel_ops; /* ops per parallel group of the concurrent schedule, 0 = unlimited */
   guint    delay_us;         /* extra delay before each op of the staggered (or, without
                               * staggering, a rotating) stream, to widen races */
-  gboolean baselines;        /* also replay the program with dynamic allocators */
+  gboolean baselines;        /* also replay the program with dynamic allocators, after the
+                              * plan's run and with its arena freed */
+  gboolean pick_device;      /* run on CUDA device number device, else on the current one */
+  guint    device;
 } MpExecOptions;
 
-/* One memory figure of a dynamic allocator replaying the same program. */
+/* One memory figure of a dynamic allocator replaying the same program;
+ * a replay that failed (out of memory, say) keeps its row, with why. */
 typedef struct
 {
   char   *label;
   guint64 bytes;
+  char   *error;
 } MpExecFigure;
 
 typedef struct
@@ -69,10 +74,16 @@ typedef struct
 
   /* traffic */
   guint64  bytes_moved;   /* read + written, all iterations */
-  gdouble  seconds;       /* execution, all iterations */
+  gdouble  seconds;       /* all iterations: CUDA events around the pattern kernels (after a
+                           * warm-up), or the CPU's wall clock */
+  guint64  peak_bandwidth; /* bytes/s the device can move (memory clock × bus), 0 unknown */
+  guint    launches;      /* kernel launches per iteration (CUDA), 0 on the CPU */
 
   /* memory */
   guint64  planned;       /* arena + workspace (one per concurrently running stream) */
+  guint64  arena;         /* the plan's arena */
+  guint64  workspace;     /* one workspace slot */
+  guint    n_ws_slots;
   guint64  measured;      /* what the arena really took: resident pages / device memory */
   guint64  process_peak;  /* the process's high-water mark during the run (0 if unknown) */
   GArray  *baselines;     /* MpExecFigure, dynamic allocators on the same program */
@@ -94,8 +105,12 @@ MpExecResult *mp_exec_run               (const MpGraph       *graph,
                                          GError             **error);
 void          mp_exec_result_free       (MpExecResult *result);
 
-/* Whether the CUDA backend can run here; reason says why not. */
+/* Whether the CUDA backend can run here; reason says why not ("no CUDA
+ * driver", "no CUDA device", ...). */
 gboolean      mp_exec_cuda_available    (char **reason);
+
+/* The note of a run that fell back to the CPU, printed once. */
+#define MP_EXEC_NO_DEVICE_NOTE "no CUDA device: running on the CPU backend"
 
 /* Breaks a plan on purpose: moves tensor name (or, when NULL, the first
  * tensor that is written while another is still to be read) onto a live
@@ -115,6 +130,15 @@ void          mp_exec_caching_sim       (const MpGraph     *graph,
                                          const MpLifetimes *lifetimes,
                                          guint64           *reserved_peak,
                                          guint64           *allocated_peak);
+
+/* Benchmark mode: the last-level cache the data goes through (the GPU's
+ * L2 for auto or cuda when a device is usable, else the CPU's L3; what
+ * names it), and the graph's tensors, view offsets and workspaces scaled in
+ * place by the smallest power of two that makes its median arena tensor at
+ * least min_bytes, so that the bandwidth measured is memory's, not a
+ * cache's. Returns the factor, 0 on error. */
+guint64       mp_exec_cache_bytes       (MpExecBackendKind kind, gint device, char **what);
+guint64       mp_exec_bench_scale       (MpGraph *graph, guint64 min_bytes, GError **error);
 
 char         *mp_exec_result_to_json    (const MpGraph *graph, MpExecResult **results, guint n);
 

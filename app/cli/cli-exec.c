@@ -5,6 +5,59 @@
 #include "cli.h"
 #include "exec.h"
 
+/* Plans made for op order, run with concurrent streams: their corruption
+ * is a race, not a bad plan for the order it was made for. */
+static void
+print_schedule_note (GString *out, GPtrArray *results)
+{
+  g_autoptr (GString) names = g_string_new (NULL);
+  guint               n = 0, streams = 0;
+
+  for (guint i = 0; i < results->len; i++)
+    {
+      const MpExecResult *r = results->pdata[i];
+
+      if (!r->concurrent || r->group_order)
+        continue;
+      g_string_append_printf (names, "%s%s", n++ ? ", " : "", r->planner);
+      streams = r->n_streams;
+    }
+  if (n == 0)
+    return;
+  g_string_append_printf (out, "note: %s %s made for op order, but %s ran on %u concurrent "
+                               "streams; a corruption there is a race between streams: run "
+                               "with --sequential to check %s in the order %s made for, or "
+                               "plan for concurrency with --planner multistream\n",
+                          names->str, n == 1 ? "was" : "were", n == 1 ? "it" : "they", streams,
+                          n == 1 ? "it" : "them", n == 1 ? "it was" : "they were");
+}
+
+/* What "planned" and "bandwidth" mean on this run. */
+static void
+print_figure_notes (GString *out, const MpExecResult *r0)
+{
+  g_string_append (out, "\nplanned: the plan's arena");
+  if (r0->n_ws_slots)
+    {
+      g_autofree char *slot = mp_format_bytes (r0->workspace);
+
+      g_string_append_printf (out, " + %u workspace slot%s of %s (the largest op workspace, "
+                                   "one per stream that runs ops at once)", r0->n_ws_slots,
+                              r0->n_ws_slots == 1 ? "" : "s", slot);
+    }
+  g_string_append (out, "\n");
+  if (g_str_equal (r0->backend, "cuda"))
+    {
+      g_autofree char *peak = mp_format_bytes (r0->peak_bandwidth);
+
+      g_string_append_printf (out, "bandwidth: bytes moved / kernel time (CUDA events around "
+                                   "the pattern kernels, after a warm-up); device peak %s/s; "
+                                   "%u kernel launches per iteration\n", peak, r0->launches);
+    }
+  else
+    g_string_append (out, "bandwidth: bytes moved / wall time of the iterations\n");
+}
+
 static void
 print_table (GString *out, const MpGraph *graph, GPtrArray *results)
 {
@@ -36,6 +89,7 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
                               r->n_corrupted ? "CORRUPT" : "clean", r->n_corrupted, planned,
                               measured, moved, t, bw);
     }
+  print_schedule_note (out, results);
   for (guint i = 0; i < results->len; i++)
     {
       const MpExecResult *r = results->pdata[i];
@@ -47,7 +101,8 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
         g_string_append_printf (out, "%s: first corruption: %s\n", r->planner,
                                 r->first_corruption);
     }
-  g_string_append_printf (out, "\nmeasured: %s\n", g_str_equal (r0->backend, "cuda")
+  print_figure_notes (out, r0);
+  g_string_append_printf (out, "measured: %s\n", g_str_equal (r0->backend, "cuda")
                           ? "device memory the arena took (cudaMemGetInfo before/after)"
                           : "resident pages of the arena and workspace after the run");
   if (r0->process_peak)
@@ -66,8 +121,31 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
       const MpExecFigure *f = &g_array_index (r0->baselines, MpExecFigure, i);
       g_autofree char    *b = mp_format_bytes (f->bytes);
 
-      g_string_append_printf (out, "  %-44s %11s\n", f->label, b);
+      if (f->error)
+        g_string_append_printf (out, "  %-44s failed: %s\n", f->label, f->error);
+      else
+        g_string_append_printf (out, "  %-44s %11s\n", f->label, b);
     }
+}
+
+/* --bench: tensors past the cache, so the figure is memory bandwidth. */
+static gboolean
+exec_bench_scale (MpGraph *graph, MpExecOptions *opts, GError **error)
+{
+  g_autofree char *cache = NULL;
+  guint64          bytes = mp_exec_cache_bytes (opts->backend,
+                                                opts->pick_device ? (gint) opts->device : -1,
+                                                &cache);
+  guint64          factor = mp_exec_bench_scale (graph, 2 * bytes, error);
+  g_autofree char *size = mp_format_bytes (bytes);
+
+  if (factor == 0)
+    return FALSE;
+  fprintf (stderr, "memplan-cli: bench: every tensor scaled ×%" G_GUINT64_FORMAT " so that the "
+                   "median one is at least twice %s (%s)\n", factor, cache, size);
+  if (opts->iterations == 0)
+    opts->iterations = 5;
+  return TRUE;
 }
 
 static int
@@ -89,10 +167,11 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
-  gint             iterations = 0, max_parallel = 0, delay_us = 0;
-  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE;
+  gint             iterations = 0, max_parallel = 0, delay_us = 0, device = -1;
+  gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE, bench = FALSE;
   gboolean         any_corrupt = FALSE;
   g_autoptr (GError) error = NULL;
+  g_autoptr (MpInput) input = NULL;
   g_autoptr (MpWorkload) w = NULL;
   const MpGraph   *graph;
   const MpLifetimes *lt;
@@ -125,6 +204,11 @@ mp_cli_exec (int argc, char **argv)
       "staggering: one stream, in turn) by US microseconds before each op", "US" },
     { "corrupt", 0, 0, G_OPTION_ARG_STRING, &corrupt, "Break each plan on purpose: move TENSOR "
       "(or, with 'auto', the first tensor that can be) onto a live tensor", "TENSOR|auto" },
+    { "device", 0, 0, G_OPTION_ARG_INT, &device, "CUDA device to run on (default: the current "
+      "device)", "N" },
+    { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Measure memory bandwidth: scale every tensor "
+      "by a power of two until the median one is twice the last-level cache (the GPU's L2, "
+      "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
@@ -138,8 +222,9 @@ mp_cli_exec (int argc, char **argv)
   g_option_context_set_summary (ctx, "Runs the graph's ops on their streams inside one arena laid "
                                      "out by each plan, checking every input before each op, and "
                                      "reports corruption, traffic, time and memory.\nExit status: "
-                                     "0 every run clean, 1 corruption found, 2 bad input, 3 the "
-                                     "backend is unavailable or failed.");
+                                     "0 every run clean, 1 corruption found, 2 bad input or the "
+                                     "plan does not fit the memory, 3 the backend is "
+                                     "unavailable or failed.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
@@ -163,6 +248,18 @@ mp_cli_exec (int argc, char **argv)
       mp_cli_error ("--iterations, --max-parallel-ops and --delay-us must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
+  if (device < -1)
+    {
+      mp_cli_error ("--device must be a device number (0, 1, ...)");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (device >= 0 && opts.backend == MP_EXEC_BACKEND_CPU)
+    {
+      mp_cli_error ("--device chooses a CUDA device; it does not go with --backend cpu");
+      return MP_EXIT_BAD_INPUT;
+    }
+  opts.pick_device = device >= 0;
+  opts.device = MAX (device, 0);
   if (plan_file && planner_names)
     {
       mp_cli_error ("give either --plan or --planner, not both");
@@ -174,8 +271,12 @@ mp_cli_exec (int argc, char **argv)
   opts.max_parallel_ops = max_parallel;
   opts.delay_us = delay_us;
 
-  if (!(w = mp_workload_open (argv[1], &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
-                              &error)))
+  /* --bench scales the tensors before the lifetimes are measured */
+  if (!(input = mp_input_load (argv[1], NULL, &error)) ||
+      (bench && !exec_bench_scale (input->graph, &opts, &error)) ||
+      !(w = mp_workload_new_from_input (g_steal_pointer (&input),
+                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
+                                        &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
@@ -247,8 +348,6 @@ mp_cli_exec (int argc, char **argv)
             mp_cli_error ("%s: %s", plan->planner, error->message);
           return exit_for (error);
         }
-      if (i == 0 && r->note)
-        mp_cli_error ("note: %s", r->note);
       any_corrupt |= r->n_corrupted > 0;
       g_ptr_array_add (results, r);
     }
