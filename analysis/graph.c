@@ -439,7 +439,7 @@ mp_graph_load (const char *path, GError **error)
   /* PyTorch traces and snapshots are recognised by their content */
   if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
     return mp_trace_load_graph (path, error);
-  if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))
+  if (mp_file_has_suffix (path, ".csv"))
     return mp_graph_load_csv (path, NULL, error);
   return mp_graph_load_json (path, error);
 }

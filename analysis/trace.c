@@ -76,17 +76,12 @@ mp_trace_sniff (const char *data, gsize length)
 MpTraceFormat
 mp_trace_sniff_file (const char *path)
 {
-  const gsize      size = SNIFF_BYTES;
-  g_autofree char *buffer = NULL;
-  FILE            *f = fopen (path, "rb");
+  g_autofree char *head = NULL;
   gsize            n;
 
-  if (f == NULL)
+  if (!mp_read_file_head (path, SNIFF_BYTES, &head, &n))
     return MP_TRACE_FORMAT_NONE;
-  buffer = g_malloc (size);
-  n = fread (buffer, 1, size, f);
-  fclose (f);
-  return mp_trace_sniff (buffer, n);
+  return mp_trace_sniff (head, n);
 }
 
 /* ---- building the records ----------------------------------------------- */
@@ -270,6 +265,8 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
 
   trace->format = format;
   trace->device = g_strdup (d->name);
+  if (g_str_has_suffix (base, ".gz"))
+    base[strlen (base) - 3] = '\0';
   if (strchr (base, '.'))
     *strrchr (base, '.') = '\0';
   name = g_strdup_printf ("%s-%s", base, d->name);
