@@ -197,7 +197,7 @@ mp_cli_plan (int argc, char **argv)
     {
       MpPlan *observed = mp_trace_observed_plan (trace, lt);
 
-      all_valid &= mp_plan_check (graph, observed);
+      all_valid &= mp_plan_check_schedules (graph, observed, NULL);
       g_ptr_array_add (plans, observed);
     }
   popts.max_parallel_ops = max_parallel;
