@@ -7,32 +7,13 @@
 #include "memplan-analysis.h"
 #include "file-util.h"
 #include "report-suite.h"
+#include "test-trace-util.h"
 #include "test-util.h"
 
 /* PyTorch traces as users have them: gzip-compressed, attributed to ops
  * and Python frames, with blocks from before the trace and DataLoader
  * shared memory; and hostile files that must cost memory and time in
  * proportion to their size. Fixtures: tests/make-trace-fixtures.py. */
-
-static char *
-fixture (const char *name)
-{
-  const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
-
-  g_assert_nonnull (src);
-  return g_build_filename (src, "tests", "data", name, NULL);
-}
-
-static MpTrace *
-load (const char *name, const MpTraceOptions *options)
-{
-  g_autofree char *path = fixture (name);
-  GError          *error = NULL;
-  MpTrace         *trace = mp_trace_load_full (path, options, &error);
-
-  g_assert_no_error (error);
-  return trace;
-}
 
 static char *
 load_error (const char *path)
@@ -139,8 +120,8 @@ test_gzip_same_figures (void)
       g_autofree char *plain_path = fixture (pairs[i][0]);
       g_autofree char *gz_path = fixture (pairs[i][1]);
       g_autofree char *gz9 = gzip_copy (plain_path, dir, pairs[i][1]);
-      g_autoptr (MpTrace) plain = load (pairs[i][0], NULL);
-      g_autoptr (MpTrace) gz = load (pairs[i][1], NULL);
+      g_autoptr (MpTrace) plain = load_trace (pairs[i][0], NULL);
+      g_autoptr (MpTrace) gz = load_trace (pairs[i][1], NULL);
       g_autoptr (MpTrace) gz9_trace = mp_trace_load (gz9, NULL, NULL);
       g_autoptr (MpGraph) graph = mp_graph_load (gz_path, NULL);
       const char *plan_plain[] = { "plan", plain_path, NULL };
@@ -274,7 +255,7 @@ test_attribution (void)
     guint64     at_peak, allocated;
   } uses[] = { { "aten::addmm", 4096, 4096 }, { "aten::relu", 4096, 4096 },
                { "aten::empty", 2048, 2048 }, { "main (train.py:40)", 0, 1024 } };
-  g_autoptr (MpTrace) trace = load ("trace-attribution.json", NULL);
+  g_autoptr (MpTrace) trace = load_trace ("trace-attribution.json", NULL);
   g_autoptr (GArray) by_op = mp_trace_by_op (trace);
   g_autofree char *path = fixture ("trace-attribution.json");
   const char      *args[] = { "import", "--by-op", path, NULL };
@@ -316,8 +297,8 @@ static void
 test_pre_existing (void)
 {
   MpTraceOptions drop = { NULL, TRUE };
-  g_autoptr (MpTrace) trace = load ("snapshot-pre-existing.pickle", NULL);
-  g_autoptr (MpTrace) dropped = load ("snapshot-pre-existing.pickle", &drop);
+  g_autoptr (MpTrace) trace = load_trace ("snapshot-pre-existing.pickle", NULL);
+  g_autoptr (MpTrace) dropped = load_trace ("snapshot-pre-existing.pickle", &drop);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
   g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
 
@@ -351,8 +332,8 @@ static void
 test_dataloader (void)
 {
   MpTraceOptions shm_options = { "cpu-shm", FALSE };
-  g_autoptr (MpTrace) cpu = load ("trace-dataloader.json", NULL);
-  g_autoptr (MpTrace) shm = load ("trace-dataloader.json", &shm_options);
+  g_autoptr (MpTrace) cpu = load_trace ("trace-dataloader.json", NULL);
+  g_autoptr (MpTrace) shm = load_trace ("trace-dataloader.json", &shm_options);
   g_autofree char *cpu_note = observed_note (cpu);
   g_autofree char *shm_note = observed_note (shm);
 

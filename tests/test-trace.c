@@ -3,29 +3,18 @@
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "test-trace-util.h"
 #include "test-util.h"
 
 /* Importers of PyTorch profiler traces and memory snapshots, on the
  * hand-made files of tests/data (written by tests/make-trace-fixtures.py). */
 
-static char *
-fixture (const char *name)
-{
-  const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
-
-  g_assert_nonnull (src);
-  return g_build_filename (src, "tests", "data", name, NULL);
-}
-
 static MpTrace *
 load (const char *name, const char *device)
 {
-  g_autofree char *path = fixture (name);
-  GError          *error = NULL;
-  MpTrace         *trace = mp_trace_load (path, device, &error);
+  MpTraceOptions options = { device, FALSE };
 
-  g_assert_no_error (error);
-  return trace;
+  return load_trace (name, &options);
 }
 
 typedef struct
