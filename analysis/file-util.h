@@ -28,6 +28,21 @@ void     mp_remove_temp_files_on_signal (void);
 typedef gboolean (*MpFileFill) (FILE *out, gpointer data);
 gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error);
 
+/* The whole file in memory, or what it inflates to when it is gzip
+ * (recognised by its magic bytes, not its name): the inflation streams in
+ * chunks, so the file is never held twice. Inflated data past
+ * MP_MAX_INFLATED_SIZE is refused (a small file must not fill the memory).
+ * Errors name the file. */
+#define MP_MAX_INFLATED_SIZE ((gsize) G_MAXINT)
+
+gboolean mp_read_file         (const char *path, char **contents, gsize *length, GError **error);
+/* At most max leading bytes, inflated when gzip, for sniffing a format;
+ * FALSE when the file cannot be read. */
+gboolean mp_read_file_head    (const char *path, gsize max, char **contents, gsize *length);
+gboolean mp_file_is_gzip      (const char *path);
+/* The name's suffix with a trailing ".gz" ignored: "x.csv.gz" has ".csv". */
+gboolean mp_file_has_suffix   (const char *path, const char *suffix);
+
 /* Human units for tables and titles: "1.31 MiB", "250 µs". */
 char    *mp_format_bytes      (guint64 bytes);
 char    *mp_format_seconds    (gdouble seconds);

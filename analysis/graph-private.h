@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph.h"
+#include "file-util.h"
 #include "mp-error.h"
 
 G_BEGIN_DECLS
@@ -20,5 +21,4 @@ G_BEGIN_DECLS
 /* No real tensor comes near this; keeps sums of a million sizes far from overflow. */
 #define MP_MAX_TENSOR_SIZE (G_GUINT64_CONSTANT (1) << 48)
 
-gboolean mp_read_file (const char *path, char **contents, gsize *length, GError **error);
 G_END_DECLS

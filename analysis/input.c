@@ -103,6 +103,8 @@ mp_input_free (MpInput *input)
 {
   if (input == NULL)
     return;
+  if (input->trace)
+    input->graph = NULL; /* the trace's */
   g_clear_pointer (&input->trace, mp_trace_free);
   g_clear_pointer (&input->graph, mp_graph_free);
   g_free (input->offsets);
@@ -110,18 +112,19 @@ mp_input_free (MpInput *input)
 }
 
 MpInput *
-mp_input_parse (const char *data, gsize length, const char *path, const char *device,
+mp_input_parse (const char *data, gsize length, const char *path, const MpTraceOptions *trace,
                 GError **error)
 {
   g_autoptr (MpInput) input = g_new0 (MpInput, 1);
 
   if (!sniff (data, length, path, &input->format, error))
     return NULL;
-  if (device && input->format != MP_INPUT_CHROME_TRACE && input->format != MP_INPUT_SNAPSHOT)
+  if (trace && trace->device && input->format != MP_INPUT_CHROME_TRACE &&
+      input->format != MP_INPUT_SNAPSHOT)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                          "a device (%s) was asked for, but this is a %s, not a PyTorch trace",
-                         device, mp_input_format_name (input->format));
+                         trace->device, mp_input_format_name (input->format));
       return NULL;
     }
   switch (input->format)
@@ -134,8 +137,8 @@ mp_input_parse (const char *data, gsize length, const char *path, const char *de
       break;
     case MP_INPUT_CHROME_TRACE:
     case MP_INPUT_SNAPSHOT:
-      if ((input->trace = mp_trace_parse (data, length, path, device, error)))
-        input->graph = g_steal_pointer (&input->trace->graph);
+      if ((input->trace = mp_trace_parse_full (data, length, path, trace, error)))
+        input->graph = input->trace->graph;
       break;
     }
   if (input->graph == NULL)
@@ -144,7 +147,7 @@ mp_input_parse (const char *data, gsize length, const char *path, const char *de
 }
 
 MpInput *
-mp_input_load (const char *path, const char *device, GError **error)
+mp_input_load (const char *path, const MpTraceOptions *trace, GError **error)
 {
   g_autofree char *data = NULL;
   gsize            length;
@@ -152,5 +155,5 @@ mp_input_load (const char *path, const char *device, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   if (!mp_read_file (path, &data, &length, error))
     return NULL;
-  return mp_input_parse (data, length, path, device, error);
+  return mp_input_parse (data, length, path, trace, error);
 }

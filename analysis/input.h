@@ -18,21 +18,23 @@ typedef enum
 const char *mp_input_format_name (MpInputFormat format);
 
 /* What a file holds once read: a graph (with ops, or usage records) and, for
- * an allocator trace, the trace it came from (its graph stolen into graph). */
+ * an allocator trace, the trace it came from, which owns the graph (the
+ * trace's queries need it). */
 typedef struct
 {
   MpInputFormat format;
-  MpGraph      *graph;
+  MpGraph      *graph;   /* a trace's: trace->graph */
   MpTrace      *trace;   /* traces only */
   guint64      *offsets; /* a CSV's offset column (a plan), or NULL */
 } MpInput;
 
-/* Reads path once and parses it by its content. device picks a trace's
- * device ("cuda:N", "cpu"; NULL: the first CUDA device). A file that is
- * none of the formats gets an error saying what each would need. */
-MpInput *mp_input_load  (const char *path, const char *device, GError **error);
-MpInput *mp_input_parse (const char *data, gsize length, const char *path, const char *device,
-                         GError **error);
+/* Reads path once (gzip inflated) and parses it by its content. trace
+ * picks a trace's device and what to do with blocks older than it (NULL:
+ * the defaults). A file that is none of the formats gets an error saying
+ * what each would need. */
+MpInput *mp_input_load  (const char *path, const MpTraceOptions *trace, GError **error);
+MpInput *mp_input_parse (const char *data, gsize length, const char *path,
+                         const MpTraceOptions *trace, GError **error);
 void     mp_input_free  (MpInput *input);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpInput, mp_input_free)

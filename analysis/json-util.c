@@ -209,24 +209,6 @@ mp_json_get_u64 (json_object *obj, guint64 *value)
   return TRUE;
 }
 
-gboolean
-mp_read_file (const char *path, char **contents, gsize *length, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-
-  if (!g_file_get_contents (path, contents, length, &local))
-    {
-      const char *why = local->code == G_FILE_ERROR_NOENT   ? "no such file"
-                        : local->code == G_FILE_ERROR_ISDIR ? "it is a directory"
-                        : local->code == G_FILE_ERROR_ACCES ? "permission denied"
-                                                            : local->message;
-
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s", why);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 json_object *
 mp_json_new_short_double (gdouble value)
 {

@@ -24,7 +24,11 @@ typedef struct
   GPtrArray     *stack;  /* MpPickleValue *, borrowed */
   GArray        *marks;  /* stack lengths at each MARK */
   GHashTable    *memo;   /* index -> value */
+  guint64        copies_left; /* items REDUCE may still copy */
 } Reader;
+
+/* Dicts this big are looked up through a hash index, not a scan. */
+#define INDEX_FROM 16
 
 static void
 value_free (gpointer data)
@@ -35,6 +39,7 @@ value_free (gpointer data)
     g_free (v->str);
   else if (v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT)
     g_ptr_array_unref (v->items);
+  g_clear_pointer (&v->index, g_hash_table_unref);
   g_free (v);
 }
 
@@ -269,6 +274,18 @@ reduce (Reader *r, GError **error)
   if (args->items->len == 1)
     {
       MpPickleValue *src = args->items->pdata[0];
+
+      /* a list or set built from another copies its items: a few bytes
+       * calling list(x) again and again would copy without end */
+      if (src->type == MP_PICKLE_LIST || src->type == MP_PICKLE_TUPLE)
+        {
+          if (src->items->len > r->copies_left)
+            return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " copies %u items, more than "
+                         "a file of %" G_GSIZE_FORMAT " bytes may (%d per byte of input): the "
+                         "file amplifies itself", r->op_pos, src->items->len, r->length,
+                         MP_PICKLE_COPIES_PER_BYTE);
+          r->copies_left -= src->items->len;
+        }
 
       if (src->type != MP_PICKLE_LIST && src->type != MP_PICKLE_TUPLE)
         return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds %s from a %s",
@@ -574,6 +591,7 @@ mp_pickle_parse (const char *data, gsize length, const char *path, GError **erro
   r.stack = g_ptr_array_new ();
   r.marks = g_array_new (FALSE, FALSE, sizeof (guint));
   r.memo = g_hash_table_new (NULL, NULL);
+  r.copies_left = (guint64) length * MP_PICKLE_COPIES_PER_BYTE;
 
   if (length < 2 || r.data[0] != 0x80)
     ok = fail (&r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
@@ -592,6 +610,24 @@ mp_pickle_get (const MpPickleValue *dict, const char *key)
 {
   if (dict == NULL || dict->type != MP_PICKLE_DICT)
     return NULL;
+  if (dict->items->len / 2 >= INDEX_FROM)
+    {
+      MpPickleValue *d = (MpPickleValue *) dict; /* the index is a cache */
+
+      if (d->index == NULL)
+        {
+          d->index = g_hash_table_new (g_str_hash, g_str_equal);
+          /* the first of equal keys wins, as in the scan below */
+          for (guint i = 0; i + 1 < d->items->len; i += 2)
+            {
+              const MpPickleValue *k = d->items->pdata[i];
+
+              if (k->type == MP_PICKLE_STRING && !g_hash_table_contains (d->index, k->str))
+                g_hash_table_insert (d->index, k->str, d->items->pdata[i + 1]);
+            }
+        }
+      return g_hash_table_lookup (d->index, key);
+    }
   for (guint i = 0; i + 1 < dict->items->len; i += 2)
     {
       const MpPickleValue *k = dict->items->pdata[i];

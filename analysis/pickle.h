@@ -42,11 +42,17 @@ struct _MpPickleValue
     };
     GPtrArray *items; /* LIST, TUPLE; DICT: key, value, key, value, … */
   };
+  GHashTable  *index; /* DICT: key -> value, made on the first lookup of a big dict */
 };
 
 typedef struct _MpPickle MpPickle;
 
-/* The values live as long as the MpPickle; error messages start with path. */
+/* The values live as long as the MpPickle; error messages start with path.
+ * Memory stays proportional to the input: values the memo shares are
+ * shared, not copied, and the copies REDUCE makes (list(x), dict(pairs))
+ * are refused past MP_PICKLE_COPIES_PER_BYTE items per byte of input. */
+#define MP_PICKLE_COPIES_PER_BYTE 4
+
 MpPickle            *mp_pickle_parse      (const char *data, gsize length, const char *path,
                                            GError **error);
 void                 mp_pickle_free       (MpPickle *pickle);

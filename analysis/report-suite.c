@@ -56,14 +56,14 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 /* What mp_graph_load reads: graphs and traces (JSON), usage records (CSV),
- * PyTorch memory snapshots (pickles). */
+ * PyTorch memory snapshots (pickles), each also gzip-compressed (".json.gz"). */
 static gboolean
 is_graph_file (const char *name)
 {
   static const char *suffixes[] = { ".json", ".csv", ".pickle" };
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-    if (g_str_has_suffix (name, suffixes[i]))
+    if (mp_file_has_suffix (name, suffixes[i]))
       return TRUE;
   return FALSE;
 }
@@ -204,7 +204,7 @@ is_other_memplan_document (const char *path)
   json_object     *root, *v;
   gboolean         other = FALSE;
 
-  if (!g_str_has_suffix (path, ".json") || !g_file_get_contents (path, &data, &length, NULL))
+  if (!mp_file_has_suffix (path, ".json") || !mp_read_file (path, &data, &length, NULL))
     return FALSE;
   if (!(root = mp_json_parse (data, length, path, NULL)))
     return FALSE;

@@ -25,7 +25,7 @@ typedef struct
   guint64     addr;
   guint64     size;
   gint64      reserved; /* the allocator's reserved total after the event, or -1 */
-  char       *frames;   /* owned, or NULL */
+  MpTraceSite site;     /* texts interned in the TraceFile */
 } TraceEvent;
 
 typedef struct
@@ -33,17 +33,38 @@ typedef struct
   char   *name;     /* "cuda:0" */
   GArray *events;   /* TraceEvent, in time order */
   GArray *segments; /* MpTraceRange: segments listed in a snapshot (state at its end) */
+  GArray *blocks;   /* MpTraceRange: their allocated blocks at its end */
 } TraceDevice;
 
-TraceDevice *mp_trace_device_new   (const char *name);
-void         mp_trace_device_free  (TraceDevice *device);
-/* The device of that name in devices, creating it when absent. */
-TraceDevice *mp_trace_device_get   (GPtrArray *devices, const char *name);
+/* What an importer read: the devices, and the texts their events share. */
+typedef struct
+{
+  GPtrArray  *devices;   /* TraceDevice, in the order they appear */
+  GHashTable *by_name;   /* name -> TraceDevice, borrowed: no scan per event */
+  GHashTable *strings;   /* interned texts, owned */
+  guint64     text_limit;
+  guint64     text_used; /* bytes of distinct text made so far */
+  const char *path;
+} TraceFile;
 
-/* Each returns a GPtrArray of TraceDevice. */
-GPtrArray   *mp_trace_parse_chrome   (const char *data, gsize length, const char *path,
+/* Texts a file may make: 64 MiB plus 32 bytes per byte of input, far above
+ * what any real trace needs and a bound on what memo references can grow. */
+#define TRACE_TEXT_LIMIT(length) ((guint64) 64 * 1024 * 1024 + (guint64) (length) * 32)
+
+TraceFile   *mp_trace_file_new     (const char *path, gsize length);
+void         mp_trace_file_free    (TraceFile *file);
+/* The device of that name, created when absent. */
+TraceDevice *mp_trace_file_device  (TraceFile *file, const char *name);
+/* Takes text; *out is the one shared copy (NULL for NULL text). Fails past
+ * the file's text limit. */
+gboolean     mp_trace_file_intern  (TraceFile *file, char *text, const char **out,
+                                    GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceFile, mp_trace_file_free)
+
+TraceFile   *mp_trace_parse_chrome   (const char *data, gsize length, const char *path,
                                       GError **error);
-GPtrArray   *mp_trace_parse_snapshot (const char *data, gsize length, const char *path,
+TraceFile   *mp_trace_parse_snapshot (const char *data, gsize length, const char *path,
                                       GError **error);
 
 G_END_DECLS

@@ -13,6 +13,14 @@
  * snapshot was taken. */
 
 #define MAX_FRAMES 32
+#define MAX_NAME   256 /* bytes of a frame's name or file kept */
+
+typedef struct
+{
+  TraceFile  *file;
+  const char *path;
+  GHashTable *frames; /* frames list value -> its interned text: memo references format once */
+} Reader;
 
 static const struct
 {
@@ -69,20 +77,44 @@ format_frames (const MpPickleValue *frames)
       const MpPickleValue *file = mp_pickle_get (f, "filename");
       const MpPickleValue *line = mp_pickle_get (f, "line");
 
-      g_string_append_printf (s, "%s%s (%s:%" G_GINT64_FORMAT ")", i ? "\n" : "",
-                              name && name->type == MP_PICKLE_STRING ? name->str : "?",
+      g_string_append_printf (s, "%s%.*s (%.*s:%" G_GINT64_FORMAT ")", i ? "\n" : "", MAX_NAME,
+                              name && name->type == MP_PICKLE_STRING ? name->str : "?", MAX_NAME,
                               file && file->type == MP_PICKLE_STRING ? file->str : "?",
                               line && line->type == MP_PICKLE_INT ? line->i : 0);
     }
   return g_string_free (s, FALSE);
 }
 
+/* The interned text of a frames list: one shared list (a memo
+ * reference) is formatted once, however many entries name it. */
 static gboolean
-parse_entry (const MpPickleValue *e, guint dev, guint index, const char *path, TraceDevice *d,
+frames_text (Reader *r, const MpPickleValue *frames, const char **out, GError **error)
+{
+  gpointer known;
+
+  if (frames == NULL)
+    {
+      *out = NULL;
+      return TRUE;
+    }
+  if (g_hash_table_lookup_extended (r->frames, frames, NULL, &known))
+    {
+      *out = known;
+      return TRUE;
+    }
+  if (!mp_trace_file_intern (r->file, format_frames (frames), out, error))
+    return FALSE;
+  g_hash_table_insert (r->frames, (gpointer) frames, (gpointer) *out);
+  return TRUE;
+}
+
+static gboolean
+parse_entry (Reader *r, const MpPickleValue *e, guint dev, guint index, TraceDevice *d,
              GError **error)
 {
+  const char          *path = r->path;
   const MpPickleValue *action = mp_pickle_get (e, "action");
-  TraceEvent           ev = { TRACE_OTHER, 0, 0, -1, NULL };
+  TraceEvent           ev = { TRACE_OTHER, 0, 0, -1, { NULL } };
 
   if (e->type != MP_PICKLE_DICT)
     {
@@ -119,14 +151,66 @@ parse_entry (const MpPickleValue *e, guint dev, guint index, const char *path, T
                          dev, index, action->str, found (e, "size"));
       return FALSE;
     }
-  if (ev.action == TRACE_ALLOC)
-    ev.frames = format_frames (mp_pickle_get (e, "frames"));
+  if (ev.size > MP_MAX_TENSOR_SIZE && (ev.action == TRACE_SEGMENT_ALLOC ||
+                                       ev.action == TRACE_SEGMENT_FREE))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "device_traces[%u][%u] (%s): a segment of %" G_GUINT64_FORMAT
+                         " bytes is over the limit of 2^48 bytes (256 TiB)",
+                         dev, index, action->str, ev.size);
+      return FALSE;
+    }
+  if (ev.action == TRACE_ALLOC &&
+      !frames_text (r, mp_pickle_get (e, "frames"), &ev.site.frames, error))
+    return FALSE;
   g_array_append_val (d->events, ev);
   return TRUE;
 }
 
+static gint
+compare_ranges (gconstpointer a, gconstpointer b)
+{
+  const MpTraceRange *x = a, *y = b;
+
+  return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* Blocks the segment holds at the snapshot's end (live ones only). */
 static gboolean
-parse_segments (const MpPickleValue *segments, const char *path, GPtrArray *devices,
+parse_blocks (const MpPickleValue *s, guint i, const MpTraceRange *segment, const char *path,
+              TraceDevice *d, GError **error)
+{
+  const MpPickleValue *blocks = mp_pickle_get (s, "blocks");
+
+  for (guint b = 0; b < mp_pickle_len (blocks); b++)
+    {
+      const MpPickleValue *block = mp_pickle_item (blocks, b);
+      const MpPickleValue *state = mp_pickle_get (block, "state");
+      MpTraceRange         r = { 0 };
+
+      if (!get_u64 (block, "address", &r.address) || !get_u64 (block, "size", &r.size) ||
+          r.address < segment->address || r.size > segment->size ||
+          r.address - segment->address > segment->size - r.size)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "segments[%u].blocks[%u] is not a block inside its segment (an "
+                             "\"address\" and a \"size\" within [0x%" G_GINT64_MODIFIER "x, +%"
+                             G_GUINT64_FORMAT "))",
+                             i, b, segment->address, segment->size);
+          return FALSE;
+        }
+      if (state && state->type == MP_PICKLE_STRING &&
+          (g_str_equal (state->str, "active_allocated") ||
+           g_str_equal (state->str, "active_pending_free")))
+        g_array_append_val (d->blocks, r);
+    }
+  return TRUE;
+}
+
+/* The segments alive at the end: each within the limits, none
+ * overlapping another of its device. */
+static gboolean
+parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file,
                 GError **error)
 {
   for (guint i = 0; i < mp_pickle_len (segments); i++)
@@ -136,6 +220,7 @@ parse_segments (const MpPickleValue *segments, const char *path, GPtrArray *devi
       guint64              device;
       g_autofree char     *name = NULL;
       const char          *bad = NULL;
+      TraceDevice         *d;
 
       if (!get_u64 (s, "device", &device))
         bad = "device";
@@ -150,17 +235,51 @@ parse_segments (const MpPickleValue *segments, const char *path, GPtrArray *devi
                              found (s, bad));
           return FALSE;
         }
+      if (r.size > MP_MAX_TENSOR_SIZE)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "segments[%u]: a segment of %" G_GUINT64_FORMAT " bytes is over "
+                             "the limit of 2^48 bytes (256 TiB)",
+                             i, r.size);
+          return FALSE;
+        }
       name = g_strdup_printf ("cuda:%" G_GUINT64_FORMAT, device);
-      g_array_append_val (mp_trace_device_get (devices, name)->segments, r);
+      d = mp_trace_file_device (file, name);
+      if (!parse_blocks (s, i, &r, path, d, error))
+        return FALSE;
+      g_array_append_val (d->segments, r);
+    }
+  for (guint k = 0; k < file->devices->len; k++)
+    {
+      TraceDevice *d = file->devices->pdata[k];
+
+      g_array_sort (d->segments, compare_ranges);
+      for (guint i = 1; i < d->segments->len; i++)
+        {
+          const MpTraceRange *a = &g_array_index (d->segments, MpTraceRange, i - 1);
+          const MpTraceRange *b = &g_array_index (d->segments, MpTraceRange, i);
+
+          if (b->address - a->address < a->size)
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                                 "%s: the segments at 0x%" G_GINT64_MODIFIER "x (%"
+                                 G_GUINT64_FORMAT " bytes) and 0x%" G_GINT64_MODIFIER "x "
+                                 "overlap; a snapshot's segments never do",
+                                 d->name, a->address, a->size, b->address);
+              return FALSE;
+            }
+        }
     }
   return TRUE;
 }
 
-GPtrArray *
+TraceFile *
 mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
 {
-  g_autoptr (MpPickle)  pickle = mp_pickle_parse (data, length, path, error);
-  g_autoptr (GPtrArray) devices = NULL;
+  g_autoptr (MpPickle)   pickle = mp_pickle_parse (data, length, path, error);
+  g_autoptr (TraceFile)  file = NULL;
+  g_autoptr (GHashTable) frames = g_hash_table_new (NULL, NULL);
+  Reader                 r = { NULL, path, frames };
   const MpPickleValue  *root, *traces, *segments;
 
   if (pickle == NULL)
@@ -191,12 +310,12 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
       return NULL;
     }
 
-  devices = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_trace_device_free);
+  file = r.file = mp_trace_file_new (path, length);
   for (guint dev = 0; dev < mp_pickle_len (traces); dev++)
     {
       const MpPickleValue *list = mp_pickle_item (traces, dev);
       g_autofree char     *name = g_strdup_printf ("cuda:%u", dev);
-      TraceDevice         *d = mp_trace_device_get (devices, name);
+      TraceDevice         *d = mp_trace_file_device (file, name);
 
       if (list->type != MP_PICKLE_LIST)
         {
@@ -206,10 +325,10 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
           return NULL;
         }
       for (guint i = 0; i < mp_pickle_len (list); i++)
-        if (!parse_entry (mp_pickle_item (list, i), dev, i, path, d, error))
+        if (!parse_entry (&r, mp_pickle_item (list, i), dev, i, d, error))
           return NULL;
     }
-  if (segments && !parse_segments (segments, path, devices, error))
+  if (segments && !parse_segments (segments, path, file, error))
     return NULL;
-  return g_steal_pointer (&devices);
+  return g_steal_pointer (&file);
 }

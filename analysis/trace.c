@@ -9,45 +9,98 @@
 #include "plan-io.h"
 #include "trace-private.h"
 
-/* ---- devices ------------------------------------------------------------ */
+/* ---- devices and shared texts ------------------------------------------ */
 
-static void
-event_clear (gpointer data)
-{
-  g_free (((TraceEvent *) data)->frames);
-}
-
-TraceDevice *
-mp_trace_device_new (const char *name)
+static TraceDevice *
+device_new (const char *name)
 {
   TraceDevice *d = g_new0 (TraceDevice, 1);
 
   d->name = g_strdup (name);
   d->events = g_array_new (FALSE, FALSE, sizeof (TraceEvent));
-  g_array_set_clear_func (d->events, event_clear);
   d->segments = g_array_new (FALSE, FALSE, sizeof (MpTraceRange));
+  d->blocks = g_array_new (FALSE, FALSE, sizeof (MpTraceRange));
   return d;
 }
 
-void
-mp_trace_device_free (TraceDevice *device)
+static void
+device_free (gpointer data)
 {
-  if (device == NULL)
+  TraceDevice *d = data;
+
+  g_free (d->name);
+  g_array_unref (d->events);
+  g_array_unref (d->segments);
+  g_array_unref (d->blocks);
+  g_free (d);
+}
+
+TraceFile *
+mp_trace_file_new (const char *path, gsize length)
+{
+  TraceFile *f = g_new0 (TraceFile, 1);
+
+  f->devices = g_ptr_array_new_with_free_func (device_free);
+  f->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  f->strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  f->text_limit = TRACE_TEXT_LIMIT (length);
+  f->path = path;
+  return f;
+}
+
+void
+mp_trace_file_free (TraceFile *file)
+{
+  if (file == NULL)
     return;
-  g_free (device->name);
-  g_array_unref (device->events);
-  g_array_unref (device->segments);
-  g_free (device);
+  g_hash_table_unref (file->by_name);
+  g_ptr_array_unref (file->devices);
+  g_clear_pointer (&file->strings, g_hash_table_unref);
+  g_free (file);
 }
 
 TraceDevice *
-mp_trace_device_get (GPtrArray *devices, const char *name)
+mp_trace_file_device (TraceFile *file, const char *name)
 {
-  for (guint i = 0; i < devices->len; i++)
-    if (g_str_equal (((TraceDevice *) devices->pdata[i])->name, name))
-      return devices->pdata[i];
-  g_ptr_array_add (devices, mp_trace_device_new (name));
-  return devices->pdata[devices->len - 1];
+  TraceDevice *d = g_hash_table_lookup (file->by_name, name);
+
+  if (d == NULL)
+    {
+      d = device_new (name);
+      g_ptr_array_add (file->devices, d);
+      g_hash_table_insert (file->by_name, d->name, d);
+    }
+  return d;
+}
+
+gboolean
+mp_trace_file_intern (TraceFile *file, char *text, const char **out, GError **error)
+{
+  const char *known;
+
+  *out = NULL;
+  if (text == NULL)
+    return TRUE;
+  if ((known = g_hash_table_lookup (file->strings, text)) != NULL)
+    {
+      g_free (text);
+      *out = known;
+      return TRUE;
+    }
+  file->text_used += strlen (text) + 1;
+  if (file->text_used > file->text_limit)
+    {
+      g_free (text);
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path,
+                         "the ops and stack frames of the allocations make more than %"
+                         G_GUINT64_FORMAT " bytes of text, the most memplan reads from a file "
+                         "of this size (64 MiB plus 32 bytes per byte of input)",
+                         file->text_limit);
+      return FALSE;
+    }
+  g_hash_table_add (file->strings, text);
+  *out = text;
+  return TRUE;
 }
 
 /* ---- sniffing ----------------------------------------------------------- */
@@ -76,17 +129,12 @@ mp_trace_sniff (const char *data, gsize length)
 MpTraceFormat
 mp_trace_sniff_file (const char *path)
 {
-  const gsize      size = SNIFF_BYTES;
-  g_autofree char *buffer = NULL;
-  FILE            *f = fopen (path, "rb");
+  g_autofree char *head = NULL;
   gsize            n;
 
-  if (f == NULL)
+  if (!mp_read_file_head (path, SNIFF_BYTES, &head, &n))
     return MP_TRACE_FORMAT_NONE;
-  buffer = g_malloc (size);
-  n = fread (buffer, 1, size, f);
-  fclose (f);
-  return mp_trace_sniff (buffer, n);
+  return mp_trace_sniff (head, n);
 }
 
 /* ---- building the records ----------------------------------------------- */
@@ -96,15 +144,15 @@ mp_trace_free (MpTrace *trace)
 {
   if (trace == NULL)
     return;
-  for (guint i = 0; trace->frames && i < trace->n_allocations; i++)
-    g_free (trace->frames[i]);
-  g_free (trace->frames);
+  g_free (trace->sites);
+  g_free (trace->origins);
   mp_graph_free (trace->graph);
   g_free (trace->device);
   g_strfreev (trace->devices);
   g_free (trace->addresses);
   g_free (trace->observed);
   g_free (trace->ranges);
+  g_clear_pointer (&trace->strings, g_hash_table_unref);
   g_free (trace);
 }
 
@@ -216,25 +264,18 @@ reserved_peak (const TraceDevice *d)
   return peak;
 }
 
-static MpTrace *
-build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *device,
-       GError **error)
+/* The device to import: the one asked for, else the first CUDA device
+ * with events, else the first with events. */
+static TraceDevice *
+pick_device (MpTrace *trace, TraceFile *file, MpTraceFormat format, const char *device,
+             GError **error)
 {
-  g_autoptr (MpTrace) trace = g_new0 (MpTrace, 1);
-  g_autoptr (GHashTable) open = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (GArray) addresses = g_array_new (FALSE, FALSE, sizeof (guint64));
-  g_autoptr (GPtrArray) frames = g_ptr_array_new_with_free_func (g_free);
-  GArray          *ranges = g_array_new (FALSE, FALSE, sizeof (MpTraceRange));
-  g_autofree char *base = path ? g_path_get_basename (path) : g_strdup ("trace");
-  g_autofree char *name = NULL;
-  TraceDevice     *d = NULL;
-  GStrvBuilder    *names = g_strv_builder_new ();
-  MpGraph         *graph;
-  guint            n;
+  GStrvBuilder *names = g_strv_builder_new ();
+  TraceDevice  *d = NULL;
 
-  for (guint i = 0; i < devices->len; i++)
+  for (guint i = 0; i < file->devices->len; i++)
     {
-      TraceDevice *t = devices->pdata[i];
+      TraceDevice *t = file->devices->pdata[i];
 
       if (t->events->len == 0)
         continue;
@@ -248,43 +289,148 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
   g_strv_builder_unref (names);
   if (trace->devices[0] == NULL)
     {
-      g_array_unref (ranges);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "%s",
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path, "%s",
                          format == MP_TRACE_FORMAT_SNAPSHOT
                            ? "the snapshot has no trace entries: record it after "
                              "torch.cuda.memory._record_memory_history()"
                            : "the trace has no [memory] events: record it with "
-                             "profile_memory=True");
+                             "torch.profiler.profile(profile_memory=True); a trace recorded "
+                             "with profile_all_threads=True has none (PyTorch writes no memory "
+                             "events then)");
       return NULL;
     }
   if (d == NULL)
     {
       g_autofree char *known = g_strjoinv (", ", trace->devices);
 
-      g_array_unref (ranges);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path,
                          "no memory events for device '%s' (devices in the file: %s)", device,
                          known);
-      return NULL;
     }
+  return d;
+}
 
-  trace->format = format;
-  trace->device = g_strdup (d->name);
-  if (strchr (base, '.'))
-    *strrchr (base, '.') = '\0';
-  name = g_strdup_printf ("%s-%s", base, d->name);
-  graph = trace->graph = mp_graph_new (name);
-  graph->path = g_strdup (path);
-  graph->alignment = 1;
-  graph->has_ops = FALSE;
-  n = trace->n_events = d->events->len;
+/* The function of a frame line "forward (model.py:42)": "forward". */
+static char *
+frame_function (const char *frames)
+{
+  const char *end = frames + strcspn (frames, " \n");
+
+  return g_strndup (frames, end - frames);
+}
+
+/* A readable, unique name: the op (or, in a snapshot, the innermost
+ * frame's function) and its allocation count, "aten::convolution#17"; the
+ * address when the file says nothing about who allocated. */
+static gint
+add_tensor (MpGraph *graph, GHashTable *counts, const TraceEvent *e, guint index,
+            MpTraceOrigin origin)
+{
+  g_autofree char *base = NULL, *name = NULL;
+  gint             t = -1;
+
+  if (origin == MP_TRACE_BLOCK_PRE_EXISTING)
+    base = g_strdup ("pre-existing");
+  else if (e->site.op)
+    base = g_strdup (e->site.op);
+  else if (e->site.frames)
+    base = frame_function (e->site.frames);
+  if (base)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, base)) + 1;
+
+      name = g_strdup_printf ("%s#%u", base, n);
+      g_hash_table_insert (counts, g_strdup (base), GUINT_TO_POINTER (n));
+      t = mp_graph_add_tensor (graph, name, NULL);
+    }
+  if (t < 0)
+    {
+      g_autofree char *at = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x@%u", e->addr, index);
+
+      t = mp_graph_add_tensor (graph, at, NULL);
+    }
+  return t;
+}
+
+typedef struct
+{
+  MpGraph    *graph;
+  GHashTable *counts;  /* name base -> allocations so far */
+  GArray     *addresses;
+  GArray     *sites;
+  GByteArray *origins;
+  GArray     *ranges;
+} Records;
+
+static gint
+add_record (Records *rec, const TraceEvent *e, guint index, MpTraceOrigin origin, gint64 first,
+            gint64 last)
+{
+  gint         t = add_tensor (rec->graph, rec->counts, e, index, origin);
+  guint8       o = origin;
+  MpTraceRange r = { e->addr, e->size, 0 };
+
+  if (t < 0)
+    return -1;
+  rec->graph->tensors[t].size = e->size;
+  rec->graph->tensors[t].first = first;
+  rec->graph->tensors[t].last = last;
+  g_array_append_val (rec->addresses, e->addr);
+  g_array_append_val (rec->sites, e->site);
+  g_byte_array_append (rec->origins, &o, 1);
+  g_array_append_val (rec->ranges, r);
+  return t;
+}
+
+static void
+records_clear (Records *rec)
+{
+  g_clear_pointer (&rec->counts, g_hash_table_unref);
+  g_clear_pointer (&rec->addresses, g_array_unref);
+  g_clear_pointer (&rec->sites, g_array_unref);
+  g_clear_pointer (&rec->origins, g_byte_array_unref);
+  g_clear_pointer (&rec->ranges, g_array_unref);
+}
+
+/* Peak of the bytes live at one step, the figure a CPU trace (no arena)
+ * is compared against. */
+static guint64
+live_peak (const MpGraph *graph, guint n_steps, gint64 *peak_step)
+{
+  g_autofree gint64 *delta = g_new0 (gint64, n_steps + 1);
+  gint64             live = 0, peak = 0;
+
+  for (guint t = 0; t < graph->n_tensors; t++)
+    {
+      delta[graph->tensors[t].first] += graph->tensors[t].size;
+      delta[graph->tensors[t].last + 1] -= graph->tensors[t].size;
+    }
+  for (guint i = 0; i <= n_steps; i++)
+    {
+      live += delta[i];
+      if (live > peak)
+        {
+          peak = live;
+          *peak_step = i;
+        }
+    }
+  return peak;
+}
+
+static gboolean
+build_records (MpTrace *trace, const TraceDevice *d, const MpTraceOptions *options, Records *rec,
+               GError **error)
+{
+  g_autoptr (GHashTable) open = g_hash_table_new (g_int64_hash, g_int64_equal);
+  MpGraph *graph = rec->graph;
+  guint    n = d->events->len;
 
   for (guint i = 0; i < n; i++)
     {
-      TraceEvent *e = &g_array_index (d->events, TraceEvent, i);
-      gpointer    value;
-      gboolean    is_open = g_hash_table_lookup_extended (open, &e->addr, NULL, &value);
-      guint       t;
+      const TraceEvent *e = &g_array_index (d->events, TraceEvent, i);
+      gpointer          value;
+      gboolean          is_open = g_hash_table_lookup_extended (open, &e->addr, NULL, &value);
+      gint              t;
 
       switch (e->action)
         {
@@ -293,41 +439,33 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
             break;
           if (e->size > MP_MAX_TENSOR_SIZE)
             {
-              g_array_unref (ranges);
-              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
                                  "%s event %u: an allocation of %" G_GUINT64_FORMAT
                                  " bytes is over the limit of 2^48 bytes (256 TiB)",
                                  d->name, i, e->size);
-              return NULL;
+              return FALSE;
             }
           if (is_open)
             /* reused before its free was seen: it ended just before */
             graph->tensors[GPOINTER_TO_UINT (value)].last = i - 1;
-          {
-            g_autofree char *tname = g_strdup_printf ("0x%" G_GINT64_MODIFIER "x@%u", e->addr, i);
-
-            t = mp_graph_add_tensor (graph, tname, NULL);
-          }
-          graph->tensors[t].size = e->size;
-          graph->tensors[t].first = i;
-          graph->tensors[t].last = -1;
-          g_array_append_val (addresses, e->addr);
-          g_ptr_array_add (frames, g_steal_pointer (&e->frames));
-          g_hash_table_insert (open, &e->addr, GUINT_TO_POINTER (t));
-          {
-            MpTraceRange r = { e->addr, graph->tensors[t].size, 0 };
-            g_array_append_val (ranges, r);
-          }
+          if ((t = add_record (rec, e, i, MP_TRACE_BLOCK_TRACED, i, -1)) < 0)
+            break;
+          g_hash_table_insert (open, (gpointer) &e->addr, GUINT_TO_POINTER (t));
           break;
         case TRACE_FREE:
-          if (!is_open)
+          if (is_open)
             {
-              trace->n_unmatched_frees++;
+              /* an event is one step: the block was live up to the one before */
+              graph->tensors[GPOINTER_TO_UINT (value)].last = i - 1;
+              g_hash_table_remove (open, &e->addr);
               break;
             }
-          /* an event is one step: the block was live up to the one before */
-          graph->tensors[GPOINTER_TO_UINT (value)].last = i - 1;
-          g_hash_table_remove (open, &e->addr);
+          trace->n_unmatched_frees++;
+          /* allocated before the trace began: live from its start, as
+           * PyTorch's memory viewer counts it */
+          if (!options->drop_pre_existing && e->size > 0 && e->size <= MP_MAX_TENSOR_SIZE &&
+              add_record (rec, e, i, MP_TRACE_BLOCK_PRE_EXISTING, 0, MAX (i, 1) - 1) >= 0)
+            trace->n_pre_existing++;
           break;
         case TRACE_SEGMENT_ALLOC:
         case TRACE_SEGMENT_FREE:
@@ -335,7 +473,7 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
             MpTraceRange r = { e->addr, e->size, 0 };
 
             if (e->size > 0)
-              g_array_append_val (ranges, r);
+              g_array_append_val (rec->ranges, r);
             break;
           }
         case TRACE_OOM:
@@ -351,21 +489,80 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
         graph->tensors[t].last = n - 1;
         trace->n_never_freed++;
       }
-  if (graph->n_tensors == 0)
+  /* blocks of the snapshot's segments that the trace never allocated */
+  for (guint b = 0; b < d->blocks->len && !options->drop_pre_existing; b++)
     {
-      g_array_unref (ranges);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                         "device '%s' has %u memory events but no allocation", d->name, n);
+      const MpTraceRange *block = &g_array_index (d->blocks, MpTraceRange, b);
+      TraceEvent          e = { TRACE_ALLOC, block->address, block->size, -1, { NULL } };
+
+      if (!g_hash_table_contains (open, &block->address) && block->size > 0 &&
+          add_record (rec, &e, n, MP_TRACE_BLOCK_PRE_EXISTING, 0, MAX (n, 1) - 1) >= 0)
+        trace->n_pre_existing++;
+    }
+  return TRUE;
+}
+
+static MpTrace *
+build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GError **error)
+{
+  g_autoptr (MpTrace) trace = g_new0 (MpTrace, 1);
+  g_autofree char *base = file->path ? g_path_get_basename (file->path) : g_strdup ("trace");
+  g_autofree char *name = NULL;
+  TraceDevice     *d, *shm;
+  Records          rec = { 0 };
+  MpGraph         *graph;
+  gboolean         ok;
+
+  if (!(d = pick_device (trace, file, format, options->device, error)))
+    return NULL;
+  trace->format = format;
+  trace->device = g_strdup (d->name);
+  trace->has_arena = !g_str_has_prefix (d->name, "cpu");
+  if (g_str_has_suffix (base, ".gz"))
+    base[strlen (base) - 3] = '\0';
+  if (strchr (base, '.'))
+    *strrchr (base, '.') = '\0';
+  name = g_strdup_printf ("%s-%s", base, d->name);
+  graph = trace->graph = mp_graph_new (name);
+  graph->path = g_strdup (file->path);
+  graph->alignment = 1;
+  graph->has_ops = FALSE;
+  trace->n_events = d->events->len;
+
+  rec.graph = graph;
+  rec.counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  rec.addresses = g_array_new (FALSE, FALSE, sizeof (guint64));
+  rec.sites = g_array_new (FALSE, FALSE, sizeof (MpTraceSite));
+  rec.origins = g_byte_array_new ();
+  rec.ranges = g_array_new (FALSE, FALSE, sizeof (MpTraceRange));
+  ok = build_records (trace, d, options, &rec, error);
+  if (ok && graph->n_tensors == 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path,
+                         "device '%s' has %u memory events but no allocation", d->name,
+                         trace->n_events);
+      ok = FALSE;
+    }
+  if (!ok)
+    {
+      records_clear (&rec);
       return NULL;
     }
-  for (guint i = 0; i < d->segments->len; i++)
-    g_array_append_val (ranges, g_array_index (d->segments, MpTraceRange, i));
+  g_array_append_vals (rec.ranges, d->segments->data, d->segments->len);
 
   trace->n_allocations = graph->n_tensors;
-  trace->reserved_peak = reserved_peak (d);
-  trace->addresses = (guint64 *) g_array_free (g_steal_pointer (&addresses), FALSE);
-  trace->frames = (char **) g_ptr_array_free (g_steal_pointer (&frames), FALSE);
-  compact_ranges (trace, ranges);
+  trace->reserved_peak = trace->has_arena ? reserved_peak (d) : 0;
+  trace->live_peak = live_peak (graph, MAX (trace->n_events, 1), &trace->peak_step);
+  if ((shm = g_hash_table_lookup (file->by_name, "cpu-shm")) && g_str_equal (d->name, "cpu"))
+    for (guint i = 0; i < shm->events->len; i++)
+      trace->n_shared += g_array_index (shm->events, TraceEvent, i).action == TRACE_ALLOC;
+  trace->addresses = (guint64 *) g_array_free (g_steal_pointer (&rec.addresses), FALSE);
+  trace->sites = (MpTraceSite *) g_array_free (g_steal_pointer (&rec.sites), FALSE);
+  trace->origins = g_byte_array_free (g_steal_pointer (&rec.origins), FALSE);
+  trace->strings = g_steal_pointer (&file->strings);
+  trace->text_limit = file->text_limit;
+  compact_ranges (trace, g_steal_pointer (&rec.ranges));
+  records_clear (&rec);
   trace->observed = g_new (guint64, graph->n_tensors);
   for (guint t = 0; t < graph->n_tensors; t++)
     trace->observed[t] = observed_offset (trace, trace->addresses[t]);
@@ -375,37 +572,58 @@ build (const char *path, MpTraceFormat format, GPtrArray *devices, const char *d
 }
 
 MpTrace *
-mp_trace_parse (const char *data, gsize length, const char *path, const char *device,
-                GError **error)
+mp_trace_parse_full (const char *data, gsize length, const char *path,
+                     const MpTraceOptions *options, GError **error)
 {
-  MpTraceFormat          format = mp_trace_sniff (data, length);
-  g_autoptr (GPtrArray)  devices = NULL;
+  static const MpTraceOptions defaults = { NULL, FALSE };
+  MpTraceFormat               format = mp_trace_sniff (data, length);
+  g_autoptr (TraceFile)       file = NULL;
 
   if (format == MP_TRACE_FORMAT_SNAPSHOT)
-    devices = mp_trace_parse_snapshot (data, length, path, error);
+    file = mp_trace_parse_snapshot (data, length, path, error);
   else if (format == MP_TRACE_FORMAT_CHROME)
-    devices = mp_trace_parse_chrome (data, length, path, error);
+    file = mp_trace_parse_chrome (data, length, path, error);
   else
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
                          "neither a PyTorch profiler trace (JSON with \"traceEvents\") nor a "
-                         "memory snapshot (a pickle)");
+                         "memory snapshot (a pickle)%s",
+                         length >= 2 && (guint8) data[0] == 0x1f && (guint8) data[1] == 0x8b
+                           ? ": it is gzip inside gzip"
+                           : "");
       return NULL;
     }
-  if (devices == NULL)
+  if (file == NULL)
     return NULL;
-  return build (path, format, devices, device, error);
+  return build (file, format, options ? options : &defaults, error);
 }
 
 MpTrace *
-mp_trace_load (const char *path, const char *device, GError **error)
+mp_trace_parse (const char *data, gsize length, const char *path, const char *device,
+                GError **error)
+{
+  MpTraceOptions options = { device, FALSE };
+
+  return mp_trace_parse_full (data, length, path, &options, error);
+}
+
+MpTrace *
+mp_trace_load_full (const char *path, const MpTraceOptions *options, GError **error)
 {
   g_autofree char *data = NULL;
   gsize            length;
 
   if (!mp_read_file (path, &data, &length, error))
     return NULL;
-  return mp_trace_parse (data, length, path, device, error);
+  return mp_trace_parse_full (data, length, path, options, error);
+}
+
+MpTrace *
+mp_trace_load (const char *path, const char *device, GError **error)
+{
+  MpTraceOptions options = { device, FALSE };
+
+  return mp_trace_load_full (path, &options, error);
 }
 
 MpGraph *
@@ -418,23 +636,64 @@ mp_trace_load_graph (const char *path, GError **error)
   return g_steal_pointer (&trace->graph);
 }
 
+gboolean
+mp_trace_check_expansion (const MpTrace *trace, GError **error)
+{
+  guint64 total = 0;
+
+  for (guint t = 0; t < trace->n_allocations; t++)
+    {
+      const MpTraceSite *s = &trace->sites[t];
+
+      total += (s->ops ? strlen (s->ops) : 0) + (s->module ? strlen (s->module) : 0) +
+               (s->frames ? strlen (s->frames) : 0);
+      if (total > trace->text_limit)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID,
+                             trace->graph ? trace->graph->path : NULL,
+                             "the allocations share their ops and stack frames, and writing "
+                             "them out would take more than %" G_GUINT64_FORMAT " bytes, the "
+                             "most memplan writes for a file of this size (64 MiB plus 32 "
+                             "bytes per byte of input)",
+                             trace->text_limit);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 MpPlan *
 mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
 {
   MpPlan          *plan = mp_plan_new ("observed", lifetimes);
   g_autofree char *reserved = mp_format_bytes (trace->reserved_peak);
+  g_autofree char *live = mp_format_bytes (trace->live_peak);
   g_autofree char *span = mp_format_bytes (trace->observed_arena);
   GString         *note = g_string_new (NULL);
 
   for (guint r = 0; r < plan->n_records; r++)
     plan->offsets[r] = trace->observed[plan->records[r].tensor];
   mp_plan_finish (plan);
-  if (trace->reserved_peak)
+  /* what the allocator held, not what its blocks spanned */
+  if (trace->has_arena)
+    plan->arena = MAX (plan->arena, trace->reserved_peak);
+  if (g_str_equal (trace->device, "cpu-shm"))
+    g_string_append_printf (note, "shared-memory blocks of DataLoader workers, kept apart from "
+                                  "the CPU allocator's; at most %s live; ", live);
+  else if (!trace->has_arena)
+    g_string_append_printf (note, "the CPU allocator has no arena (its blocks come from "
+                                  "malloc): compare the planners with the peak of live bytes, "
+                                  "%s; ", live);
+  else if (trace->reserved_peak)
     g_string_append_printf (note, "the %s allocator reserved %s at its peak; ",
                             trace->device, reserved);
   g_string_append_printf (note, "its blocks touched %s in %u address range%s", span,
                           trace->n_ranges, trace->n_ranges == 1 ? "" : "s");
-  if (trace->n_unmatched_frees)
+  if (trace->n_pre_existing)
+    g_string_append_printf (note, "; %u block%s allocated before the trace began, live from "
+                                  "its start",
+                            trace->n_pre_existing, trace->n_pre_existing == 1 ? "" : "s");
+  else if (trace->n_unmatched_frees)
     g_string_append_printf (note, "; %u free%s without an allocation skipped",
                             trace->n_unmatched_frees, trace->n_unmatched_frees == 1 ? "" : "s");
   if (trace->n_never_freed)
@@ -443,6 +702,10 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   if (trace->n_ooms)
     g_string_append_printf (note, "; %u out-of-memory event%s", trace->n_ooms,
                             trace->n_ooms == 1 ? "" : "s");
+  if (trace->n_shared)
+    g_string_append_printf (note, "; %u shared-memory block%s of DataLoader workers kept "
+                                  "apart (--device cpu-shm)",
+                            trace->n_shared, trace->n_shared == 1 ? "" : "s");
   plan->note = g_string_free (note, FALSE);
   return plan;
 }

@@ -27,6 +27,28 @@ typedef struct
   guint64 offset; /* where the range starts in the observed layout */
 } MpTraceRange;
 
+/* Where an allocation was made; the texts are shared between allocations
+ * (they live as long as the MpTrace), NULL when the file does not say. */
+typedef struct
+{
+  const char *op;     /* innermost op running on its thread ("aten::convolution") */
+  const char *ops;    /* the op stack, innermost first, one per line */
+  const char *module; /* "ResNet.layer1.0.conv1" (with_modules), or NULL */
+  const char *frames; /* "forward (model.py:42)" per line, innermost first */
+} MpTraceSite;
+
+typedef enum
+{
+  MP_TRACE_BLOCK_TRACED,       /* allocated during the trace */
+  MP_TRACE_BLOCK_PRE_EXISTING, /* allocated before it began: live from its start */
+} MpTraceOrigin;
+
+typedef struct
+{
+  const char *device;            /* NULL: the first CUDA device with events, else the CPU */
+  gboolean    drop_pre_existing; /* leave out blocks allocated before the trace began */
+} MpTraceOptions;
+
 typedef struct
 {
   MpTraceFormat format;
@@ -37,11 +59,19 @@ typedef struct
   guint         n_allocations;   /* tensors of graph: one per allocation */
   guint64      *addresses;       /* per tensor: the allocator's address */
   guint64      *observed;        /* per tensor: offset in the compacted layout */
-  char        **frames;          /* per tensor: "name (file:line)" lines, or NULL */
+  MpTraceSite  *sites;           /* per tensor: who allocated it */
+  guint8       *origins;         /* per tensor: an MpTraceOrigin */
+  GHashTable   *strings;         /* owns the texts of sites */
+  guint64       text_limit;      /* the most site text an output may expand to */
   MpTraceRange *ranges;
   guint         n_ranges;
   guint64       observed_arena;  /* sum of the range sizes */
   guint64       reserved_peak;   /* peak reserved bytes (Total Reserved, or live segments) */
+  gboolean      has_arena;       /* FALSE for the CPU: malloc'd blocks, no reserved pool */
+  guint64       live_peak;       /* peak of the live bytes (the records' lower bound) */
+  gint64        peak_step;       /* the first event step where live_peak is reached */
+  guint         n_pre_existing;  /* blocks allocated before the trace, live from its start */
+  guint         n_shared;        /* DataLoader shared-memory blocks, device "cpu-shm" */
   guint         n_events;        /* memory events of the device */
   guint         n_unmatched_frees;
   guint         n_never_freed;
@@ -57,9 +87,30 @@ MpTraceFormat mp_trace_sniff_file     (const char *path);
 MpTrace      *mp_trace_parse          (const char *data, gsize length, const char *path,
                                        const char *device, GError **error);
 MpTrace      *mp_trace_load           (const char *path, const char *device, GError **error);
+MpTrace      *mp_trace_load_full      (const char *path, const MpTraceOptions *options,
+                                       GError **error);
+MpTrace      *mp_trace_parse_full     (const char *data, gsize length, const char *path,
+                                       const MpTraceOptions *options, GError **error);
+/* Refuses output that would expand the texts the file shares between
+ * allocations past trace->text_limit (a few KB of pickle memo references
+ * must not become gigabytes of JSON). */
+gboolean      mp_trace_check_expansion (const MpTrace *trace, GError **error);
 void          mp_trace_free           (MpTrace *trace);
 /* For mp_graph_load: the usage records alone. */
 MpGraph      *mp_trace_load_graph     (const char *path, GError **error);
+
+/* Where the memory went, per op (innermost op of each allocation; in a
+ * snapshot the innermost frame), heaviest at the peak first. */
+typedef struct
+{
+  char       *op;          /* "(before the trace)", "(no op)" for the unattributed */
+  guint64     allocated;   /* bytes of all its allocations */
+  guint64     at_peak;     /* bytes of those live at peak_step */
+  guint       n_allocations;
+} MpTraceOpUse;
+
+/* An array of MpTraceOpUse (it frees their names). */
+GArray       *mp_trace_by_op          (const MpTrace *trace);
 
 /* The allocator's layout as a plan named "observed" over lifetimes of
  * trace->graph; its note gives the reserved peak. */

@@ -42,7 +42,8 @@ MpGraph *
 mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **offsets_out,
                     GError **error)
 {
-  static const char *names[] = { "id", "lower", "upper", "size", "offset" };
+  /* "op": the column import adds; read past, not used */
+  static const char *names[] = { "id", "lower", "upper", "size", "offset", "op" };
   g_autoptr (MpGraph) graph = NULL;
   g_autoptr (GArray) offsets = NULL;
   g_autofree char *base = NULL;
@@ -92,7 +93,7 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
 
       if (!header_done)
         {
-          gboolean ok = nf == 4 || nf == 5;
+          gboolean ok = nf >= 4 && nf <= 6;
 
           for (guint i = 0; ok && i < nf; i++)
             {
@@ -132,7 +133,7 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                                line_no);
             return NULL;
           }
-        for (guint i = 1; i < nf; i++)
+        for (guint i = 1; i < MIN (nf, 5); i++)
           if (!parse_u64 (field[i], flen[i], &v[i]))
             {
               g_autofree char *text = field_text (field[i], flen[i]);
@@ -174,7 +175,7 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
         graph->tensors[t].first = v[1];
         graph->tensors[t].last = v[2] - 1;
         max_upper = MAX (max_upper, (gint64) v[2]);
-        if (n_columns == 5)
+        if (n_columns >= 5)
           g_array_append_val (offsets, v[4]);
       }
     }
@@ -188,7 +189,7 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
   if (!mp_graph_check (graph, error))
     return NULL;
   if (offsets_out)
-    *offsets_out = n_columns == 5 ? (guint64 *) g_array_free (g_steal_pointer (&offsets), FALSE)
+    *offsets_out = n_columns >= 5 ? (guint64 *) g_array_free (g_steal_pointer (&offsets), FALSE)
                                   : NULL;
   return g_steal_pointer (&graph);
 }

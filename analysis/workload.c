@@ -10,6 +10,8 @@ workload_clear (gpointer data)
   MpWorkload *w = data;
 
   g_clear_pointer (&w->observed, mp_plan_free);
+  if (w->trace)
+    w->graph = NULL; /* the trace's */
   g_clear_pointer (&w->trace, mp_trace_free);
   g_clear_pointer (&w->parallel, mp_schedule_free);
   g_clear_pointer (&w->lifetimes, mp_lifetimes_free);
@@ -61,7 +63,7 @@ mp_workload_open (const char *path, const MpWorkloadOptions *options, GError **e
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!(input = mp_input_load (path, options ? options->device : NULL, error)))
+  if (!(input = mp_input_load (path, options ? &options->trace : NULL, error)))
     return NULL;
   return mp_workload_new_from_input (input, options, error);
 }

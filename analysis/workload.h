@@ -17,7 +17,7 @@ typedef struct
   guint64     alignment;        /* 0: the input's own; else a power of two */
   gboolean    plan_inputs;      /* place graph inputs in the arena too */
   guint       max_parallel_ops; /* parallel groups: ops per group, 0 = unlimited */
-  const char *device;           /* traces: "cuda:N" or "cpu"; NULL: the first CUDA device */
+  MpTraceOptions trace;         /* traces: the device, blocks older than the trace */
 } MpWorkloadOptions;
 
 typedef struct
@@ -30,7 +30,7 @@ typedef struct
    * streams): AITemplate's parallel groups; NULL otherwise */
   MpSchedule    *parallel;
   guint          max_parallel_ops;
-  MpTrace       *trace;       /* an allocator trace (its graph moved to graph), or NULL */
+  MpTrace       *trace;       /* an allocator trace (owning graph), or NULL */
   MpPlan        *observed;    /* what that allocator did, judged; NULL without a trace */
   guint64       *file_offsets; /* a CSV's offset column, or NULL */
 } MpWorkload;

@@ -75,6 +75,7 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
   gtk_file_filter_set_name (graphs, "Graphs and usage records (JSON, CSV)");
   gtk_file_filter_add_pattern (graphs, "*.json");
   gtk_file_filter_add_pattern (graphs, "*.csv");
+  gtk_file_filter_add_pattern (graphs, "*.gz");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);
   mp_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
   if (self->file)

@@ -129,3 +129,95 @@ write("pickle-cut-string.pickle", b"\x80\x02}q\x00(X\x05\x00\x00\x00act")
 write("pickle-huge-length.pickle", b"\x80\x04\x8d" + (1 << 60).to_bytes(8, "little") + b"abc")
 write("pickle-os-system.pickle", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00lsq\x01\x85q\x02Rq\x03.")
 write("pickle-bad-opcode.pickle", b"\x80\x02\xff.")
+
+# --- Compressed: what torch.profiler's export_chrome_trace("x.json.gz")
+# writes (gzip.open over the JSON text), byte for byte reproducible.
+import gzip  # noqa: E402
+
+with open(os.path.join(HERE, "trace-two-devices.json"), "rb") as f:
+    write("trace-two-devices.json.gz", gzip.compress(f.read(), compresslevel=9, mtime=0))
+with open(os.path.join(HERE, "snapshot.pickle"), "rb") as f:
+    write("snapshot.pickle.gz", gzip.compress(f.read(), mtime=0))
+
+
+# --- Attribution: slices as the profiler writes them with with_stack=True
+# and with_modules=True; two threads allocate at the same ts.
+def slice_(cat, name, ts, dur, tid=1):
+    return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur,
+            "args": {}}
+
+
+def tmem(ts, addr, nbytes, tid=1, dtype=1, did=0, reserved=2097152):
+    e = mem(ts, addr, nbytes, 0, reserved, dtype, did)
+    e["tid"] = tid
+    return e
+
+
+write("trace-attribution.json", json.dumps({"traceEvents": [
+    slice_("python_function", "train.py(40): main", 0, 1000),
+    slice_("python_function", "nn.Module: MLP_0", 5, 900),
+    slice_("python_function", "model.py(12): forward", 10, 800),
+    slice_("python_function", "nn.Module: Linear_0", 20, 200),
+    slice_("cpu_op", "aten::linear", 30, 150),
+    slice_("cpu_op", "aten::addmm", 40, 100),
+    tmem(50, 0x1000, 4096),                        # aten::addmm in MLP_0.Linear_0
+    slice_("cpu_op", "aten::empty", 45, 20, tid=2),
+    tmem(50, 0x8000, 2048, tid=2),                 # the other thread's aten::empty
+    slice_("cpu_op", "aten::relu", 300, 50),
+    tmem(310, 0x2000, 4096),                       # aten::relu in MLP_0
+    tmem(400, 0x1000, -4096),
+    tmem(500, 0x2000, -4096),
+    tmem(600, 0x8000, -2048, tid=2),
+    tmem(950, 0x3000, 1024),                       # in main only, never freed
+]}, indent=1))
+
+# --- A DataLoader with workers: a batch arrives through shared memory
+# (torch.multiprocessing's rebuild_storage_filename) between CPU blocks.
+write("trace-dataloader.json", json.dumps({"traceEvents": [
+    slice_("cpu_op", "aten::empty", 10, 10),
+    tmem(12, 0x100000, 1 << 20, dtype=0, did=-1, reserved=0),
+    slice_("python_function", "torch/multiprocessing/reductions.py(520): "
+           "rebuild_storage_filename", 30, 20),
+    tmem(35, 0x7f0000, 786432, dtype=0, did=-1, reserved=786432),
+    slice_("cpu_op", "aten::add", 55, 10),
+    tmem(60, 0x400000, 2 << 20, dtype=0, did=-1, reserved=0),
+    tmem(70, 0x7f0000, -786432, dtype=0, did=-1, reserved=0),
+    tmem(80, 0x100000, -(1 << 20), dtype=0, did=-1, reserved=0),
+    tmem(90, 0x400000, -(2 << 20), dtype=0, did=-1, reserved=0),
+]}, indent=1))
+
+# profile_all_threads=True: ops on every thread, no [memory] event at all.
+write("trace-all-threads.json", json.dumps({"traceEvents": [
+    slice_("cpu_op", "aten::mm", 10, 5, tid=1), slice_("cpu_op", "aten::add", 12, 5, tid=7)]}))
+
+# Non-standard JSON and an address past 2^63 (2^64 - 1).
+write("trace-nan-ts.json", '{"traceEvents": [\n  {"ph": "i", "name": "[memory]", "ts": NaN, '
+      '"args": {"Addr": 4096, "Bytes": 64}}]}\n')
+write("trace-addr-overflow.json", json.dumps({"traceEvents": [
+    mem(1, (1 << 64) - 1, 64, 64, 0)]}))
+
+# --- Snapshots: blocks allocated before the trace began (PyTorch's viewer
+# counts them live from the start), and impossible segments.
+P = 0x7e0000000000
+MiB = 1 << 20
+pre = {
+    "segments": [{"device": 0, "address": P, "total_size": 8 * MiB, "allocated_size": 3 * MiB,
+                  "stream": 0, "segment_type": "large", "frames": [],
+                  "blocks": [{"address": P, "size": MiB, "state": "active_allocated"},
+                             {"address": P + MiB, "size": 2 * MiB, "state": "active_allocated"},
+                             {"address": P + 3 * MiB, "size": MiB, "state": "inactive"}]}],
+    "device_traces": [[
+        entry("alloc", P + MiB, 2 * MiB, 1, mlp),
+        entry("alloc", P + 3 * MiB, MiB, 2, mlp),
+        entry("free_completed", P + 4 * MiB, 512 * 1024, 3),   # allocated before the trace
+        entry("free_completed", P + 3 * MiB, MiB, 4, mlp),
+    ]],
+}
+write("snapshot-pre-existing.pickle", pickle.dumps(pre, protocol=4))
+huge = {"segments": [{"device": 0, "address": P, "total_size": 1 << 63 - 1, "blocks": []}],
+        "device_traces": [[entry("alloc", P, 512, 1)]]}
+write("snapshot-huge-segment.pickle", pickle.dumps(huge, protocol=4))
+overlap = {"segments": [{"device": 0, "address": P, "total_size": 2 * MiB, "blocks": []},
+                        {"device": 0, "address": P + MiB, "total_size": 2 * MiB, "blocks": []}],
+           "device_traces": [[entry("alloc", P, 512, 1)]]}
+write("snapshot-overlap.pickle", pickle.dumps(overlap, protocol=4))

@@ -372,9 +372,13 @@ test_input_sniffing (void)
     { "  \n", "in.json: empty file" },
     /* Chrome's bare array of events is a trace, told apart by ph and ts */
     { "[{\"ph\": \"X\", \"ts\": 1, \"name\": \"a\"}]",
-      "in.json: the trace has no [memory] events: record it with profile_memory=True" },
+      "in.json: the trace has no [memory] events: record it with "
+      "torch.profiler.profile(profile_memory=True); a trace recorded with "
+      "profile_all_threads=True has none (PyTorch writes no memory events then)" },
     { "{\"traceEvents\": []}",
-      "in.json: the trace has no [memory] events: record it with profile_memory=True" },
+      "in.json: the trace has no [memory] events: record it with "
+      "torch.profiler.profile(profile_memory=True); a trace recorded with "
+      "profile_all_threads=True has none (PyTorch writes no memory events then)" },
     { "{\"format\": \"memplan.graph/1\", \"name\": \"g\"}", NULL, MP_INPUT_GRAPH_JSON },
     /* a spreadsheet's byte-order mark before the header */
     { "\xef\xbb\xbfid,lower,upper,size\na,0,1,8\n", NULL, MP_INPUT_USAGE_CSV },

@@ -3,29 +3,18 @@
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "test-trace-util.h"
 #include "test-util.h"
 
 /* Importers of PyTorch profiler traces and memory snapshots, on the
  * hand-made files of tests/data (written by tests/make-trace-fixtures.py). */
 
-static char *
-fixture (const char *name)
-{
-  const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
-
-  g_assert_nonnull (src);
-  return g_build_filename (src, "tests", "data", name, NULL);
-}
-
 static MpTrace *
 load (const char *name, const char *device)
 {
-  g_autofree char *path = fixture (name);
-  GError          *error = NULL;
-  MpTrace         *trace = mp_trace_load (path, device, &error);
+  MpTraceOptions options = { device, FALSE };
 
-  g_assert_no_error (error);
-  return trace;
+  return load_trace (name, &options);
 }
 
 typedef struct
@@ -80,6 +69,16 @@ assert_plans (const MpTrace *trace, guint64 lower_bound, guint64 observed_arena)
     }
 }
 
+static void
+assert_note (const MpTrace *trace, const char *want)
+{
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, &(MpLifetimeOptions) { 0 },
+                                                     NULL);
+  g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
+
+  g_assert_cmpstr (observed->note, ==, want);
+}
+
 /* Events sorted by ts: a zero-byte allocation (step 0, no record), A, B,
  * free A, C at A's address, a free with no allocation, D in another
  * segment, free B, free C; D is never freed. */
@@ -90,11 +89,10 @@ test_chrome (void)
     { "0x1000@1", 1024, 1, 2, 0x1000, 0 },
     { "0x1400@2", 2048, 2, 6, 0x1400, 1024 },
     { "0x1000@4", 512, 4, 7, 0x1000, 0 },
-    { "0x200000@6", 4096, 6, 8, 0x200000, 3072 },
+    { "pre-existing#1", 256, 0, 4, 0x9000, 3072 },
+    { "0x200000@6", 4096, 6, 8, 0x200000, 3328 },
   };
   g_autoptr (MpTrace) trace = load ("trace-two-devices.json", NULL);
-  g_autoptr (MpLifetimes) lt = NULL;
-  g_autoptr (MpPlan) observed = NULL;
 
   g_assert_cmpint (trace->format, ==, MP_TRACE_FORMAT_CHROME);
   g_assert_cmpstr (trace->device, ==, "cuda:0");
@@ -104,20 +102,48 @@ test_chrome (void)
   g_assert_cmpuint (trace->n_events, ==, 9);
   assert_records (trace, want, G_N_ELEMENTS (want));
   g_assert_cmpuint (trace->n_unmatched_frees, ==, 1);
+  g_assert_cmpuint (trace->n_pre_existing, ==, 1);
+  g_assert_cmpuint (trace->origins[3], ==, MP_TRACE_BLOCK_PRE_EXISTING);
   g_assert_cmpuint (trace->n_never_freed, ==, 1);
   g_assert_cmpuint (trace->reserved_peak, ==, 4194304);
-  /* [0x1000, 0x1c00) and [0x200000, 0x201000) laid end to end */
-  g_assert_cmpuint (trace->n_ranges, ==, 2);
-  g_assert_cmpuint (trace->ranges[1].address, ==, 0x200000);
-  g_assert_cmpuint (trace->ranges[1].offset, ==, 3072);
-  g_assert_cmpuint (trace->observed_arena, ==, 7168);
-  g_assert_null (trace->frames[0]);
-  /* live at D's start: B, C and D */
-  assert_plans (trace, 2048 + 512 + 4096, 7168);
+  /* [0x1000, 0x1c00), the block freed at 0x9000 and [0x200000, 0x201000)
+   * laid end to end */
+  g_assert_cmpuint (trace->n_ranges, ==, 3);
+  g_assert_cmpuint (trace->ranges[2].address, ==, 0x200000);
+  g_assert_cmpuint (trace->ranges[2].offset, ==, 3328);
+  g_assert_cmpuint (trace->observed_arena, ==, 7424);
+  g_assert_null (trace->sites[0].frames);
+  /* live at D's start (event 6): B, C and D; the observed arena is what
+   * the allocator reserved */
+  g_assert_cmpuint (trace->live_peak, ==, 2048 + 512 + 4096);
+  g_assert_cmpint (trace->peak_step, ==, 6);
+  assert_plans (trace, 2048 + 512 + 4096, 4194304);
+  assert_note (trace, "the cuda:0 allocator reserved 4.00 MiB at its peak; its "
+                                       "blocks touched 7.25 KiB in 3 address ranges; 1 block "
+                                       "allocated before the trace began, live from its start; "
+                                       "1 allocation never freed (live to the end)");
+}
 
-  lt = mp_lifetimes_compute (trace->graph, &(MpLifetimeOptions) { 0 }, NULL);
-  observed = mp_trace_observed_plan (trace, lt);
-  g_assert_cmpstr (observed->note, ==, "the cuda:0 allocator reserved 4.00 MiB at its peak; its "
+/* With drop_pre_existing the free without an allocation is skipped. */
+static void
+test_chrome_drop (void)
+{
+  static const Expected want[] = {
+    { "0x1000@1", 1024, 1, 2, 0x1000, 0 },
+    { "0x1400@2", 2048, 2, 6, 0x1400, 1024 },
+    { "0x1000@4", 512, 4, 7, 0x1000, 0 },
+    { "0x200000@6", 4096, 6, 8, 0x200000, 3072 },
+  };
+  g_autofree char *path = fixture ("trace-two-devices.json");
+  MpTraceOptions   options = { NULL, TRUE };
+  GError          *error = NULL;
+  g_autoptr (MpTrace) trace = mp_trace_load_full (path, &options, &error);
+
+  g_assert_no_error (error);
+  assert_records (trace, want, G_N_ELEMENTS (want));
+  g_assert_cmpuint (trace->n_pre_existing, ==, 0);
+  g_assert_cmpuint (trace->observed_arena, ==, 7168);
+  assert_note (trace, "the cuda:0 allocator reserved 4.00 MiB at its peak; its "
                                        "blocks touched 7.00 KiB in 2 address ranges; 1 free "
                                        "without an allocation skipped; 1 allocation never freed "
                                        "(live to the end)");
@@ -154,9 +180,10 @@ test_snapshot (void)
 {
   static const guint64 S = G_GUINT64_CONSTANT (0x7f0000000000);
   static const Expected want[] = {
-    { "0x7f0000000000@1", 1024, 1, 3, 0x7f0000000000, 0 },
-    { "0x7f0000000400@2", 512, 2, 7, 0x7f0000000400, 1024 },
-    { "0x7f0000000000@5", 768, 5, 7, 0x7f0000000000, 0 },
+    { "forward#1", 1024, 1, 3, 0x7f0000000000, 0 },
+    { "mlp#1", 512, 2, 7, 0x7f0000000400, 1024 },
+    { "forward#2", 768, 5, 7, 0x7f0000000000, 0 },
+    { "pre-existing#1", 256, 0, 5, 0x7f0000001000, 4096 },
   };
   const char *files[] = { "snapshot.pickle", "snapshot-p2.pickle" };
 
@@ -170,9 +197,9 @@ test_snapshot (void)
       /* the "snapshot" marker is not a memory event; the oom is */
       g_assert_cmpuint (trace->n_events, ==, 8);
       assert_records (trace, want, G_N_ELEMENTS (want));
-      g_assert_cmpstr (trace->frames[0], ==, "forward (train.py:10)\nmain (train.py:40)");
-      g_assert_cmpstr (trace->frames[1], ==, "mlp (model.py:7)");
-      g_assert_cmpstr (trace->frames[2], ==, trace->frames[0]);
+      g_assert_cmpstr (trace->sites[0].frames, ==, "forward (train.py:10)\nmain (train.py:40)");
+      g_assert_cmpstr (trace->sites[1].frames, ==, "mlp (model.py:7)");
+      g_assert_cmpstr (trace->sites[2].frames, ==, trace->sites[0].frames);
       g_assert_cmpuint (trace->n_unmatched_frees, ==, 1);
       g_assert_cmpuint (trace->n_never_freed, ==, 2);
       g_assert_cmpuint (trace->n_ooms, ==, 1);
@@ -181,7 +208,9 @@ test_snapshot (void)
       g_assert_cmpuint (trace->ranges[0].address, ==, S);
       g_assert_cmpuint (trace->ranges[0].size, ==, 2097152);
       g_assert_cmpuint (trace->reserved_peak, ==, 2097152);
-      assert_plans (trace, 1024 + 512, 1536);
+      /* X, Y and the block freed at event 6 (live from the start); the
+       * observed figure is the segment the allocator reserved */
+      assert_plans (trace, 1024 + 512 + 256, 2097152);
     }
 }
 
@@ -267,11 +296,26 @@ test_errors (void)
     const char *file;
     const char *message;
   } cases[] = {
-    { "trace-bad-bytes.json", "traceEvents[1]: [memory] event: \"Bytes\" must be an integer" },
+    { "trace-bad-bytes.json",
+      "traceEvents[1]: [memory] event: \"Bytes\" must be an integer within 64 bits" },
+    { "trace-addr-overflow.json",
+      "traceEvents[0]: [memory] event: \"Addr\" must be a non-negative integer below 2^63" },
+    { "trace-nan-ts.json", "not valid JSON: NaN at line 2, column 41 (NaN and Infinity are not "
+                           "JSON numbers)" },
     { "trace-huge-alloc.json", "cuda:0 event 0: an allocation of 1125899906842624 bytes is "
                                "over the limit of 2^48 bytes (256 TiB)" },
     { "trace-no-memory.json",
-      "the trace has no [memory] events: record it with profile_memory=True" },
+      "the trace has no [memory] events: record it with "
+      "torch.profiler.profile(profile_memory=True); a trace recorded with "
+      "profile_all_threads=True has none (PyTorch writes no memory events then)" },
+    { "trace-all-threads.json",
+      "the trace has no [memory] events: record it with "
+      "torch.profiler.profile(profile_memory=True); a trace recorded with "
+      "profile_all_threads=True has none (PyTorch writes no memory events then)" },
+    { "snapshot-huge-segment.pickle", "segments[0]: a segment of 4611686018427387904 bytes is "
+                                      "over the limit of 2^48 bytes (256 TiB)" },
+    { "snapshot-overlap.pickle", "cuda:0: the segments at 0x7e0000000000 (2097152 bytes) and "
+                                 "0x7e0000100000 overlap; a snapshot's segments never do" },
     { "trace-truncated.json",
       "truncated JSON: the file ends at line 1, column 201 before the document is complete" },
     { "snapshot-wrong-type.pickle",
@@ -382,12 +426,12 @@ test_sniff (void)
     g_autoptr (MpGraph) gb = NULL;
 
     g_assert_no_error (error);
-    g_assert_cmpuint (ga->n_tensors, ==, 3);
+    g_assert_cmpuint (ga->n_tensors, ==, 4); /* one block from before the trace */
     g_assert_false (ga->has_ops);
     g_assert_cmpstr (ga->name, ==, "model-cuda:0");
     gb = test_graph_load (b, &error);
     g_assert_no_error (error);
-    g_assert_cmpuint (gb->n_tensors, ==, 4);
+    g_assert_cmpuint (gb->n_tensors, ==, 5);
   }
   g_assert_cmpint (mp_trace_sniff ("{\"format\": \"memplan.graph/1\"}", 29), ==,
                    MP_TRACE_FORMAT_NONE);
@@ -412,7 +456,9 @@ test_cli (void)
   g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL, &out, &err, &status, &error);
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_nonnull (strstr (out, "observed               7.00 KiB     6.50 KiB  1.0769"));
+  /* the observed figure is what the allocator reserved, judged valid */
+  g_assert_nonnull (strstr (out, "observed               4.00 MiB     6.50 KiB 630.1538   99.84%"
+                                 "      -      0 µs  yes"));
   g_assert_nonnull (strstr (out, "greedy-by-size         6.50 KiB     6.50 KiB  1.0000"));
   g_assert_nonnull (strstr (out, "observed: the cuda:0 allocator reserved 4.00 MiB at its peak"));
   g_clear_pointer (&out, g_free);
@@ -428,6 +474,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/trace/chrome", test_chrome);
+  g_test_add_func ("/analysis/trace/chrome-drop", test_chrome_drop);
   g_test_add_func ("/analysis/trace/chrome-devices", test_chrome_devices);
   g_test_add_func ("/analysis/trace/snapshot", test_snapshot);
   g_test_add_func ("/analysis/trace/pickle-values", test_pickle_values);

@@ -5,8 +5,92 @@
 #include "cli.h"
 
 /* A PyTorch trace or snapshot as usage records: JSON with every
- * allocation's address, lifetime, observed offset and stack frames, or
- * MiniMalloc CSV whose offset column is the allocator's own layout. */
+ * allocation's address, lifetime, observed offset, op and stack frames, or
+ * MiniMalloc CSV whose offset column is the allocator's own layout (plus
+ * the op), or with --by-op the bytes each op allocated and held at the peak. */
+
+/* The usage-record CSV has no quoting: a comma or line break in a name
+ * would shift the columns. */
+static char *
+csv_field (const char *text)
+{
+  return g_strdelimit (g_strdup (text), ",\r\n", ';');
+}
+
+/* Names from the file reach the terminal: control characters as \xNN. */
+static char *
+terminal_text (const char *text)
+{
+  GString *s = g_string_new (NULL);
+
+  for (const char *p = text; *p; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      g_string_append_printf (s, "\\x%02x", (guchar) *p);
+    else
+      g_string_append_c (s, *p);
+  return g_string_free (s, FALSE);
+}
+
+static json_object *
+lines_array (const char *text)
+{
+  json_object   *array = json_object_new_array ();
+  g_auto (GStrv) lines = text ? g_strsplit (text, "\n", -1) : NULL;
+
+  for (guint k = 0; lines && lines[k]; k++)
+    json_object_array_add (array, json_object_new_string (lines[k]));
+  return array;
+}
+
+static json_object *
+string_or_null (const char *text)
+{
+  return text ? json_object_new_string (text) : NULL;
+}
+
+static json_object *
+by_op_to_json (const MpTrace *trace)
+{
+  g_autoptr (GArray) uses = mp_trace_by_op (trace);
+  json_object       *array = json_object_new_array ();
+
+  for (guint i = 0; i < uses->len; i++)
+    {
+      const MpTraceOpUse *u = &g_array_index (uses, MpTraceOpUse, i);
+      json_object        *o = json_object_new_object ();
+
+      json_object_object_add (o, "op", json_object_new_string (u->op));
+      json_object_object_add (o, "allocations", json_object_new_int64 (u->n_allocations));
+      json_object_object_add (o, "allocated", json_object_new_uint64 (u->allocated));
+      json_object_object_add (o, "at_peak", json_object_new_uint64 (u->at_peak));
+      json_object_array_add (array, o);
+    }
+  return array;
+}
+
+/* A table, heaviest at the peak first: "which op owns the peak". */
+static char *
+by_op_to_text (const MpTrace *trace, const MpGraph *graph)
+{
+  g_autoptr (GArray) uses = mp_trace_by_op (trace);
+  g_autofree char   *peak = mp_format_bytes (trace->live_peak);
+  GString           *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "%s: %s live at the peak (event %" G_GINT64_FORMAT ")\n\n",
+                          graph->name, peak, trace->peak_step);
+  g_string_append_printf (s, "%-40s %12s %12s %8s\n", "op", "at peak", "allocated",
+                          "allocs");
+  for (guint i = 0; i < uses->len; i++)
+    {
+      const MpTraceOpUse *u = &g_array_index (uses, MpTraceOpUse, i);
+      g_autofree char    *at = mp_format_bytes (u->at_peak);
+      g_autofree char    *all = mp_format_bytes (u->allocated);
+      g_autofree char    *op = terminal_text (u->op);
+
+      g_string_append_printf (s, "%-40s %12s %12s %8u\n", op, at, all, u->n_allocations);
+    }
+  return g_string_free (s, FALSE);
+}
 
 static char *
 trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt)
@@ -26,7 +110,12 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
     json_object_array_add (devices, json_object_new_string (trace->devices[i]));
   json_object_object_add (root, "devices", devices);
   json_object_object_add (root, "events", json_object_new_int64 (trace->n_events));
+  json_object_object_add (root, "has_arena", json_object_new_boolean (trace->has_arena));
   json_object_object_add (root, "reserved_peak", json_object_new_uint64 (trace->reserved_peak));
+  json_object_object_add (root, "live_peak", json_object_new_uint64 (trace->live_peak));
+  json_object_object_add (root, "peak_event", json_object_new_int64 (trace->peak_step));
+  json_object_object_add (root, "pre_existing", json_object_new_int64 (trace->n_pre_existing));
+  json_object_object_add (root, "shared_memory_blocks", json_object_new_int64 (trace->n_shared));
   json_object_object_add (root, "observed_span", json_object_new_uint64 (trace->observed_arena));
   json_object_object_add (root, "lower_bound", json_object_new_uint64 (lt->lower_bound));
   json_object_object_add (root, "unmatched_frees",
@@ -43,11 +132,11 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
       json_object_array_add (ranges, r);
     }
   json_object_object_add (root, "ranges", ranges);
+  json_object_object_add (root, "by_op", by_op_to_json (trace));
   for (guint t = 0; t < graph->n_tensors; t++)
     {
       json_object *a = json_object_new_object ();
-      json_object *frames = json_object_new_array ();
-      g_auto (GStrv) lines = trace->frames[t] ? g_strsplit (trace->frames[t], "\n", -1) : NULL;
+      const MpTraceSite *site = &trace->sites[t];
 
       json_object_object_add (a, "name", json_object_new_string (graph->tensors[t].name));
       json_object_object_add (a, "address", json_object_new_uint64 (trace->addresses[t]));
@@ -55,9 +144,13 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
       json_object_object_add (a, "first", json_object_new_int64 (graph->tensors[t].first));
       json_object_object_add (a, "last", json_object_new_int64 (graph->tensors[t].last));
       json_object_object_add (a, "observed_offset", json_object_new_uint64 (trace->observed[t]));
-      for (guint k = 0; lines && lines[k]; k++)
-        json_object_array_add (frames, json_object_new_string (lines[k]));
-      json_object_object_add (a, "frames", frames);
+      json_object_object_add (a, "pre_existing",
+                              json_object_new_boolean (trace->origins[t] ==
+                                                       MP_TRACE_BLOCK_PRE_EXISTING));
+      json_object_object_add (a, "op", string_or_null (site->op));
+      json_object_object_add (a, "ops", lines_array (site->ops));
+      json_object_object_add (a, "module", string_or_null (site->module));
+      json_object_object_add (a, "frames", lines_array (site->frames));
       json_object_array_add (allocs, a);
     }
   json_object_object_add (root, "allocations", allocs);
@@ -68,13 +161,18 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
 static char *
 trace_to_csv (const MpTrace *trace, const MpGraph *graph)
 {
-  GString *s = g_string_new ("id,lower,upper,size,offset\n");
+  GString *s = g_string_new ("id,lower,upper,size,offset,op\n");
 
   for (guint t = 0; t < graph->n_tensors; t++)
-    g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
-                            ",%" G_GUINT64_FORMAT "\n", graph->tensors[t].name,
-                            graph->tensors[t].first, graph->tensors[t].last + 1,
-                            graph->tensors[t].size, trace->observed[t]);
+    {
+      g_autofree char *id = csv_field (graph->tensors[t].name);
+      g_autofree char *op = csv_field (trace->sites[t].op ? trace->sites[t].op : "");
+
+      g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
+                              ",%" G_GUINT64_FORMAT ",%s\n", id, graph->tensors[t].first,
+                              graph->tensors[t].last + 1, graph->tensors[t].size,
+                              trace->observed[t], op);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -86,11 +184,18 @@ mp_cli_import (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpWorkload) w = NULL;
   const MpTrace    *trace;
+  gboolean          by_op = FALSE, drop = FALSE;
+  MpWorkloadOptions wopts = { 0 };
   GOptionEntry      entries[] = {
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "Device to import: cuda:N or cpu (default: "
       "the first CUDA device)", "DEV" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "json (default: records, observed "
       "offsets, stack frames) or csv (MiniMalloc records with the observed offsets)", "FORMAT" },
+    { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op, "Write a table of the bytes each op allocated "
+      "and held at the peak, heaviest first", NULL },
+    { "drop-pre-existing", 0, 0, G_OPTION_ARG_NONE, &drop, "Leave out blocks allocated before "
+      "the trace began (by default they are live from its start, as in PyTorch's memory "
+      "viewer)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
@@ -109,7 +214,9 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: json, csv)", format);
       return MP_EXIT_BAD_INPUT;
     }
-  if (!(w = mp_workload_open (argv[1], &(MpWorkloadOptions) { .device = device }, &error)))
+  wopts.trace.device = device;
+  wopts.trace.drop_pre_existing = drop;
+  if (!(w = mp_workload_open (argv[1], &wopts, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
@@ -120,7 +227,14 @@ mp_cli_import (int argc, char **argv)
                     mp_input_format_name (w->format));
       return MP_EXIT_BAD_INPUT;
     }
-  if (format && g_str_equal (format, "csv"))
+  if (!by_op && !mp_trace_check_expansion (trace, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (by_op)
+    text = by_op_to_text (trace, w->graph);
+  else if (format && g_str_equal (format, "csv"))
     text = trace_to_csv (trace, w->graph);
   else
     text = trace_to_json (trace, w->graph, w->lifetimes);

@@ -119,7 +119,7 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
   *options = (MpWorkloadOptions) { .alignment = (guint64) p->alignment,
                                    .plan_inputs = p->plan_inputs,
                                    .max_parallel_ops = (guint) p->max_parallel,
-                                   .device = p->device };
+                                   .trace.device = p->device };
 }
 
 /* The optimal planner's progress, on one rewritten line of a terminal. */

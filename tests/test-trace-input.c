@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <string.h>
+#include <sys/resource.h>
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+
+#include "memplan-analysis.h"
+#include "file-util.h"
+#include "report-suite.h"
+#include "test-trace-util.h"
+#include "test-util.h"
+
+/* PyTorch traces as users have them: gzip-compressed, attributed to ops
+ * and Python frames, with blocks from before the trace and DataLoader
+ * shared memory; and hostile files that must cost memory and time in
+ * proportion to their size. Fixtures: tests/make-trace-fixtures.py. */
+
+static char *
+load_error (const char *path)
+{
+  GError *error = NULL;
+  char   *message;
+
+  g_assert_null (mp_trace_load (path, NULL, &error));
+  g_assert_nonnull (error);
+  message = g_strdup (error->message);
+  g_error_free (error);
+  return message;
+}
+
+static void
+assert_same_trace (const MpTrace *a, const MpTrace *b)
+{
+  g_assert_cmpuint (a->n_allocations, ==, b->n_allocations);
+  g_assert_cmpuint (a->n_events, ==, b->n_events);
+  g_assert_cmpuint (a->reserved_peak, ==, b->reserved_peak);
+  g_assert_cmpuint (a->live_peak, ==, b->live_peak);
+  g_assert_cmpuint (a->observed_arena, ==, b->observed_arena);
+  for (guint t = 0; t < a->n_allocations; t++)
+    {
+      g_assert_cmpstr (a->graph->tensors[t].name, ==, b->graph->tensors[t].name);
+      g_assert_cmpuint (a->graph->tensors[t].size, ==, b->graph->tensors[t].size);
+      g_assert_cmpint (a->graph->tensors[t].first, ==, b->graph->tensors[t].first);
+      g_assert_cmpint (a->graph->tensors[t].last, ==, b->graph->tensors[t].last);
+      g_assert_cmpuint (a->addresses[t], ==, b->addresses[t]);
+      g_assert_cmpuint (a->observed[t], ==, b->observed[t]);
+      g_assert_cmpstr (a->sites[t].frames, ==, b->sites[t].frames);
+    }
+}
+
+/* gzip -9 of a file, written next to it in dir */
+static char *
+gzip_copy (const char *src, const char *dir, const char *name)
+{
+  g_autofree char *data = NULL;
+  gsize            length, read, written;
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+  g_autofree guint8 *out = NULL;
+  char              *path = g_build_filename (dir, name, NULL);
+  GError            *error = NULL;
+
+  g_assert_true (g_file_get_contents (src, &data, &length, NULL));
+  out = g_malloc (length + 4096);
+  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), data, length, out, length + 4096,
+                                        G_CONVERTER_INPUT_AT_END, &read, &written, &error),
+                   ==, G_CONVERTER_FINISHED);
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, (char *) out, written, NULL));
+  return path;
+}
+
+static char *
+run_cli (const char *const *args, gboolean expect_ok, char **err_out)
+{
+  const char *cli = g_getenv ("MEMPLAN_CLI");
+  GPtrArray  *argv = g_ptr_array_new ();
+  char       *out = NULL, *err = NULL;
+  gint        status;
+  GError     *error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) cli);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_spawn_check_wait_status (status, NULL), ==, expect_ok);
+  g_ptr_array_free (argv, TRUE);
+  if (err_out)
+    *err_out = err;
+  else
+    g_free (err);
+  return out;
+}
+
+/* Lines of text without those naming the source file or timing a planner. */
+static char *
+without_source (const char *text, const char *source)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString       *s = g_string_new (NULL);
+
+  for (guint i = 0; lines[i]; i++)
+    if (!strstr (lines[i], source) && !strstr (lines[i], "µs") && !strstr (lines[i], " ms "))
+      g_string_append_printf (s, "%s\n", lines[i]);
+  return g_string_free (s, FALSE);
+}
+
+/* The committed .gz files are what export_chrome_trace("x.json.gz")
+ * writes (Python's gzip); the test also makes a gzip -9 of each. */
+static void
+test_gzip_same_figures (void)
+{
+  static const char *pairs[][2] = { { "trace-two-devices.json", "trace-two-devices.json.gz" },
+                                    { "snapshot.pickle", "snapshot.pickle.gz" } };
+  g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
+    {
+      g_autofree char *plain_path = fixture (pairs[i][0]);
+      g_autofree char *gz_path = fixture (pairs[i][1]);
+      g_autofree char *gz9 = gzip_copy (plain_path, dir, pairs[i][1]);
+      g_autoptr (MpTrace) plain = load_trace (pairs[i][0], NULL);
+      g_autoptr (MpTrace) gz = load_trace (pairs[i][1], NULL);
+      g_autoptr (MpTrace) gz9_trace = mp_trace_load (gz9, NULL, NULL);
+      g_autoptr (MpGraph) graph = test_graph_load (gz_path, NULL);
+      const char *plan_plain[] = { "plan", plain_path, NULL };
+      const char *plan_gz[] = { "plan", gz9, NULL };
+      const char *import_plain[] = { "import", plain_path, NULL };
+      const char *import_gz[] = { "import", gz_path, NULL };
+      g_autofree char *p1 = run_cli (plan_plain, TRUE, NULL);
+      g_autofree char *p2 = run_cli (plan_gz, TRUE, NULL);
+      g_autofree char *i1 = run_cli (import_plain, TRUE, NULL);
+      g_autofree char *i2 = run_cli (import_gz, TRUE, NULL);
+      g_autofree char *p1s = without_source (p1, "\"source\"");
+      g_autofree char *p2s = without_source (p2, "\"source\"");
+      g_autofree char *i1s = without_source (i1, "\"source\"");
+      g_autofree char *i2s = without_source (i2, "\"source\"");
+
+      g_assert_true (mp_file_is_gzip (gz_path));
+      g_assert_false (mp_file_is_gzip (plain_path));
+      g_assert_cmpint (mp_trace_sniff_file (gz_path), ==, mp_trace_sniff_file (plain_path));
+      assert_same_trace (plain, gz);
+      g_assert_nonnull (gz9_trace);
+      assert_same_trace (plain, gz9_trace);
+      /* the name drops ".gz" with the extension: the same graph name */
+      g_assert_cmpstr (graph->name, ==, plain->graph->name);
+      g_assert_cmpuint (graph->n_tensors, ==, plain->n_allocations);
+      g_assert_cmpstr (p1s, ==, p2s);
+      g_assert_cmpstr (i1s, ==, i2s);
+      g_unlink (gz9);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_gzip_render_suite (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
+  g_autofree char *plain_path = fixture ("trace-two-devices.json");
+  g_autofree char *gz = gzip_copy (plain_path, dir, "trace-two-devices.json.gz");
+  g_autofree char *png1 = g_build_filename (dir, "a.png", NULL);
+  g_autofree char *png2 = g_build_filename (dir, "b.png", NULL);
+  g_autofree char *other = g_build_filename (dir, "notes.txt.gz", NULL);
+  const char      *r1[] = { "render", plain_path, "-o", png1, NULL };
+  const char      *r2[] = { "render", gz, "-o", png2, NULL };
+  char            *inputs[] = { dir, NULL };
+  g_autofree char *a = NULL, *b = NULL;
+  gsize            na, nb;
+  GError          *error = NULL;
+  g_autoptr (GPtrArray) found = NULL;
+
+  g_free (run_cli (r1, TRUE, NULL));
+  g_free (run_cli (r2, TRUE, NULL));
+  g_assert_true (g_file_get_contents (png1, &a, &na, NULL));
+  g_assert_true (g_file_get_contents (png2, &b, &nb, NULL));
+  g_assert_cmpmem (a, na, b, nb);
+  g_unlink (png1);
+  g_unlink (png2);
+
+  /* the suite's folder walk picks up .json.gz, not other .gz files */
+  g_assert_true (g_file_set_contents (other, "x", 1, NULL));
+  found = mp_suite_collect (inputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (found->len, ==, 1);
+  g_assert_cmpstr (((MpSuiteFile *) found->pdata[0])->path, ==, gz);
+  g_unlink (other);
+  g_unlink (gz);
+  g_rmdir (dir);
+}
+
+static void
+test_gzip_errors (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
+  g_autofree char *plain_path = fixture ("trace-two-devices.json");
+  g_autofree char *graph_path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "data",
+                                                  "teaching.json", NULL);
+  g_autofree char *gz = gzip_copy (plain_path, dir, "t.json.gz");
+  g_autofree char *graph_gz = gzip_copy (graph_path, dir, "g.json.gz");
+  g_autofree char *committed = fixture ("trace-two-devices.json.gz");
+  g_autofree char *cut = g_build_filename (dir, "cut.json.gz", NULL);
+  g_autofree char *bad = g_build_filename (dir, "bad.json.gz", NULL);
+  g_autofree char *data = NULL;
+  g_autofree char *m1 = NULL, *m2 = NULL, *m3 = NULL, *w1 = NULL, *w2 = NULL, *w3 = NULL;
+  gsize            length;
+  g_autoptr (MpGraph) graph = NULL;
+
+  /* the committed file: its bytes, and so what inflates from them, are fixed */
+  g_assert_true (g_file_get_contents (committed, &data, &length, NULL));
+  g_assert_true (g_file_set_contents (cut, data, 300, NULL));
+  memset (data + 10, 0xff, 16);
+  g_assert_true (g_file_set_contents (bad, data, length, NULL));
+  m1 = load_error (cut);
+  m2 = load_error (bad);
+  m3 = load_error (graph_gz);
+  w1 = g_strdup_printf ("%s: the gzip data is truncated: the file ends inside the compressed "
+                        "stream, after 1057 bytes inflated", cut);
+  w2 = g_strdup_printf ("%s: the gzip data is corrupt (Invalid compressed data) after 0 bytes "
+                        "inflated", bad);
+  w3 = g_strdup_printf ("%s: neither a PyTorch profiler trace (JSON with \"traceEvents\") nor a "
+                        "memory snapshot (a pickle)", graph_gz);
+  g_assert_cmpstr (m1, ==, w1);
+  g_assert_cmpstr (m2, ==, w2);
+  g_assert_cmpstr (m3, ==, w3);
+  /* a compressed graph opens as a graph */
+  graph = test_graph_load (graph_gz, NULL);
+  g_assert_nonnull (graph);
+  g_assert_true (graph->has_ops);
+  for (const char *const *p = (const char *const[]) { gz, graph_gz, cut, bad, NULL }; *p; p++)
+    g_unlink (*p);
+  g_rmdir (dir);
+}
+
+/* Each allocation carries the innermost op on its thread, the op stack,
+ * the module path and the Python frames; the per-op view finds the ops
+ * holding the peak. */
+static void
+test_attribution (void)
+{
+  static const struct
+  {
+    const char *name, *op, *ops, *module, *frames;
+  } want[] = {
+    { "aten::addmm#1", "aten::addmm", "aten::addmm\naten::linear", "MLP_0.Linear_0",
+      "forward (model.py:12)\nmain (train.py:40)" },
+    { "aten::empty#1", "aten::empty", "aten::empty", NULL, NULL },
+    { "aten::relu#1", "aten::relu", "aten::relu", "MLP_0",
+      "forward (model.py:12)\nmain (train.py:40)" },
+    { "main#1", NULL, NULL, NULL, "main (train.py:40)" },
+  };
+  static const struct
+  {
+    const char *op;
+    guint64     at_peak, allocated;
+  } uses[] = { { "aten::addmm", 4096, 4096 }, { "aten::relu", 4096, 4096 },
+               { "aten::empty", 2048, 2048 }, { "main (train.py:40)", 0, 1024 } };
+  g_autoptr (MpTrace) trace = load_trace ("trace-attribution.json", NULL);
+  g_autoptr (GArray) by_op = mp_trace_by_op (trace);
+  g_autofree char *path = fixture ("trace-attribution.json");
+  const char      *args[] = { "import", "--by-op", path, NULL };
+  g_autofree char *table = run_cli (args, TRUE, NULL);
+
+  g_assert_cmpuint (trace->n_allocations, ==, G_N_ELEMENTS (want));
+  for (guint t = 0; t < G_N_ELEMENTS (want); t++)
+    {
+      g_assert_cmpstr (trace->graph->tensors[t].name, ==, want[t].name);
+      g_assert_cmpstr (trace->sites[t].op, ==, want[t].op);
+      g_assert_cmpstr (trace->sites[t].ops, ==, want[t].ops);
+      g_assert_cmpstr (trace->sites[t].module, ==, want[t].module);
+      g_assert_cmpstr (trace->sites[t].frames, ==, want[t].frames);
+    }
+  /* the address stays with the record */
+  g_assert_cmpuint (trace->addresses[0], ==, 0x1000);
+  /* 4096 + 2048 + 4096 live at event 2 */
+  g_assert_cmpuint (trace->live_peak, ==, 10240);
+  g_assert_cmpint (trace->peak_step, ==, 2);
+  g_assert_cmpuint (by_op->len, ==, G_N_ELEMENTS (uses));
+  for (guint i = 0; i < by_op->len; i++)
+    {
+      const MpTraceOpUse *u = &g_array_index (by_op, MpTraceOpUse, i);
+
+      g_assert_cmpstr (u->op, ==, uses[i].op);
+      g_assert_cmpuint (u->at_peak, ==, uses[i].at_peak);
+      g_assert_cmpuint (u->allocated, ==, uses[i].allocated);
+      g_assert_cmpuint (u->n_allocations, ==, 1);
+    }
+  g_assert_nonnull (strstr (table, "10.0 KiB live at the peak (event 2)"));
+  g_assert_nonnull (strstr (table, "\naten::addmm                                  4.00 KiB     "
+                                   "4.00 KiB        1\n"));
+}
+
+/* Blocks allocated before the trace began are live from its start, as
+ * PyTorch's memory viewer counts them: 1 MiB in the snapshot's segment and
+ * 512 KiB freed at event 2, next to 2 MiB and 1 MiB allocated in it. */
+static void
+test_pre_existing (void)
+{
+  MpTraceOptions drop = { NULL, TRUE };
+  g_autoptr (MpTrace) trace = load_trace ("snapshot-pre-existing.pickle", NULL);
+  g_autoptr (MpTrace) dropped = load_trace ("snapshot-pre-existing.pickle", &drop);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
+  g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
+
+  g_assert_cmpuint (trace->n_pre_existing, ==, 2);
+  g_assert_cmpuint (trace->live_peak, ==, 1048576 + 524288 + 2097152 + 1048576);
+  g_assert_cmpuint (lt->lower_bound, ==, trace->live_peak);
+  g_assert_cmpuint (dropped->n_pre_existing, ==, 0);
+  g_assert_cmpuint (dropped->live_peak, ==, 2097152 + 1048576);
+  /* the observed figure is the segment the allocator reserved */
+  g_assert_cmpuint (trace->reserved_peak, ==, 8388608);
+  g_assert_cmpuint (observed->arena, ==, 8388608);
+  g_assert_true (mp_plan_judge (trace->graph, NULL, observed));
+  g_assert_cmpstr (observed->note, ==, "the cuda:0 allocator reserved 8.00 MiB at its peak; its "
+                                       "blocks touched 8.00 MiB in 1 address range; 2 blocks "
+                                       "allocated before the trace began, live from its start; "
+                                       "1 allocation never freed (live to the end)");
+}
+
+static char *
+observed_note (const MpTrace *trace)
+{
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
+  g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
+
+  return g_strdup (observed->note);
+}
+
+/* A DataLoader's shared-memory batch is kept apart from the CPU
+ * allocator's blocks, and the CPU says it has no arena. */
+static void
+test_dataloader (void)
+{
+  MpTraceOptions shm_options = { "cpu-shm", FALSE };
+  g_autoptr (MpTrace) cpu = load_trace ("trace-dataloader.json", NULL);
+  g_autoptr (MpTrace) shm = load_trace ("trace-dataloader.json", &shm_options);
+  g_autofree char *cpu_note = observed_note (cpu);
+  g_autofree char *shm_note = observed_note (shm);
+
+  g_assert_cmpstr (cpu->device, ==, "cpu");
+  g_assert_cmpuint (cpu->n_allocations, ==, 2);
+  g_assert_false (cpu->has_arena);
+  g_assert_cmpuint (cpu->reserved_peak, ==, 0);
+  g_assert_cmpuint (cpu->n_shared, ==, 1);
+  g_assert_cmpstr (cpu_note, ==, "the CPU allocator has no arena (its blocks come from malloc): "
+                                 "compare the planners with the peak of live bytes, 3.00 MiB; "
+                                 "its blocks touched 3.00 MiB in 2 address ranges; 1 "
+                                 "shared-memory block of DataLoader workers kept apart "
+                                 "(--device cpu-shm)");
+  g_assert_cmpuint (shm->n_allocations, ==, 1);
+  g_assert_cmpstr (shm->graph->tensors[0].name, ==, "rebuild_storage_filename#1");
+  g_assert_cmpstr (shm_note, ==, "shared-memory blocks of DataLoader workers, kept apart from "
+                                 "the CPU allocator's; at most 768 KiB live; its blocks touched "
+                                 "768 KiB in 1 address range");
+}
+
+/* ---- hostile inputs: memory and time in proportion to the file ---------- */
+
+static void
+put (GByteArray *b, const char *bytes, gsize n)
+{
+  g_byte_array_append (b, (const guint8 *) bytes, n);
+}
+
+static void
+put_str (GByteArray *b, const char *s)
+{
+  gsize n = strlen (s);
+
+  if (n < 256)
+    {
+      guint8 op[2] = { 0x8c, (guint8) n }; /* SHORT_BINUNICODE */
+
+      put (b, (char *) op, 2);
+    }
+  else
+    {
+      guint8 op[5] = { 'X', n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >> 24 };
+
+      put (b, (char *) op, 5);
+    }
+  put (b, s, n);
+}
+
+static void
+put_int (GByteArray *b, guint32 v)
+{
+  guint8 op[5] = { 'J', v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24 };
+
+  put (b, (char *) op, 5);
+}
+
+static gdouble
+cpu_seconds (void)
+{
+  struct rusage u;
+
+  getrusage (RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec +
+         u.ru_stime.tv_usec / 1e6;
+}
+
+static MpTrace *
+parse_bytes (GByteArray *b, GError **error)
+{
+  return mp_trace_parse ((const char *) b->data, b->len, "hostile.pickle", NULL, error);
+}
+
+/* One entry dict (memo 0) whose frames list names one frame (memo 1) with
+ * a 4 KiB name 32 times, then n - 1 references to the entry: a 44 KB file
+ * whose frames, expanded per allocation, would be 2.7 GB. */
+static GByteArray *
+shared_frames_pickle (guint n)
+{
+  GByteArray      *b = g_byte_array_new ();
+  g_autofree char *name = g_strnfill (4096, 'f');
+
+  put (b, "\x80\x04}(", 4);
+  put_str (b, "device_traces");
+  put (b, "](](}\x94(", 7);
+  put_str (b, "action");
+  put_str (b, "alloc");
+  put_str (b, "addr");
+  put_int (b, 4096);
+  put_str (b, "size");
+  put_int (b, 64);
+  put_str (b, "frames");
+  put (b, "](}\x94(", 5);
+  put_str (b, "name");
+  put_str (b, name);
+  put_str (b, "filename");
+  put_str (b, "f.py");
+  put_str (b, "line");
+  put_int (b, 1);
+  put (b, "u", 1);
+  for (guint i = 0; i < 31; i++)
+    put (b, "h\x01", 2);
+  put (b, "eu", 2);
+  for (guint i = 1; i < n; i++)
+    put (b, "h\x00", 2);
+  put (b, "eeu.", 4);
+  return b;
+}
+
+static void
+test_amplification (void)
+{
+  g_autoptr (GByteArray) b = shared_frames_pickle (20000);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpTrace) trace = parse_bytes (b, &error);
+  g_autofree char *want = NULL;
+  struct rusage    u;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (b->len, <, 48 * 1024);
+  g_assert_cmpuint (trace->n_allocations, ==, 20000);
+  /* one text for every allocation, names cut at 256 bytes */
+  g_assert_true (trace->sites[0].frames == trace->sites[19999].frames);
+  g_assert_cmpuint (strlen (trace->sites[0].frames), ==, 32 * (256 + 9) + 31);
+  want = g_strdup_printf ("hostile.pickle: the allocations share their ops and stack frames, "
+                          "and writing them out would take more than %" G_GUINT64_FORMAT
+                          " bytes, the most memplan writes for a file of this size (64 MiB "
+                          "plus 32 bytes per byte of input)",
+                          (guint64) 64 * 1024 * 1024 + 32 * (guint64) b->len);
+  g_assert_false (mp_trace_check_expansion (trace, &error));
+  g_assert_cmpstr (error->message, ==, want);
+  getrusage (RUSAGE_SELF, &u);
+  /* the old reader formatted every reference: gigabytes */
+  g_assert_cmpint (u.ru_maxrss, <, 256 * 1024);
+}
+
+/* A dict of 30,000 keys named 30,000 times: a hash lookup, not a scan. */
+static void
+test_big_dict (void)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpTrace) trace = NULL;
+  gdouble start = cpu_seconds ();
+
+  put (b, "\x80\x04}(", 4);
+  put_str (b, "device_traces");
+  put (b, "](](}\x94(", 7);
+  for (guint i = 0; i < 30000; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("k%u", i);
+
+      put_str (b, key);
+      put (b, "N", 1);
+    }
+  put_str (b, "action");
+  put_str (b, "alloc");
+  put_str (b, "addr");
+  put_int (b, 4096);
+  put_str (b, "size");
+  put_int (b, 64);
+  put (b, "u", 1);
+  for (guint i = 1; i < 30000; i++)
+    put (b, "h\x00", 2);
+  put (b, "eeu.", 4);
+  trace = parse_bytes (b, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_allocations, ==, 30000);
+  /* the scan took 9e8 string comparisons (seconds); the index, milliseconds */
+  g_assert_cmpfloat (cpu_seconds () - start, <, 1.0);
+}
+
+/* 200,000 devices from one empty list named again and again. */
+static void
+test_many_devices (void)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+  gdouble start = cpu_seconds ();
+
+  put (b, "\x80\x04}(", 4);
+  put_str (b, "device_traces");
+  put (b, "](]\x94", 4);
+  for (guint i = 1; i < 200000; i++)
+    put (b, "h\x00", 2);
+  put (b, "eu.", 3);
+  g_assert_null (parse_bytes (b, &error));
+  g_assert_cmpstr (error->message, ==, "hostile.pickle: the snapshot has no trace entries: "
+                                       "record it after "
+                                       "torch.cuda.memory._record_memory_history()");
+  g_assert_cmpfloat (cpu_seconds () - start, <, 2.0);
+}
+
+/* list(x) of a 1,000-item list, 2,000 times: 2 million copies from 43 KB. */
+static void
+test_reduce_copies (void)
+{
+  g_autoptr (GByteArray) b = g_byte_array_new ();
+  g_autoptr (GError) error = NULL;
+
+  put (b, "\x80\x04]\x94(", 5);
+  for (guint i = 0; i < 1000; i++)
+    put (b, "N", 1);
+  put (b, "e", 1);
+  put (b, "(", 1);
+  for (guint i = 0; i < 2000; i++)
+    put (b, "\x8c\x08" "builtins\x8c\x04list\x93h\x00\x85R", 21);
+  put (b, "l.", 2);
+  g_assert_null (mp_pickle_parse ((const char *) b->data, b->len, "copies.pickle", &error));
+  /* 4 copies per byte of 43,009 allow 172 calls: the 173rd, at byte
+   * 1008 + 172 * 21 + 19, is refused */
+  g_assert_cmpstr (error->message, ==, "copies.pickle: pickle: REDUCE at byte 4639 copies 1000 "
+                                       "items, more than a file of 43009 bytes may (4 per byte "
+                                       "of input): the file amplifies itself");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  /* first: its RSS bound covers the whole process so far */
+  g_test_add_func ("/analysis/trace-input/amplification", test_amplification);
+  g_test_add_func ("/analysis/trace-input/big-dict", test_big_dict);
+  g_test_add_func ("/analysis/trace-input/many-devices", test_many_devices);
+  g_test_add_func ("/analysis/trace-input/reduce-copies", test_reduce_copies);
+  g_test_add_func ("/analysis/trace-input/gzip/same-figures", test_gzip_same_figures);
+  g_test_add_func ("/analysis/trace-input/gzip/render-suite", test_gzip_render_suite);
+  g_test_add_func ("/analysis/trace-input/gzip/errors", test_gzip_errors);
+  g_test_add_func ("/analysis/trace-input/attribution", test_attribution);
+  g_test_add_func ("/analysis/trace-input/pre-existing", test_pre_existing);
+  g_test_add_func ("/analysis/trace-input/dataloader", test_dataloader);
+  return g_test_run ();
+}
