@@ -22,12 +22,11 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 }
 
 static void
-bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+show_text (GtkWidget *label, gpointer item)
 {
-  MpCellFormatFunc format = (MpCellFormatFunc) data;
-  const char      *column = g_object_get_data (G_OBJECT (factory), "column");
-  g_autofree char *text = format (gtk_list_item_get_item (item), column);
-  GtkWidget       *label = gtk_list_item_get_child (item);
+  MpCellFormatFunc format = (MpCellFormatFunc) g_object_get_data (G_OBJECT (label), "format");
+  const char      *column = g_object_get_data (G_OBJECT (label), "column");
+  g_autofree char *text = format (item, column);
 
   gtk_label_set_text (GTK_LABEL (label), text);
   /* a verdict cell: "INVALID: …" or "NO (concurrent)" shows as an error */
@@ -35,6 +34,36 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
     gtk_widget_add_css_class (label, "error");
   else
     gtk_widget_remove_css_class (label, "error");
+}
+
+/* An item that can show something else ("changed", as the live list's rows
+ * do) keeps its cell: the text follows it. */
+static void
+item_changed (gpointer item, GtkWidget *label)
+{
+  show_text (label, item);
+}
+
+static void
+bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+  gpointer   row = gtk_list_item_get_item (item);
+
+  g_object_set_data (G_OBJECT (label), "format", data);
+  g_object_set_data (G_OBJECT (label), "column", g_object_get_data (G_OBJECT (factory), "column"));
+  show_text (label, row);
+  if (g_signal_lookup ("changed", G_OBJECT_TYPE (row)))
+    g_signal_connect_object (row, "changed", G_CALLBACK (item_changed), label, 0);
+}
+
+static void
+unbind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  gpointer row = gtk_list_item_get_item (item);
+
+  if (row)
+    g_signal_handlers_disconnect_by_func (row, item_changed, gtk_list_item_get_child (item));
 }
 
 GtkColumnViewColumn *
@@ -47,6 +76,7 @@ mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
   g_object_set_data_full (G_OBJECT (factory), "column", g_strdup (id), g_free);
   g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GINT_TO_POINTER (numeric));
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), format);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cell), NULL);
   column = gtk_column_view_column_new (title, factory);
   g_object_set_data_full (G_OBJECT (column), "column", g_strdup (id), g_free);
   if (sorter)

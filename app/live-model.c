@@ -10,6 +10,7 @@ struct _MpLiveModel
   const MpGraph *graph;
   const MpPlan  *plan;
   GArray        *records; /* guint, in display order */
+  GPtrArray     *rows;    /* per position, the row handed out (or NULL) */
   MpLiveSort     sort;
 };
 
@@ -38,8 +39,34 @@ get_item (GListModel *list, guint position)
 
   if (position >= self->records->len)
     return NULL;
-  return mp_live_row_new (self->graph, self->plan,
-                          g_array_index (self->records, guint, position));
+  if (self->rows->len <= position)
+    g_ptr_array_set_size (self->rows, position + 1);
+  if (self->rows->pdata[position] == NULL)
+    self->rows->pdata[position] = mp_live_row_new (self->graph, self->plan,
+                                                   g_array_index (self->records, guint,
+                                                                  position));
+  return g_object_ref (self->rows->pdata[position]);
+}
+
+/* The rows handed out keep their place and show their position's new
+ * buffer, so the view keeps its row widgets (GTK would build new ones for
+ * new items, which costs far more than the change); only the count's
+ * difference is announced. */
+static void
+update_rows (MpLiveModel *self, guint old_len)
+{
+  guint len = self->records->len;
+
+  if (self->rows->len > len)
+    g_ptr_array_set_size (self->rows, len);
+  for (guint i = 0; i < self->rows->len; i++)
+    if (self->rows->pdata[i])
+      mp_live_row_set (self->rows->pdata[i], self->graph, self->plan,
+                       g_array_index (self->records, guint, i));
+  if (len < old_len)
+    g_list_model_items_changed (G_LIST_MODEL (self), len, old_len - len, 0);
+  else if (len > old_len)
+    g_list_model_items_changed (G_LIST_MODEL (self), old_len, 0, len - old_len);
 }
 
 static void
@@ -111,6 +138,7 @@ static void
 mp_live_model_finalize (GObject *object)
 {
   g_array_unref (MP_LIVE_MODEL (object)->records);
+  g_ptr_array_unref (MP_LIVE_MODEL (object)->rows);
   G_OBJECT_CLASS (mp_live_model_parent_class)->finalize (object);
 }
 
@@ -124,6 +152,7 @@ static void
 mp_live_model_init (MpLiveModel *self)
 {
   self->records = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->rows = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 MpLiveModel *
@@ -147,8 +176,7 @@ mp_live_model_set (MpLiveModel *self, const MpGraph *graph, const MpPlan *plan, 
   self->graph = graph;
   self->plan = plan;
   sort_records (self);
-  if (removed || self->records->len)
-    g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, self->records->len);
+  update_rows (self, removed);
 }
 
 void
@@ -161,9 +189,7 @@ mp_live_model_set_sort (MpLiveModel *self, MpLiveSort sort)
     return;
   self->sort = sort;
   sort_records (self);
-  if (self->records->len)
-    g_list_model_items_changed (G_LIST_MODEL (self), 0, self->records->len,
-                                self->records->len);
+  update_rows (self, self->records->len);
 }
 
 MpLiveSort

@@ -7,7 +7,7 @@ struct _MpLiveRow
 {
   GObject      parent_instance;
   guint        tensor;
-  char        *name;
+  const char  *name;       /* the graph's */
   MpTensorKind kind;
   guint64      offset;
   guint64      size;
@@ -19,17 +19,20 @@ struct _MpLiveRow
 
 G_DEFINE_FINAL_TYPE (MpLiveRow, mp_live_row, G_TYPE_OBJECT)
 
-static void
-mp_live_row_finalize (GObject *object)
+enum
 {
-  g_free (MP_LIVE_ROW (object)->name);
-  G_OBJECT_CLASS (mp_live_row_parent_class)->finalize (object);
-}
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 mp_live_row_class_init (MpLiveRowClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = mp_live_row_finalize;
+  /* the row now shows another buffer: its cells draw their text again */
+  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -37,15 +40,14 @@ mp_live_row_init (MpLiveRow *self)
 {
 }
 
-MpLiveRow *
-mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
+static void
+fill (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
 {
-  MpLiveRow      *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
   const MpUsage  *u = &plan->records[record];
   const MpTensor *t = &graph->tensors[u->tensor];
 
   self->tensor = u->tensor;
-  self->name = g_strdup (t->name);
+  self->name = t->name;
   self->kind = t->kind;
   self->offset = plan->offsets[record];
   self->size = u->bytes;
@@ -54,7 +56,24 @@ mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
   self->last = u->last;
   self->op = t->producer >= 0 ? graph->ops[t->producer].name : NULL;
   self->sets_arena = self->offset + self->size == plan->arena;
+}
+
+MpLiveRow *
+mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
+{
+  MpLiveRow *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
+
+  fill (self, graph, plan, record);
   return self;
+}
+
+void
+mp_live_row_set (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
+{
+  g_return_if_fail (MP_IS_LIVE_ROW (self));
+
+  fill (self, graph, plan, record);
+  g_signal_emit (self, signals[CHANGED], 0);
 }
 
 guint

@@ -6,11 +6,15 @@
 
 G_BEGIN_DECLS
 
-/* One buffer live at the cursor step: where it sits in the arena then. */
+/* One buffer live at the cursor step: where it sits in the arena then. The
+ * graph and plan must outlive the row. */
 #define MP_TYPE_LIVE_ROW (mp_live_row_get_type ())
 G_DECLARE_FINAL_TYPE (MpLiveRow, mp_live_row, MP, LIVE_ROW, GObject)
 
 MpLiveRow *mp_live_row_new        (const MpGraph *graph, const MpPlan *plan, guint record);
+/* Shows another buffer; emits "changed". */
+void       mp_live_row_set        (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan,
+                                   guint record);
 guint      mp_live_row_get_tensor (MpLiveRow *self);
 guint64    mp_live_row_get_offset (MpLiveRow *self);
 guint64    mp_live_row_get_size   (MpLiveRow *self);
