@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define _GNU_SOURCE /* memmem */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -461,6 +462,76 @@ test_files (Fixture *fx, gconstpointer data)
 }
 
 static guint
+count_substr (const char *hay, gsize length, const char *needle)
+{
+  guint       n = 0;
+  const char *end = hay + length;
+
+  /* binary: a PDF has NULs in its streams */
+  for (const char *p = hay; (p = memmem (p, end - p, needle, strlen (needle))) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* Files people can use: PDF pages on A4 or Letter (one plan a page, or
+ * all on one), SVG text as <text>, a PNG that says its resolution. */
+static void
+test_output (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-output-XXXXXX", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "p.pdf", NULL);
+  g_autofree char *svg = g_build_filename (dir, "p.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "p.png", NULL);
+  MpRenderIndex   *indices[] = { fx->index, fx->index, fx->index };
+  MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
+  g_autoptr (GError) error = NULL;
+  char            *bytes;
+  gsize            length;
+
+  g_assert_true (mp_render_write_output (pdf, MP_RENDER_FORMAT_PDF, indices, 3, NULL, &out, 1600,
+                                         1000, &error));
+  g_assert_no_error (error);
+  bytes = read_all (pdf, &length);
+  g_assert_cmpuint (count_substr (bytes, length, "/MediaBox [ 0 0 842 595 ]"), ==, 3);
+  g_free (bytes);
+
+  out.page = MP_PAGE_LETTER;
+  out.one_page = TRUE;
+  g_assert_true (mp_render_write_output (pdf, MP_RENDER_FORMAT_PDF, indices, 3, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (pdf, &length);
+  g_assert_cmpuint (count_substr (bytes, length, "/MediaBox [ 0 0 792 612 ]"), ==, 1);
+  g_free (bytes);
+
+  g_assert_true (mp_render_write_output (svg, MP_RENDER_FORMAT_SVG, indices, 1, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (svg, &length);
+  g_assert_nonnull (strstr (bytes, "width=\"792pt\" height=\"612pt\""));
+  /* the arena's label, as text a slide can select */
+  g_assert_nonnull (strstr (bytes, "xml:space=\"preserve\">arena 2.93 KiB</text>"));
+  g_free (bytes);
+
+  out.dpi = 300;
+  g_assert_true (mp_render_write_output (png, MP_RENDER_FORMAT_PNG, indices, 1, NULL, &out, 320,
+                                         200, &error));
+  bytes = read_all (png, &length);
+  {
+    /* 1000 × 625 pixels, pHYs 11811 pixels a metre each way */
+    static const guint8 phys[] = { 'p', 'H', 'Y', 's', 0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1 };
+    const guint8       *ihdr = (const guint8 *) bytes + 16;
+
+    g_assert_cmpuint ((guint) ihdr[2] << 8 | ihdr[3], ==, 1000);
+    g_assert_cmpuint ((guint) ihdr[6] << 8 | ihdr[7], ==, 625);
+    g_assert_true (memcmp (bytes + 37, phys, sizeof phys) == 0);
+  }
+  g_free (bytes);
+  g_remove (pdf);
+  g_remove (svg);
+  g_remove (png);
+  g_rmdir (dir);
+}
+
+static guint
 count_entries (const char *dir)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
@@ -808,6 +879,7 @@ main (int argc, char **argv)
   FX ("/render/compare/layout", test_compare);
   FX ("/render/output/files", test_files);
   FX ("/render/output/bad-path", test_bad_output);
+  FX ("/render/output/pages", test_output);
   g_test_add_func ("/render/cli", test_cli);
 #undef FX
   g_test_add_func ("/render/step-labels", test_step_labels);
