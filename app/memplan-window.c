@@ -100,10 +100,17 @@ update_status (MpWindow *self)
       return;
     }
   lb = mp_format_bytes (lt->lower_bound);
-  time = mp_format_seconds (mp_plan_set_get_seconds (self->set));
+  /* only what is finished: while planners run, the plans shown so far */
+  if (self->cancellable)
+    time = g_strdup_printf ("%u plans shown so far", mp_plan_set_get_n_plans (self->set));
+  else
+    {
+      g_autofree char *secs = mp_format_seconds (mp_plan_set_get_seconds (self->set));
+      time = g_strdup_printf ("loaded and planned in %s", secs);
+    }
   text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
-                          "step %u); loaded and planned in %s. Hover a buffer for details, "
-                          "click to follow it across the plans.",
+                          "step %u); %s. Hover a buffer for details, click to follow it across "
+                          "the plans.",
                           graph->name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
                           lt->peak_step, time);
   gtk_label_set_text (self->status_label, text);
@@ -342,6 +349,7 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         show_error (self, error->message);
       self->reloading = FALSE;
+      update_status (self);
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
     }

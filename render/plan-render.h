@@ -53,6 +53,9 @@ typedef enum
   MP_RENDER_HIDE_FREE   = 1 << 4, /* free-space tint and hatching */
   MP_RENDER_HIDE_LINES  = 1 << 5, /* arena and lower-bound lines */
   MP_RENDER_HIDE_AXES   = 1 << 6,
+  /* a plan still being built (teaching mode): the title gives the arena so
+   * far, not the ratio or fragmentation a partial plan cannot have */
+  MP_RENDER_PARTIAL     = 1 << 7,
 } MpRenderFlags;
 
 /* The visible part of the plan. Steps are a continuous axis where step i
