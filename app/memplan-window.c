@@ -156,6 +156,7 @@ cursor_adjustment_changed (MpWindow *self)
 static void
 pane_clicked (MpWindow *self, MpPlanView *view)
 {
+  self->list_chosen = TRUE;
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
 }
 
@@ -278,8 +279,11 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
       self->split_rows = mp_plan_set_get_n_plans (set);
       gtk_widget_add_tick_callback (GTK_WIDGET (self), place_split, NULL, NULL);
     }
-  /* the listed plan stays while it is still there */
-  for (guint i = 0; i < mp_plan_set_get_n_plans (set) && list_plan == NULL; i++)
+  /* the plan a click listed stays while it is still there; else the best */
+  if (new_graph)
+    self->list_chosen = FALSE;
+  for (guint i = 0; self->list_chosen && i < mp_plan_set_get_n_plans (set) && list_plan == NULL;
+       i++)
     if (mp_plan_set_get_plan (set, i) == listed)
       list_plan = mp_plan_set_get_plan (set, i);
   if (list_plan == NULL && mp_plan_set_get_n_plans (set))
@@ -787,7 +791,10 @@ planner_selected (MpWindow *self, const char *planner)
   MpPlan *plan = self->set ? mp_plan_set_find_plan (self->set, planner) : NULL;
 
   if (plan)
-    mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+    {
+      self->list_chosen = TRUE;
+      mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+    }
 }
 
 static void

@@ -123,6 +123,8 @@ apply_view_options (MpScriptedRun *self, MpWindow *window)
 
   if (self->select && !mp_window_search (window, self->select))
     g_printerr ("memplan: no tensor or op named '%s'\n", self->select);
+  if (self->last_step >= self->first_step)
+    mp_view_state_set_steps (state, self->first_step, self->last_step + 1);
   if (self->cursor >= 0)
     mp_view_state_set_cursor (state, self->cursor);
   if (self->show_live)

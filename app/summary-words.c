@@ -6,14 +6,15 @@
 char *
 mp_summary_verdict (const MpPlan *plan)
 {
-  gboolean in_order = plan->concurrent_checked ? plan->sequential_valid : plan->valid;
-  const char *problem = plan->concurrent_checked ? plan->sequential_problem : plan->problem;
-
   g_return_val_if_fail (plan != NULL, NULL);
 
-  if (!in_order)
-    return g_strdup_printf ("INVALID: %s", problem ? problem : "?");
-  if (plan->concurrent_checked && !plan->concurrent_valid)
+  /* judged under the schedule it was made for (parallel groups for
+   * multistream, op order for the others); the other one is information,
+   * but a plan made for op order that clashes when the streams run
+   * together says so in its cell */
+  if (!plan->valid)
+    return g_strdup_printf ("INVALID: %s", plan->problem ? plan->problem : "?");
+  if (!plan->parallel && plan->concurrent_checked && !plan->concurrent_valid)
     return g_strdup ("NO (concurrent)");
   return g_strdup ("valid");
 }

@@ -10,7 +10,9 @@ G_BEGIN_DECLS
  * others', and optimal's proof status. */
 
 /* The verdict under the schedule the plan was made for: "valid" or
- * "INVALID: …"; the other schedule's only as "NO (concurrent)". */
+ * "INVALID: …"; a plan made for op order that clashes when the streams
+ * run together: "NO (concurrent)". The lead's engine verdict replaces this
+ * one function. */
 char    *mp_summary_verdict        (const MpPlan *plan);
 /* Both verdicts in full (the Validity cell's tooltip). */
 char    *mp_summary_verdict_detail (const MpPlan *plan);
