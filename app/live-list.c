@@ -69,12 +69,10 @@ refresh (MpLiveList *self)
   step_text = mp_render_step_words (self->index, step);
   step_text[0] = g_ascii_toupper (step_text[0]);
   if ((guint) step == mp_render_index_peak_step (self->index))
-    peak = g_strdup_printf (" This is the plan's peak%s%s%s: the buffers below fill its arena's "
-                            "lower bound; ▲ marks those reaching the arena's top.",
-                            graph->has_ops && (guint) step < graph->n_ops ? ", held by op " : "",
-                            graph->has_ops && (guint) step < graph->n_ops
-                              ? graph->ops[step].name : "",
-                            "");
+    peak = graph->has_ops && (guint) step < graph->n_ops
+             ? g_strdup_printf (" The plan's peak, held by op %s; ▲ marks the buffers that set "
+                                "the arena.", graph->ops[step].name)
+             : g_strdup (" The plan's peak; ▲ marks the buffers that set the arena.");
   text = g_strdup_printf ("%s in %s: %u buffers live, %s.%s", step_text, self->plan->planner,
                           n_live, bytes, peak ? peak : "");
   gtk_label_set_text (self->heading, text);

@@ -43,6 +43,10 @@ mp_summary_percent (gdouble fraction)
 {
   gdouble p = 100.0 * fraction;
 
+  if (p <= 0)
+    return g_strdup ("0%");
+  if (p < 0.095) /* a hair, but not nothing: two significant digits */
+    return g_strdup_printf ("%.2g%%", p);
   return p < 9.95 ? g_strdup_printf ("%.1f%%", p) : g_strdup_printf ("%.0f%%", p);
 }
 
