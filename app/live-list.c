@@ -14,6 +14,7 @@ struct _MpLiveList
   GtkColumnView      *view;
   GtkSingleSelection *selection;
   MpLiveModel        *model;
+  GtkDropDown        *sort;
   MpViewState        *state;
   MpPlanSet          *set;
   const MpPlan       *plan;
@@ -145,6 +146,8 @@ mp_live_list_init (MpLiveList *self)
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *sort = gtk_drop_down_new_from_strings (sorts);
 
+  self->sort = GTK_DROP_DOWN (sort);
+
   G_STATIC_ASSERT (G_N_ELEMENTS (sorts) == MP_LIVE_SORT_N + 1);
   self->model = mp_live_model_new ();
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
@@ -225,4 +228,18 @@ mp_live_list_get_model (MpLiveList *self)
 {
   g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
   return G_LIST_MODEL (self->model);
+}
+
+const char *
+mp_live_list_get_heading (MpLiveList *self)
+{
+  g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
+  return gtk_label_get_text (self->heading);
+}
+
+void
+mp_live_list_set_sort (MpLiveList *self, MpLiveSort sort)
+{
+  g_return_if_fail (MP_IS_LIVE_LIST (self));
+  gtk_drop_down_set_selected (self->sort, sort);
 }

@@ -572,6 +572,20 @@ mp_window_get_summary_table (MpWindow *self)
   return GTK_WIDGET (self->summary_table);
 }
 
+const char *
+mp_window_get_cursor_text (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_label_get_text (self->cursor_label);
+}
+
+const char *
+mp_window_get_status_text (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_label_get_text (self->status_label);
+}
+
 GtkWidget *
 mp_window_get_live_list (MpWindow *self)
 {

@@ -574,6 +574,81 @@ test_search_and_cursor (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* Usage records: the slider, the live list, the status and the memory
+ * strip's words count the same steps (ranks of the start times), with the
+ * file's time beside them; the live list sorts by size, lifetime and op. */
+static void
+test_step_numbering (void)
+{
+  g_autofree char *path = data_path ("minimalloc/A.1048576.csv");
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  MpViewState     *state = mp_window_get_state (win);
+  MpLiveList      *list = MP_LIVE_LIST (mp_window_get_live_list (win));
+  GListModel      *live = mp_live_list_get_model (list);
+  const MpLifetimes *lt = mp_plan_set_get_lifetimes (set);
+  MpRenderIndex   *index = mp_plan_set_get_index (set, 0);
+  g_autofree char *words = mp_render_step_words (index, 40);
+  g_autofree char *peak = g_strdup_printf ("(peak at step %u)", lt->peak_step);
+  g_autofree char *heading = NULL;
+  guint            n;
+
+  mp_window_show_live_list (win);
+  mp_view_state_set_cursor (state, 40);
+  g_assert_true (g_str_has_prefix (words, "step 40 (time "));
+  g_assert_true (g_str_has_suffix (words, " in the file)"));
+  g_assert_true (g_str_has_prefix (mp_window_get_cursor_text (win), words));
+  heading = g_strdup_printf ("S%s in ", words + 1);
+  g_assert_true (g_str_has_prefix (mp_live_list_get_heading (list), heading));
+  g_assert_nonnull (strstr (mp_window_get_status_text (win), peak));
+  g_assert_cmpuint (mp_render_index_peak_step (index), ==, lt->peak_step);
+
+  /* every sort keeps the same rows, in its own order */
+  n = g_list_model_get_n_items (live);
+  g_assert_cmpuint (n, >, 2);
+  mp_live_list_set_sort (list, MP_LIVE_SORT_SIZE);
+  g_assert_cmpuint (g_list_model_get_n_items (live), ==, n);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+      g_assert_cmpuint (mp_live_row_get_size (a), >=, mp_live_row_get_size (b));
+    }
+  mp_live_list_set_sort (list, MP_LIVE_SORT_OFFSET);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+      g_assert_cmpuint (mp_live_row_get_offset (a), <, mp_live_row_get_offset (b));
+    }
+  /* a row handed out stays and shows its position's buffer at each step:
+   * position 0, the live buffer at the lowest address */
+  {
+    g_autoptr (MpLiveRow) row = g_list_model_get_item (live, 0);
+    const MpPlan *plan = mp_live_list_get_plan (list);
+
+    for (guint step = 0; step < lt->n_steps; step++)
+      {
+        g_autoptr (MpLiveRow) now = NULL;
+        gint  lowest = -1;
+
+        mp_view_state_set_cursor (state, step);
+        for (guint r = 0; r < plan->n_records; r++)
+          if (plan->records[r].first <= step && step <= plan->records[r].last &&
+              (lowest < 0 || plan->offsets[r] < plan->offsets[lowest]))
+            lowest = r;
+        if (lowest < 0)
+          continue;
+        now = g_list_model_get_item (live, 0);
+        g_assert_true (now == row);
+        g_assert_cmpuint (mp_live_row_get_tensor (row), ==, plan->records[lowest].tensor);
+      }
+  }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 static gboolean
 notice_says_reloaded (gpointer data)
 {
@@ -740,6 +815,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
+  g_test_add_func ("/app/window/step-numbering", test_step_numbering);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   return g_test_run ();
