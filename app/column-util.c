@@ -36,14 +36,6 @@ show_text (GtkWidget *label, gpointer item)
     gtk_widget_remove_css_class (label, "error");
 }
 
-/* An item that can show something else ("changed", as the live list's rows
- * do) keeps its cell: the text follows it. */
-static void
-item_changed (gpointer item, GtkWidget *label)
-{
-  show_text (label, item);
-}
-
 static void
 bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 {
@@ -53,17 +45,6 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
   g_object_set_data (G_OBJECT (label), "format", data);
   g_object_set_data (G_OBJECT (label), "column", g_object_get_data (G_OBJECT (factory), "column"));
   show_text (label, row);
-  if (g_signal_lookup ("changed", G_OBJECT_TYPE (row)))
-    g_signal_connect_object (row, "changed", G_CALLBACK (item_changed), label, 0);
-}
-
-static void
-unbind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
-{
-  gpointer row = gtk_list_item_get_item (item);
-
-  if (row)
-    g_signal_handlers_disconnect_by_func (row, item_changed, gtk_list_item_get_child (item));
 }
 
 GtkColumnViewColumn *
@@ -76,7 +57,6 @@ mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
   g_object_set_data_full (G_OBJECT (factory), "column", g_strdup (id), g_free);
   g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GINT_TO_POINTER (numeric));
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), format);
-  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cell), NULL);
   column = gtk_column_view_column_new (title, factory);
   g_object_set_data_full (G_OBJECT (column), "column", g_strdup (id), g_free);
   if (sorter)

@@ -77,6 +77,7 @@ refresh (MpLiveList *self)
   text = g_strdup_printf ("%s in %s: %u buffers live, %s.%s", step_text, self->plan->planner,
                           n_live, bytes, peak ? peak : "");
   gtk_label_set_text (self->heading, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);
   self->updating = TRUE;
   mp_live_model_set (self->model, graph, self->plan, g_steal_pointer (&live_records));
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
@@ -171,7 +172,8 @@ mp_live_list_init (MpLiveList *self)
 
   self->heading = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->heading, 0);
-  gtk_label_set_wrap (self->heading, TRUE);
+  /* one line: a cursor move changes its text, never the layout */
+  gtk_label_set_ellipsize (self->heading, PANGO_ELLIPSIZE_END);
   gtk_widget_set_hexpand (GTK_WIDGET (self->heading), TRUE);
   gtk_widget_set_tooltip_text (sort, "Order of the live buffers");
   g_signal_connect_swapped (sort, "notify::selected", G_CALLBACK (sort_changed), self);

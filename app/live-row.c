@@ -19,20 +19,9 @@ struct _MpLiveRow
 
 G_DEFINE_FINAL_TYPE (MpLiveRow, mp_live_row, G_TYPE_OBJECT)
 
-enum
-{
-  CHANGED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
-
 static void
 mp_live_row_class_init (MpLiveRowClass *klass)
 {
-  /* the row now shows another buffer: its cells draw their text again */
-  signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                                   NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -40,9 +29,10 @@ mp_live_row_init (MpLiveRow *self)
 {
 }
 
-static void
-fill (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
+MpLiveRow *
+mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
 {
+  MpLiveRow      *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
   const MpUsage  *u = &plan->records[record];
   const MpTensor *t = &graph->tensors[u->tensor];
 
@@ -56,24 +46,7 @@ fill (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
   self->last = u->last;
   self->op = t->producer >= 0 ? graph->ops[t->producer].name : NULL;
   self->sets_arena = self->offset + self->size == plan->arena;
-}
-
-MpLiveRow *
-mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
-{
-  MpLiveRow *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
-
-  fill (self, graph, plan, record);
   return self;
-}
-
-void
-mp_live_row_set (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
-{
-  g_return_if_fail (MP_IS_LIVE_ROW (self));
-
-  fill (self, graph, plan, record);
-  g_signal_emit (self, signals[CHANGED], 0);
 }
 
 guint

@@ -12,9 +12,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (MpLiveRow, mp_live_row, MP, LIVE_ROW, GObject)
 
 MpLiveRow *mp_live_row_new        (const MpGraph *graph, const MpPlan *plan, guint record);
-/* Shows another buffer; emits "changed". */
-void       mp_live_row_set        (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan,
-                                   guint record);
 guint      mp_live_row_get_tensor (MpLiveRow *self);
 guint64    mp_live_row_get_offset (MpLiveRow *self);
 guint64    mp_live_row_get_size   (MpLiveRow *self);
