@@ -138,6 +138,22 @@ sort_changed (MpLiveList *self, GParamSpec *pspec, GtkDropDown *dropdown)
   mp_live_model_set_sort (self->model, gtk_drop_down_get_selected (dropdown));
 }
 
+static const struct
+{
+  const char *id;
+  const char *title;
+  gboolean    numeric;
+  int         width;
+} columns[] = {
+  { "offset", "Offset", TRUE, 110 },
+  { "end", "End", TRUE, 110 },
+  { "size", "Size", TRUE, 90 },
+  { "tensor", "Tensor", FALSE, 240 },
+  { "lifetime", "Lifetime (steps)", FALSE, 140 },
+  { "op", "Op", FALSE, 160 },
+  { "kind", "Kind", FALSE, 90 },
+};
+
 static void
 mp_live_list_init (MpLiveList *self)
 {
@@ -153,14 +169,18 @@ mp_live_list_init (MpLiveList *self)
   self->model = mp_live_model_new ();
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->view, TRUE);
-  mp_column_view_add_text (self->view, "offset", "Offset", TRUE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "end", "End", TRUE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "size", "Size", TRUE, FORMAT, NULL);
-  gtk_column_view_column_set_expand (
-    mp_column_view_add_text (self->view, "tensor", "Tensor", FALSE, FORMAT, NULL), TRUE);
-  mp_column_view_add_text (self->view, "lifetime", "Lifetime (steps)", FALSE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "op", "Op", FALSE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "kind", "Kind", FALSE, FORMAT, NULL);
+  /* fixed widths: a row that comes or goes never makes GTK measure every
+   * cell again to size the columns */
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      GtkColumnViewColumn *column = mp_column_view_add_text (self->view, columns[i].id,
+                                                             columns[i].title,
+                                                             columns[i].numeric, FORMAT, NULL);
+
+      gtk_column_view_column_set_fixed_width (column, columns[i].width);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_column_set_expand (column, g_str_equal (columns[i].id, "tensor"));
+    }
 
   /* rows are sorted by the model (integers), not by GTK's sorters (objects) */
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
