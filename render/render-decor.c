@@ -357,7 +357,7 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       mp_text_size (text, &w, &h);
       mp_cairo_set_rgb (cr, palette->foreground);
       /* never under the axis title, left of the plot */
-      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - f * 0.2, p->x + p->width - w / 2), y);
+      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - f * 0.2, p->x + p->width + f * 0.4 - w), y);
     }
   /* zoomed in: the op of every step, shortened to its column */
   if (ops)

@@ -12,6 +12,7 @@
 #include "memplan-window.h"
 #include "live-list.h"
 #include "live-row.h"
+#include "summary-words.h"
 #include "plan-view.h"
 #include "summary-row.h"
 #include "summary-table.h"
@@ -665,6 +666,65 @@ test_step_numbering (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+static MpPlan *
+words_plan (const char *planner, guint64 arena, guint64 lower_bound)
+{
+  MpPlan *plan = g_new0 (MpPlan, 1);
+
+  plan->planner = g_strdup (planner);
+  plan->arena = arena;
+  plan->lower_bound = lower_bound;
+  plan->valid = TRUE;
+  plan->n_records = 1;
+  return plan;
+}
+
+/* The Summary's words on hand-worked figures. */
+static void
+test_summary_words (void)
+{
+  MpPlan          *p[] = { words_plan ("greedy-by-size", 1000, 890),
+                           words_plan ("best-fit", 987, 890), words_plan ("naive", 5000, 890),
+                           words_plan ("multistream", 1200, 950), words_plan ("optimal", 990, 890) };
+  g_autofree char *margin = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *proof = NULL;
+  g_autofree char *tiny = mp_summary_percent (0.000019);
+
+  p[3]->parallel = TRUE;
+  p[4]->note = g_strdup ("best found, 11.2% above the lower bound after 2.00 s");
+  g_assert_cmpint (mp_summary_best (p, G_N_ELEMENTS (p)), ==, 1);
+  /* the next is optimal: (990 - 987) / 990 = 0.30%; (987 - 890) / 890 = 10.9% */
+  margin = mp_summary_margin (p, G_N_ELEMENTS (p), 1);
+  g_assert_cmpstr (margin, ==, "best-fit: 0.3% below optimal, 11% above the lower bound");
+  g_clear_pointer (&margin, g_free);
+  /* optimal is out of it: then greedy-by-size, (1000 - 987) / 1000 = 1.3% */
+  margin = mp_summary_margin (p, 2, 1);
+  g_assert_cmpstr (margin, ==, "best-fit: 1.3% below greedy-by-size, 11% above the lower bound");
+  g_assert_null (mp_summary_bound_note (p, G_N_ELEMENTS (p), 0));
+  note = mp_summary_bound_note (p, G_N_ELEMENTS (p), 3);
+  g_assert_true (g_str_has_prefix (note, "its own lower bound: ops of different streams"));
+  proof = mp_summary_proof (p[4]);
+  g_assert_cmpstr (proof, ==, "not proved: best found, 11.2% above the lower bound after 2.00 s");
+  g_assert_null (mp_summary_proof (p[0]));
+  g_assert_cmpstr (tiny, ==, "0.0019%");
+
+  /* a tie at the lower bound: the one that holds concurrently leads */
+  p[0]->arena = p[1]->arena = 890;
+  p[0]->concurrent_checked = TRUE;
+  g_assert_cmpint (mp_summary_best (p, 2), ==, 1);
+  g_clear_pointer (&margin, g_free);
+  margin = mp_summary_margin (p, 3, 1);
+  g_assert_cmpstr (margin, ==, "best-fit (tied with greedy-by-size): 82% below naive, at the "
+                               "lower bound");
+  for (guint i = 0; i < G_N_ELEMENTS (p); i++)
+    {
+      g_free (p[i]->planner);
+      g_free (p[i]->note);
+      g_free (p[i]);
+    }
+}
+
 static gboolean
 notice_says_reloaded (gpointer data)
 {
@@ -832,6 +892,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/window/step-numbering", test_step_numbering);
+  g_test_add_func ("/app/summary/words", test_summary_words);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   return g_test_run ();
