@@ -38,6 +38,14 @@ shot app-100k.png 1280x860 --theme light --planner greedy-by-size,best-fit \
 "$build/app/memplan-cli" render "$tmp/random-100k.json" --planner greedy-by-size \
   --steps 50000:50300 -o screenshots/render-random-100k-zoom.png
 echo "screenshots/render-random-100k-zoom.png"
+# memplan-cli render's figures, as the README's Rendering section makes them
+cli="$build/app/memplan-cli"
+"$cli" render data/default.json --color-by op -o screenshots/render-default.png
+"$cli" render data/minimalloc/A.1048576.csv --planner all -o screenshots/render-minimalloc-A.png
+"$cli" render data/teaching.json --planner all -o screenshots/render-teaching-all.png
+"$cli" render data/default.json --dark --steps 10:24 --highlight l1.q \
+  -o screenshots/render-default-zoom-dark.png
+echo "screenshots/render-*.png"
 shot app-selected.png 1280x860 --planner $two --theme light --select l1.scores --cursor 30 \
   --show-live --color-by op
 shot app-dark.png 1280x860 --planner $two --theme dark --select l2.probs --cursor 41
