@@ -22,12 +22,11 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 }
 
 static void
-bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+show_text (GtkWidget *label, gpointer item)
 {
-  MpCellFormatFunc format = (MpCellFormatFunc) data;
-  const char      *column = g_object_get_data (G_OBJECT (factory), "column");
-  g_autofree char *text = format (gtk_list_item_get_item (item), column);
-  GtkWidget       *label = gtk_list_item_get_child (item);
+  MpCellFormatFunc format = (MpCellFormatFunc) g_object_get_data (G_OBJECT (label), "format");
+  const char      *column = g_object_get_data (G_OBJECT (label), "column");
+  g_autofree char *text = format (item, column);
 
   gtk_label_set_text (GTK_LABEL (label), text);
   /* a verdict cell: "INVALID: …" or "NO (concurrent)" shows as an error */
@@ -35,6 +34,17 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
     gtk_widget_add_css_class (label, "error");
   else
     gtk_widget_remove_css_class (label, "error");
+}
+
+static void
+bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+  gpointer   row = gtk_list_item_get_item (item);
+
+  g_object_set_data (G_OBJECT (label), "format", data);
+  g_object_set_data (G_OBJECT (label), "column", g_object_get_data (G_OBJECT (factory), "column"));
+  show_text (label, row);
 }
 
 GtkColumnViewColumn *

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "frame-bench.h"
 #include "plan-view.h"
@@ -14,9 +15,12 @@ typedef struct
   GArray        *full_ms;    /* per frame that draws every pane again */
   GArray        *cursor_ms;  /* per step-cursor move (the live list follows) */
   GArray        *select_ms;  /* per selection change */
+  GArray        *step_ms;    /* per one-step cursor move (Ctrl+], the live list shown) */
   guint          n_frames;
   guint          frame;
   gint64         started;    /* this frame's update phase, µs; 0 when none */
+  gdouble        cpu_started; /* the main thread's CPU time then, ms */
+  GArray        *cpu[5];     /* the same frames' CPU time of the main thread */
   gulong         after_paint;
   gdouble        open_seconds;
   GCallback      done;
@@ -31,6 +35,7 @@ typedef struct
 #define FULL_FRAMES   30
 #define CURSOR_FRAMES 30
 #define SELECT_FRAMES 30
+#define STEP_FRAMES   30
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
@@ -40,16 +45,29 @@ compare_double (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-static void
-print_figures (const char *what, GArray *ms)
+/* CPU time of this (the main) thread: what a frame costs whatever else
+ * the machine runs, where wall time counts the other processes too. */
+static gdouble
+thread_cpu_ms (void)
 {
-  gdouble *v = (gdouble *) ms->data;
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void
+print_figures (const char *what, GArray *ms, GArray *cpu)
+{
+  gdouble *v = (gdouble *) ms->data, *c = (gdouble *) cpu->data;
   guint    n = ms->len;
 
   g_array_sort (ms, compare_double);
+  g_array_sort (cpu, compare_double);
   if (n)
-    printf ("  %u %s: median %.1f ms, 95th percentile %.1f ms, max %.1f ms\n", n, what,
-            v[n / 2], v[MIN (n - 1, n * 95 / 100)], v[n - 1]);
+    printf ("  %u %s: median %.1f ms, 95th percentile %.1f ms, max %.1f ms (main thread CPU: "
+            "median %.1f ms)\n",
+            n, what, v[n / 2], v[MIN (n - 1, n * 95 / 100)], v[n - 1], c[cpu->len / 2]);
 }
 
 static void
@@ -64,15 +82,19 @@ finish (FrameBench *fb)
           views->len ? gtk_widget_get_height (views->pdata[0]) : 0);
   printf ("  open, plan and show (every planner): %.2f s (planning thread alone: %.2f s)\n",
           fb->open_seconds, mp_plan_set_get_seconds (set));
-  print_figures ("pan/zoom frames", fb->ms);
-  print_figures ("frames redrawing every pane", fb->full_ms);
-  print_figures ("step-cursor moves (live list shown)", fb->cursor_ms);
-  print_figures ("selection changes", fb->select_ms);
+  print_figures ("pan/zoom frames", fb->ms, fb->cpu[0]);
+  print_figures ("frames redrawing every pane", fb->full_ms, fb->cpu[1]);
+  print_figures ("step-cursor moves (live list shown)", fb->cursor_ms, fb->cpu[2]);
+  print_figures ("selection changes", fb->select_ms, fb->cpu[3]);
+  print_figures ("one-step cursor moves (live list shown)", fb->step_ms, fb->cpu[4]);
+  for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
+    g_array_unref (fb->cpu[k]);
   g_signal_handler_disconnect (fb->clock, fb->after_paint);
   g_array_unref (fb->ms);
   g_array_unref (fb->full_ms);
   g_array_unref (fb->cursor_ms);
   g_array_unref (fb->select_ms);
+  g_array_unref (fb->step_ms);
   ((void (*) (gpointer)) fb->done) (fb->user_data);
   g_free (fb);
 }
@@ -84,12 +106,16 @@ after_paint (GdkFrameClock *clock, FrameBench *fb)
     return;
   /* fb->frame was counted after this frame's update */
   guint   f = fb->frame - 1;
-  GArray *ms = f < fb->n_frames                               ? fb->ms
-               : f < fb->n_frames + FULL_FRAMES                ? fb->full_ms
-               : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES ? fb->cursor_ms
-                                                               : fb->select_ms;
+  guint   k = f < fb->n_frames                                                ? 0
+              : f < fb->n_frames + FULL_FRAMES                                 ? 1
+              : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES                 ? 2
+              : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES ? 3
+                                                                               : 4;
+  GArray *phases[] = { fb->ms, fb->full_ms, fb->cursor_ms, fb->select_ms, fb->step_ms };
+  GArray *ms = phases[k];
 
   g_array_append_val (ms, (gdouble) { (g_get_monotonic_time () - fb->started) / 1000.0 });
+  g_array_append_val (fb->cpu[k], (gdouble) { thread_cpu_ms () - fb->cpu_started });
   fb->started = 0;
 }
 
@@ -101,14 +127,25 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   gdouble      min, max;
   guint        half = fb->n_frames / 2;
 
-  if (fb->frame == fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES)
+  if (fb->frame == fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES + STEP_FRAMES)
     {
       finish (fb);
       return G_SOURCE_REMOVE;
     }
   fb->started = g_get_monotonic_time ();
+  fb->cpu_started = thread_cpu_ms ();
   mp_view_state_get_steps (state, &min, &max);
-  if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES)
+  if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES)
+    {
+      /* the keyboard's step: one at a time from the middle */
+      guint n_steps = mp_view_state_get_n_steps (state);
+      guint k = fb->frame - fb->n_frames - FULL_FRAMES - CURSOR_FRAMES - SELECT_FRAMES;
+
+      if (k == 0)
+        mp_view_state_set_selected (state, -1);
+      mp_view_state_set_cursor (state, n_steps ? (gint) ((n_steps / 2 + k) % n_steps) : -1);
+    }
+  else if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES)
     {
       /* a tensor live at the cursor, every other frame none */
       MpPlanSet *set = mp_window_get_plan_set (fb->window);
@@ -166,6 +203,9 @@ mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble open_seconds, GCal
   fb->full_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->cursor_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->select_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  fb->step_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
+    fb->cpu[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->n_frames = n_frames;
   fb->open_seconds = open_seconds;
   fb->done = done;

@@ -14,6 +14,7 @@ struct _MpLiveList
   GtkColumnView      *view;
   GtkSingleSelection *selection;
   MpLiveModel        *model;
+  GtkDropDown        *sort;
   MpViewState        *state;
   MpPlanSet          *set;
   const MpPlan       *plan;
@@ -69,15 +70,14 @@ refresh (MpLiveList *self)
   step_text = mp_render_step_words (self->index, step);
   step_text[0] = g_ascii_toupper (step_text[0]);
   if ((guint) step == mp_render_index_peak_step (self->index))
-    peak = g_strdup_printf (" This is the plan's peak%s%s%s: the buffers below fill its arena's "
-                            "lower bound; ▲ marks those reaching the arena's top.",
-                            graph->has_ops && (guint) step < graph->n_ops ? ", held by op " : "",
-                            graph->has_ops && (guint) step < graph->n_ops
-                              ? graph->ops[step].name : "",
-                            "");
+    peak = graph->has_ops && (guint) step < graph->n_ops
+             ? g_strdup_printf (" The plan's peak, held by op %s; ▲ marks the buffers that set "
+                                "the arena.", graph->ops[step].name)
+             : g_strdup (" The plan's peak; ▲ marks the buffers that set the arena.");
   text = g_strdup_printf ("%s in %s: %u buffers live, %s.%s", step_text, self->plan->planner,
                           n_live, bytes, peak ? peak : "");
   gtk_label_set_text (self->heading, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);
   self->updating = TRUE;
   mp_live_model_set (self->model, graph, self->plan, g_steal_pointer (&live_records));
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
@@ -138,6 +138,22 @@ sort_changed (MpLiveList *self, GParamSpec *pspec, GtkDropDown *dropdown)
   mp_live_model_set_sort (self->model, gtk_drop_down_get_selected (dropdown));
 }
 
+static const struct
+{
+  const char *id;
+  const char *title;
+  gboolean    numeric;
+  int         width;
+} columns[] = {
+  { "offset", "Offset", TRUE, 110 },
+  { "end", "End", TRUE, 110 },
+  { "size", "Size", TRUE, 90 },
+  { "tensor", "Tensor", FALSE, 240 },
+  { "lifetime", "Lifetime (steps)", FALSE, 140 },
+  { "op", "Op", FALSE, 160 },
+  { "kind", "Kind", FALSE, 90 },
+};
+
 static void
 mp_live_list_init (MpLiveList *self)
 {
@@ -147,18 +163,24 @@ mp_live_list_init (MpLiveList *self)
   GtkWidget *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *sort = gtk_drop_down_new_from_strings (sorts);
 
+  self->sort = GTK_DROP_DOWN (sort);
+
   G_STATIC_ASSERT (G_N_ELEMENTS (sorts) == MP_LIVE_SORT_N + 1);
   self->model = mp_live_model_new ();
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
   gtk_column_view_set_show_column_separators (self->view, TRUE);
-  mp_column_view_add_text (self->view, "offset", "Offset", TRUE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "end", "End", TRUE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "size", "Size", TRUE, FORMAT, NULL);
-  gtk_column_view_column_set_expand (
-    mp_column_view_add_text (self->view, "tensor", "Tensor", FALSE, FORMAT, NULL), TRUE);
-  mp_column_view_add_text (self->view, "lifetime", "Lifetime (steps)", FALSE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "op", "Op", FALSE, FORMAT, NULL);
-  mp_column_view_add_text (self->view, "kind", "Kind", FALSE, FORMAT, NULL);
+  /* fixed widths: a row that comes or goes never makes GTK measure every
+   * cell again to size the columns */
+  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+    {
+      GtkColumnViewColumn *column = mp_column_view_add_text (self->view, columns[i].id,
+                                                             columns[i].title,
+                                                             columns[i].numeric, FORMAT, NULL);
+
+      gtk_column_view_column_set_fixed_width (column, columns[i].width);
+      gtk_column_view_column_set_resizable (column, TRUE);
+      gtk_column_view_column_set_expand (column, g_str_equal (columns[i].id, "tensor"));
+    }
 
   /* rows are sorted by the model (integers), not by GTK's sorters (objects) */
   self->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (self->model)));
@@ -170,7 +192,8 @@ mp_live_list_init (MpLiveList *self)
 
   self->heading = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->heading, 0);
-  gtk_label_set_wrap (self->heading, TRUE);
+  /* one line: a cursor move changes its text, never the layout */
+  gtk_label_set_ellipsize (self->heading, PANGO_ELLIPSIZE_END);
   gtk_widget_set_hexpand (GTK_WIDGET (self->heading), TRUE);
   gtk_widget_set_tooltip_text (sort, "Order of the live buffers");
   g_signal_connect_swapped (sort, "notify::selected", G_CALLBACK (sort_changed), self);
@@ -227,4 +250,18 @@ mp_live_list_get_model (MpLiveList *self)
 {
   g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
   return G_LIST_MODEL (self->model);
+}
+
+const char *
+mp_live_list_get_heading (MpLiveList *self)
+{
+  g_return_val_if_fail (MP_IS_LIVE_LIST (self), NULL);
+  return gtk_label_get_text (self->heading);
+}
+
+void
+mp_live_list_set_sort (MpLiveList *self, MpLiveSort sort)
+{
+  g_return_if_fail (MP_IS_LIVE_LIST (self));
+  gtk_drop_down_set_selected (self->sort, sort);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include "live-model.h"
 #include "plan-set.h"
 #include "view-state.h"
 
@@ -16,6 +17,10 @@ GtkWidget  *mp_live_list_new      (MpViewState *state);
 /* Shows the buffers of plan live at the state's cursor step. */
 void        mp_live_list_set_plan (MpLiveList *self, MpPlanSet *set, const MpPlan *plan);
 GListModel *mp_live_list_get_model (MpLiveList *self);
+/* The line above the rows: the step in words, the plan, the live bytes. */
+const char *mp_live_list_get_heading (MpLiveList *self);
+/* Orders the rows (the "Sort by" menu does it too). */
+void        mp_live_list_set_sort    (MpLiveList *self, MpLiveSort sort);
 const MpPlan *mp_live_list_get_plan (MpLiveList *self);
 
 G_END_DECLS

@@ -7,7 +7,7 @@ struct _MpLiveRow
 {
   GObject      parent_instance;
   guint        tensor;
-  char        *name;
+  const char  *name;       /* the graph's */
   MpTensorKind kind;
   guint64      offset;
   guint64      size;
@@ -20,16 +20,8 @@ struct _MpLiveRow
 G_DEFINE_FINAL_TYPE (MpLiveRow, mp_live_row, G_TYPE_OBJECT)
 
 static void
-mp_live_row_finalize (GObject *object)
-{
-  g_free (MP_LIVE_ROW (object)->name);
-  G_OBJECT_CLASS (mp_live_row_parent_class)->finalize (object);
-}
-
-static void
 mp_live_row_class_init (MpLiveRowClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = mp_live_row_finalize;
 }
 
 static void
@@ -45,7 +37,7 @@ mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
   const MpTensor *t = &graph->tensors[u->tensor];
 
   self->tensor = u->tensor;
-  self->name = g_strdup (t->name);
+  self->name = t->name;
   self->kind = t->kind;
   self->offset = plan->offsets[record];
   self->size = u->bytes;

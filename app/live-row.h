@@ -6,7 +6,8 @@
 
 G_BEGIN_DECLS
 
-/* One buffer live at the cursor step: where it sits in the arena then. */
+/* One buffer live at the cursor step: where it sits in the arena then. The
+ * graph and plan must outlive the row. */
 #define MP_TYPE_LIVE_ROW (mp_live_row_get_type ())
 G_DECLARE_FINAL_TYPE (MpLiveRow, mp_live_row, MP, LIVE_ROW, GObject)
 

@@ -10,6 +10,8 @@ struct _MpMemoryStrip
   MpPlanSet     *set;
   GPtrArray     *indices; /* MpRenderIndex, the set's */
   GskRenderNode *cache;   /* the strip but the cursor */
+  int            cache_width;
+  int            cache_height;
 };
 
 G_DEFINE_FINAL_TYPE (MpMemoryStrip, mp_memory_strip, GTK_TYPE_WIDGET)
@@ -48,6 +50,8 @@ mp_memory_strip_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   if (width <= 0 || height <= 0 || self->indices->len == 0)
     return;
+  if (self->cache && (self->cache_width != width || self->cache_height != height))
+    g_clear_pointer (&self->cache, gsk_render_node_unref);
   if (self->cache == NULL)
     {
       g_autoptr (GtkSnapshot) sub = gtk_snapshot_new ();
@@ -60,6 +64,8 @@ mp_memory_strip_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
                         &options, width, height);
       cairo_destroy (cr);
       self->cache = gtk_snapshot_free_to_node (g_steal_pointer (&sub));
+      self->cache_width = width;
+      self->cache_height = height;
     }
   gtk_snapshot_append_node (snapshot, self->cache);
   get_layout (self, &layout);
@@ -113,12 +119,6 @@ pressed (GtkGestureClick *gesture, int n_press, double x, double y, MpMemoryStri
 }
 
 static void
-mp_memory_strip_size_allocate (GtkWidget *widget, int width, int height, int baseline)
-{
-  invalidate (MP_MEMORY_STRIP (widget));
-}
-
-static void
 mp_memory_strip_measure (GtkWidget *widget, GtkOrientation orientation, int for_size,
                          int *minimum, int *natural, int *minimum_baseline,
                          int *natural_baseline)
@@ -148,7 +148,6 @@ mp_memory_strip_class_init (MpMemoryStripClass *klass)
   G_OBJECT_CLASS (klass)->dispose = mp_memory_strip_dispose;
   widget_class->snapshot = mp_memory_strip_snapshot;
   widget_class->measure = mp_memory_strip_measure;
-  widget_class->size_allocate = mp_memory_strip_size_allocate;
   gtk_widget_class_set_css_name (widget_class, "memorystrip");
 }
 

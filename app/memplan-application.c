@@ -160,6 +160,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
   MpApplication *self = MP_APPLICATION (app);
   const char   **planners = NULL;
   const char    *size = NULL;
+  const char    *steps = NULL;
 
   if (g_variant_dict_contains (options, "version"))
     {
@@ -208,6 +209,13 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "hover", "s", &self->run.hover);
   self->run.show_live = g_variant_dict_contains (options, "show-live");
   g_variant_dict_lookup (options, "cursor", "i", &self->run.cursor);
+  if (g_variant_dict_lookup (options, "steps", "&s", &steps) &&
+      (sscanf (steps, "%d:%d", &self->run.first_step, &self->run.last_step) != 2 ||
+       self->run.first_step < 0 || self->run.last_step < self->run.first_step))
+    {
+      g_printerr ("memplan: --steps must be FIRST:LAST, 0 <= FIRST <= LAST\n");
+      return 2;
+    }
   g_variant_dict_lookup (options, "color-by", "s", &self->color_by);
   g_variant_dict_lookup (options, "theme", "s", &self->theme);
   self->shared_scale = g_variant_dict_contains (options, "shared-scale");
@@ -282,6 +290,8 @@ mp_application_init (MpApplication *self)
     { "hover", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Print where tensor NAME is drawn (window coordinates), for screenshot scripts", "NAME" },
     { "cursor", 0, 0, G_OPTION_ARG_INT, NULL, "Put the step cursor on STEP", "STEP" },
+    { "steps", 0, 0, G_OPTION_ARG_STRING, NULL, "Show steps FIRST to LAST (inclusive)",
+      "FIRST:LAST" },
     { "theme", 0, 0, G_OPTION_ARG_STRING, NULL,
       "light or dark (default: follow the desktop)", "THEME" },
     { "size", 0, 0, G_OPTION_ARG_STRING, NULL, "Window size", "WIDTHxHEIGHT" },
@@ -302,6 +312,7 @@ mp_application_init (MpApplication *self)
 
   self->run.app = G_APPLICATION (self);
   self->run.cursor = -1;
+  self->run.last_step = -1;
   self->run.bench_tensors = BENCH_TENSORS;
   self->run.started = g_get_monotonic_time ();
   g_application_add_main_option_entries (G_APPLICATION (self), options);

@@ -14,19 +14,38 @@
 #define ZOOM_FACTOR 1.5
 
 /* Teaching mode for the plan the live list shows (the pane or summary row
- * clicked last), else greedy-by-size. */
+ * clicked last, at first the best); naive, optimal and a trace's observed
+ * plan make no decisions to watch: then the best of the heuristics. */
+static const char *
+teaching_planner (MpWindow *self)
+{
+  const MpPlan *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
+  const MpPlan *best = NULL;
+
+  if (plan && mp_planner_lookup (plan->planner) && !g_str_equal (plan->planner, "naive") &&
+      !g_str_equal (plan->planner, "optimal"))
+    return plan->planner;
+  for (guint i = 0; i < mp_plan_set_get_n_plans (self->set); i++)
+    {
+      const MpPlan *p = mp_plan_set_get_plan (self->set, i);
+
+      if (p->valid && mp_planner_lookup (p->planner) && !g_str_equal (p->planner, "naive") &&
+          !g_str_equal (p->planner, "optimal") && (best == NULL || p->arena < best->arena))
+        best = p;
+    }
+  return best ? best->planner : "greedy-by-size";
+}
+
 static void
 step_through_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   MpWindow      *self = MP_WINDOW (widget);
-  const MpPlan  *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
   MpStepThrough *step;
   g_autoptr (GError) error = NULL;
 
   if (self->set == NULL)
     return;
-  step = mp_step_through_new (GTK_WINDOW (self), self->set,
-                              plan ? plan->planner : "greedy-by-size", &error);
+  step = mp_step_through_new (GTK_WINDOW (self), self->set, teaching_planner (self), &error);
   if (step == NULL)
     {
       mp_window_show_error (self, error->message);

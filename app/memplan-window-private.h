@@ -34,6 +34,7 @@ struct _MpWindow
   GtkPaned        *paned;
   GtkWidget       *memory_strip;
   guint            split_rows;     /* Summary rows the split was placed for */
+  gboolean         list_chosen;    /* a click chose the listed plan (else: the best) */
   GtkAdjustment   *cursor_adjustment;
   GtkLabel        *cursor_label;
   GtkNotebook     *notebook;

@@ -101,10 +101,17 @@ update_status (MpWindow *self)
       return;
     }
   lb = mp_format_bytes (lt->lower_bound);
-  time = mp_format_seconds (mp_plan_set_get_seconds (self->set));
+  /* only what is finished: while planners run, the plans shown so far */
+  if (self->cancellable)
+    time = g_strdup_printf ("%u plans shown so far", mp_plan_set_get_n_plans (self->set));
+  else
+    {
+      g_autofree char *secs = mp_format_seconds (mp_plan_set_get_seconds (self->set));
+      time = g_strdup_printf ("loaded and planned in %s", secs);
+    }
   text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
-                          "step %u); loaded and planned in %s. Hover a buffer for details, "
-                          "click to follow it across the plans.",
+                          "step %u); %s. Hover a buffer for details, click to follow it across "
+                          "the plans.",
                           graph->name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
                           lt->peak_step, time);
   gtk_label_set_text (self->status_label, text);
@@ -150,6 +157,7 @@ cursor_adjustment_changed (MpWindow *self)
 static void
 pane_clicked (MpWindow *self, MpPlanView *view)
 {
+  self->list_chosen = TRUE;
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
 }
 
@@ -272,8 +280,11 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
       self->split_rows = mp_plan_set_get_n_plans (set);
       gtk_widget_add_tick_callback (GTK_WIDGET (self), place_split, NULL, NULL);
     }
-  /* the listed plan stays while it is still there */
-  for (guint i = 0; i < mp_plan_set_get_n_plans (set) && list_plan == NULL; i++)
+  /* the plan a click listed stays while it is still there; else the best */
+  if (new_graph)
+    self->list_chosen = FALSE;
+  for (guint i = 0; self->list_chosen && i < mp_plan_set_get_n_plans (set) && list_plan == NULL;
+       i++)
     if (mp_plan_set_get_plan (set, i) == listed)
       list_plan = mp_plan_set_get_plan (set, i);
   if (list_plan == NULL && mp_plan_set_get_n_plans (set))
@@ -343,6 +354,7 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else
         show_error (self, error->message);
       self->reloading = FALSE;
+      update_status (self);
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
     }
@@ -566,6 +578,20 @@ mp_window_get_summary_table (MpWindow *self)
   return GTK_WIDGET (self->summary_table);
 }
 
+const char *
+mp_window_get_cursor_text (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_label_get_text (self->cursor_label);
+}
+
+const char *
+mp_window_get_status_text (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return gtk_label_get_text (self->status_label);
+}
+
 GtkWidget *
 mp_window_get_live_list (MpWindow *self)
 {
@@ -785,7 +811,10 @@ planner_selected (MpWindow *self, const char *planner)
   MpPlan *plan = self->set ? mp_plan_set_find_plan (self->set, planner) : NULL;
 
   if (plan)
-    mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+    {
+      self->list_chosen = TRUE;
+      mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, plan);
+    }
 }
 
 static void

@@ -27,6 +27,10 @@ GtkWidget   *mp_window_get_live_list       (MpWindow *self);
 /* The message of the error bar, or NULL when none is shown. */
 const char  *mp_window_get_error           (MpWindow *self);
 const char  *mp_window_get_notice          (MpWindow *self);
+/* The words beside the Step slider ("step 14 (op fc2): 18.0 MiB live"). */
+const char  *mp_window_get_cursor_text     (MpWindow *self);
+/* The status line. */
+const char  *mp_window_get_status_text     (MpWindow *self);
 /* Brings the "Live at step" tab to the front. */
 void         mp_window_show_live_list      (MpWindow *self);
 /* Finds a tensor (selects it) or an op (moves the step cursor) by name, as

@@ -20,6 +20,7 @@
 /* Frames to let pass after planning before a screenshot, so layout and the
  * plan panes have settled. */
 #define SCREENSHOT_FRAMES 3
+#define SCREENSHOT_RETRIES 60
 /* --benchmark: frames of pan and zoom to time. */
 #define BENCH_FRAMES 240
 
@@ -64,6 +65,15 @@ settled (GtkWidget *widget)
   return frames >= SCREENSHOT_FRAMES;
 }
 
+/* A window laid out again (the split placed for the Summary) has no
+ * picture until its next frame: a busy machine may need a few more. */
+static gboolean
+may_retry (GtkWidget *widget)
+{
+  return GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "frames")) <
+         SCREENSHOT_FRAMES + SCREENSHOT_RETRIES;
+}
+
 static gboolean
 screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
@@ -80,6 +90,8 @@ screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     }
   if (!mp_window_screenshot (MP_WINDOW (widget), self->screenshot, &error))
     {
+      if (may_retry (widget))
+        return G_SOURCE_CONTINUE;
       g_printerr ("memplan: %s\n", error->message);
       self->status = 1;
     }
@@ -123,6 +135,8 @@ apply_view_options (MpScriptedRun *self, MpWindow *window)
 
   if (self->select && !mp_window_search (window, self->select))
     g_printerr ("memplan: no tensor or op named '%s'\n", self->select);
+  if (self->last_step >= self->first_step)
+    mp_view_state_set_steps (state, self->first_step, self->last_step + 1);
   if (self->cursor >= 0)
     mp_view_state_set_cursor (state, self->cursor);
   if (self->show_live)

@@ -14,6 +14,8 @@ typedef struct
   char         *select;
   char         *hover;         /* print where this tensor is drawn */
   gint          cursor;        /* -1: leave it */
+  gint          first_step;    /* --steps FIRST:LAST, the panes' step range; */
+  gint          last_step;     /* last < first: all */
   gint          width;         /* of the step-through window; 0: default */
   gint          height;
   gboolean      show_live;

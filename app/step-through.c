@@ -339,7 +339,7 @@ draw_canvas (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   if (0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5)
     options.theme = MP_THEME_DARK;
   current = self->plan->records[mp_plan_trace_step (self->trace, self->position)->record].tensor;
-  options.flags = MP_RENDER_HIDE_CURVE;
+  options.flags = MP_RENDER_HIDE_CURVE | MP_RENDER_PARTIAL;
   options.highlight = &current;
   options.n_highlight = 1;
   mp_render_full_viewport (self->full, &options.viewport);

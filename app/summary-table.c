@@ -203,10 +203,11 @@ fill_rows (MpSummaryTable *self, MpPlan * const *plans, guint n, GPtrArray *rows
       g_autofree char      *bound = mp_summary_bound_note (plans, n, i);
       g_autofree char      *joined = NULL;
 
-      if ((gint) i == best)
-        g_ptr_array_add (notes, g_strdup_printf ("best: %s", strchr (margin, ':') + 2));
+      /* the proof first: it decides how far the others can be trusted */
       if (proof)
         g_ptr_array_add (notes, g_steal_pointer (&proof));
+      if ((gint) i == best)
+        g_ptr_array_add (notes, g_strdup_printf ("best: %s", strchr (margin, ':') + 2));
       if (bound)
         g_ptr_array_add (notes, g_steal_pointer (&bound));
       g_ptr_array_add (notes, NULL);

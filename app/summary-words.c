@@ -44,7 +44,18 @@ mp_summary_percent (gdouble fraction)
 {
   gdouble p = 100.0 * fraction;
 
+  if (p <= 0)
+    return g_strdup ("0%");
+  if (p < 0.095) /* a hair, but not nothing: two significant digits */
+    return g_strdup_printf ("%.2g%%", p);
   return p < 9.95 ? g_strdup_printf ("%.1f%%", p) : g_strdup_printf ("%.0f%%", p);
+}
+
+/* Also valid when the streams run together (where that was checked). */
+static gboolean
+clean (const MpPlan *plan)
+{
+  return plan->parallel || !plan->concurrent_checked || plan->concurrent_valid;
 }
 
 gint
@@ -52,9 +63,11 @@ mp_summary_best (MpPlan * const *plans, guint n_plans)
 {
   gint best = -1;
 
+  /* the smallest arena; of a tie, one that holds under every schedule */
   for (guint i = 0; i < n_plans; i++)
     if (plans[i]->valid && plans[i]->n_records > 0 &&
-        (best < 0 || plans[i]->arena < plans[best]->arena))
+        (best < 0 || plans[i]->arena < plans[best]->arena ||
+         (plans[i]->arena == plans[best]->arena && clean (plans[i]) && !clean (plans[best]))))
       best = (gint) i;
   return best;
 }

@@ -10,12 +10,15 @@ G_BEGIN_DECLS
  * others', and optimal's proof status. */
 
 /* The verdict under the schedule the plan was made for: "valid" or
- * "INVALID: …"; the other schedule's only as "NO (concurrent)". */
+ * "INVALID: …"; a plan made for op order that clashes when the streams
+ * run together: "NO (concurrent)". The lead's engine verdict replaces this
+ * one function. */
 char    *mp_summary_verdict        (const MpPlan *plan);
 /* Both verdicts in full (the Validity cell's tooltip). */
 char    *mp_summary_verdict_detail (const MpPlan *plan);
-/* The plan with the smallest arena among the valid ones (the first of a
- * tie), or -1 when none is valid. */
+/* The plan with the smallest arena among the valid ones (of a tie, one
+ * that also holds when the streams run together, else the first), or -1
+ * when none is valid. */
 gint     mp_summary_best           (MpPlan * const *plans, guint n_plans);
 /* "best-fit: 1.3% below greedy-by-size, 11% above the lower bound". */
 char    *mp_summary_margin         (MpPlan * const *plans, guint n_plans, guint best);

@@ -45,8 +45,10 @@ mp_window_export_view (MpWindow *self, const char *path, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to export", path);
       return FALSE;
     }
-  return mp_render_write_file (path, format, indices, n, &options, EXPORT_WIDTH,
-                               EXPORT_PANE_HEIGHT * n, error);
+  /* PDF and SVG on A4 landscape, a plan a page (SVG: all on its one page) */
+  return mp_render_write_output (path, format, indices, n, &options,
+                                 &(MpRenderOutput) { MP_PAGE_A4, FALSE, 0 }, EXPORT_WIDTH,
+                                 EXPORT_PANE_HEIGHT * n, error);
 }
 
 /* The plan a CSV file holds: the one selected in the Summary tab. */

@@ -22,10 +22,30 @@ shot() {
   echo "screenshots/$out"
 }
 
-# Every planner on the default graph needs a tall window to stay legible;
-# the close-ups compare two planners, so the panes have room for labels.
+# The default window at its default size: every planner, the Summary with
+# every row and the winner starred, memory over time with the peak (step 14)
+# under the cursor. The close-ups compare two planners.
 two=naive,greedy-by-size
-shot app-default.png 1500x1280 --theme light --cursor 14
+shot app-default.png 1280x860 --theme light --cursor 14
+shot app-live-at-peak.png 1280x860 --theme light --cursor 14 --show-live
+# 100,000 random tensors, zoomed to 300 steps: coverage drawn as intensity,
+# so the free space between crowds of small buffers shows
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$build/app/memplan-cli" gen random --tensors 100000 -o "$tmp/random-100k.json"
+shot app-100k.png 1280x860 --theme light --planner greedy-by-size,best-fit \
+  --steps 50000:50300 --cursor 50150 "$tmp/random-100k.json"
+"$build/app/memplan-cli" render "$tmp/random-100k.json" --planner greedy-by-size \
+  --steps 50000:50300 -o screenshots/render-random-100k-zoom.png
+echo "screenshots/render-random-100k-zoom.png"
+# memplan-cli render's figures, as the README's Rendering section makes them
+cli="$build/app/memplan-cli"
+"$cli" render data/default.json --color-by op -o screenshots/render-default.png
+"$cli" render data/minimalloc/A.1048576.csv --planner all -o screenshots/render-minimalloc-A.png
+"$cli" render data/teaching.json --planner all -o screenshots/render-teaching-all.png
+"$cli" render data/default.json --dark --steps 10:24 --highlight l1.q \
+  -o screenshots/render-default-zoom-dark.png
+echo "screenshots/render-*.png"
 shot app-selected.png 1280x860 --planner $two --theme light --select l1.scores --cursor 30 \
   --show-live --color-by op
 shot app-dark.png 1280x860 --planner $two --theme dark --select l2.probs --cursor 41

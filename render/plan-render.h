@@ -53,6 +53,9 @@ typedef enum
   MP_RENDER_HIDE_FREE   = 1 << 4, /* free-space tint and hatching */
   MP_RENDER_HIDE_LINES  = 1 << 5, /* arena and lower-bound lines */
   MP_RENDER_HIDE_AXES   = 1 << 6,
+  /* a plan still being built (teaching mode): the title gives the arena so
+   * far, not the ratio or fragmentation a partial plan cannot have */
+  MP_RENDER_PARTIAL     = 1 << 7,
 } MpRenderFlags;
 
 /* The visible part of the plan. Steps are a continuous axis where step i
@@ -240,6 +243,28 @@ typedef enum
   MP_RENDER_FORMAT_PDF,
 } MpRenderFormat;
 
+/* Paper for PDF and SVG, landscape. */
+typedef enum
+{
+  MP_PAGE_NONE,   /* width × height points */
+  MP_PAGE_A4,     /* 842 × 595 pt */
+  MP_PAGE_LETTER, /* 792 × 612 pt */
+} MpPageSize;
+
+/* How a file is laid out, beyond the picture. */
+typedef struct
+{
+  MpPageSize page;     /* PDF, SVG: the paper (SVG text is <text>, selectable) */
+  gboolean   one_page; /* PDF: every plan on one page (default: one plan a page) */
+  gdouble    dpi;      /* PNG: the picture's width × height at 96 dpi, in dpi/96
+                        * times the pixels, marked with its resolution (0: 96) */
+} MpRenderOutput;
+
+/* The page's size in points; FALSE for MP_PAGE_NONE. */
+gboolean mp_render_page_size        (MpPageSize page, gdouble *width, gdouble *height);
+/* "a4", "letter" or "none", any case. */
+gboolean mp_render_page_from_string (const char *str, MpPageSize *page);
+
 /* From the extension (.png, .svg, .pdf, any case); error names the path. */
 gboolean mp_render_format_from_path (const char *path, MpRenderFormat *format, GError **error);
 
@@ -255,6 +280,16 @@ gboolean mp_render_write_file (const char            *path,
                                gint                   width,
                                gint                   height,
                                GError               **error);
+/* The same with a page layout (NULL: as mp_render_write_file). */
+gboolean mp_render_write_output (const char            *path,
+                                 MpRenderFormat         format,
+                                 MpRenderIndex * const *indices,
+                                 guint                  n_indices,
+                                 const MpRenderOptions *options,
+                                 const MpRenderOutput  *out,
+                                 gint                   width,
+                                 gint                   height,
+                                 GError               **error);
 
 const char *mp_color_by_to_string   (MpColorBy color_by);
 gboolean    mp_color_by_from_string (const char *str, MpColorBy *color_by);

@@ -357,7 +357,7 @@ mp_render_draw_x_axis (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       mp_text_size (text, &w, &h);
       mp_cairo_set_rgb (cr, palette->foreground);
       /* never under the axis title, left of the plot */
-      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - f * 0.2, p->x + p->width - w / 2), y);
+      mp_text_draw (text, cr, CLAMP (x - w / 2, p->x - f * 0.2, p->x + p->width + f * 0.4 - w), y);
     }
   /* zoomed in: the op of every step, shortened to its column */
   if (ops)
@@ -412,13 +412,16 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   gboolean         bad = (plan->checked && !plan->valid) || clash;
   const char      *problem = clash ? plan->concurrent_problem : plan->problem;
 
-  rest = g_strdup_printf ("arena %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
-                          "%u tensors%s%s",
-                          arena, lb, mp_plan_ratio (plan), 100.0 * mp_plan_fragmentation (plan),
-                          plan->n_records,
-                          !bad ? "" : clash ? " · INVALID when the streams run concurrently: "
-                                            : " · INVALID: ",
-                          bad && problem ? problem : "");
+  if (options->flags & MP_RENDER_PARTIAL)
+    rest = g_strdup_printf ("arena so far %s · lower bound %s", arena, lb);
+  else
+    rest = g_strdup_printf ("arena %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
+                            "%u tensors%s%s",
+                            arena, lb, mp_plan_ratio (plan),
+                            100.0 * mp_plan_fragmentation (plan), plan->n_records,
+                            !bad ? "" : clash ? " · INVALID when the streams run concurrently: "
+                                              : " · INVALID: ",
+                            bad && problem ? problem : "");
   cairo_save (cr);
   mp_cairo_set_rgb (cr, palette->foreground);
   mp_text_set (text, head, TRUE);

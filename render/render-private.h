@@ -67,6 +67,9 @@ void     mp_text_init      (MpText *text, cairo_t *cr, gdouble px);
 void     mp_text_clear     (MpText *text);
 void     mp_text_set       (MpText *text, const char *str, gboolean bold);
 void     mp_text_size      (MpText *text, gdouble *width, gdouble *height);
+/* Text drawn onto surface's cairo_t from now on goes into sink as SVG
+ * <text> elements (device units) instead of glyph outlines. */
+void     mp_text_collect_svg (cairo_surface_t *surface, GString *sink);
 /* Draws the current text with its top-left corner at x, y. */
 void     mp_text_draw      (MpText *text, cairo_t *cr, gdouble x, gdouble y);
 

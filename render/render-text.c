@@ -55,9 +55,52 @@ mp_text_size (MpText *text, gdouble *width, gdouble *height)
     *height = (gdouble) logical.height / PANGO_SCALE;
 }
 
+static const cairo_user_data_key_t svg_text_key;
+
+void
+mp_text_collect_svg (cairo_surface_t *surface, GString *sink)
+{
+  cairo_surface_set_user_data (surface, &svg_text_key, sink, NULL);
+}
+
+/* Text as an SVG <text> element at its baseline, in device units, so a
+ * slide can select and edit it (cairo's SVG writes glyph outlines). */
+static gboolean
+svg_text (MpText *text, cairo_t *cr, gdouble x, gdouble y)
+{
+  GString         *sink = cairo_surface_get_user_data (cairo_get_target (cr), &svg_text_key);
+  const PangoFontDescription *font = pango_layout_get_font_description (text->layout);
+  g_autofree char *escaped = NULL;
+  gdouble          bx = x, by = y + pango_layout_get_baseline (text->layout) / (gdouble) PANGO_SCALE;
+  gdouble          size = text->px, zero = 0, r = 0, g = 0, b = 0, a = 1;
+  char             num[4][G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* an ellipsized line shows other text than it holds: outlines then */
+  if (sink == NULL || pango_layout_is_ellipsized (text->layout))
+    return FALSE;
+  cairo_user_to_device (cr, &bx, &by);
+  cairo_user_to_device_distance (cr, &size, &zero);
+  cairo_pattern_get_rgba (cairo_get_source (cr), &r, &g, &b, &a);
+  escaped = g_markup_escape_text (pango_layout_get_text (text->layout), -1);
+  g_string_append_printf (sink,
+                          "<text x=\"%s\" y=\"%s\" font-family=\"sans-serif\" "
+                          "font-size=\"%s\"%s fill=\"rgb(%d,%d,%d)\" fill-opacity=\"%s\" "
+                          "xml:space=\"preserve\">%s</text>\n",
+                          g_ascii_formatd (num[0], sizeof num[0], "%.2f", bx),
+                          g_ascii_formatd (num[1], sizeof num[1], "%.2f", by),
+                          g_ascii_formatd (num[2], sizeof num[2], "%.2f", fabs (size)),
+                          font && pango_font_description_get_weight (font) >= PANGO_WEIGHT_BOLD
+                            ? " font-weight=\"bold\"" : "",
+                          (int) lround (r * 255), (int) lround (g * 255), (int) lround (b * 255),
+                          g_ascii_formatd (num[3], sizeof num[3], "%.2f", a), escaped);
+  return TRUE;
+}
+
 void
 mp_text_draw (MpText *text, cairo_t *cr, gdouble x, gdouble y)
 {
+  if (svg_text (text, cr, x, y))
+    return;
   cairo_move_to (cr, x, y);
   pango_cairo_show_layout (cr, text->layout);
 }

@@ -3,10 +3,11 @@
 
 /* The rectangles, with the level of detail of fast timeline tools: only the
  * records of the visible step range (a stabbing query plus a binary search),
- * rectangles snapped to whole pixels (at least one) and filled in one path
- * per colour, and items of less than a pixel's area merged into a coverage
- * grid that is painted as one image, leaving out pixels covered less than a
- * quarter. */
+ * rectangles of at least a pixel each way snapped to whole pixels and
+ * filled in one path per colour, and thinner items merged into a coverage
+ * grid painted as one image whose opacity is each pixel's coverage (the
+ * share of its bytes × steps that is live), so free space between crowds of
+ * small buffers stays as visible as it is large. */
 
 #include <math.h>
 #include <string.h>
@@ -130,9 +131,10 @@ visit (guint r, gpointer user_data)
   if (xb <= xa || yb <= ya)
     return;
 
-  /* a box when it covers at least a pixel, even as a one-pixel line (a
-   * small tensor that lives long must not vanish); smaller items merge */
-  if ((xb - xa) * (yb - ya) >= 1 || hl)
+  /* a box when it spans a pixel each way; thinner items (a small tensor
+   * living long, a short one) merge into the coverage grid, where a
+   * one-pixel line would paint the free space around it over */
+  if ((xb - xa >= 1 && yb - ya >= 1) || hl)
     {
       Box b;
 
@@ -293,13 +295,13 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
             run_slot = f->run_slot[k];
           cov = f->cover[k] + run;
           slot = f->point_slot[k] ? f->point_slot[k] : run_slot;
-          if (cov < 0.25f || slot == 0) /* under a quarter pixel: left out */
+          if (cov < 0.5f / 255 || slot == 0)
             {
               out[c] = 0;
               continue;
             }
-          /* denser pixels more opaque, so crowds of tiny buffers read as crowds */
-          out[c] = premul[(slot - 1) * 256 + (guint) (255 * MIN (1.0f, 0.35f + 0.65f * cov))];
+          /* opacity is coverage: a pixel 30% live shows 30% colour */
+          out[c] = premul[(slot - 1) * 256 + (guint) lround (255 * MIN (1.0f, cov))];
           any = TRUE;
         }
     }

@@ -12,6 +12,7 @@
 #include "memplan-window.h"
 #include "live-list.h"
 #include "live-row.h"
+#include "summary-words.h"
 #include "plan-view.h"
 #include "summary-row.h"
 #include "summary-table.h"
@@ -626,6 +627,158 @@ test_search_and_cursor (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* Usage records: the slider, the live list, the status and the memory
+ * strip's words count the same steps (ranks of the start times), with the
+ * file's time beside them; the live list sorts by size, lifetime and op. */
+static void
+test_step_numbering (void)
+{
+  g_autofree char *path = data_path ("minimalloc/A.1048576.csv");
+  MpWindow        *win = open_window (path);
+  MpPlanSet       *set = mp_window_get_plan_set (win);
+  MpViewState     *state = mp_window_get_state (win);
+  MpLiveList      *list = MP_LIVE_LIST (mp_window_get_live_list (win));
+  GListModel      *live = mp_live_list_get_model (list);
+  const MpLifetimes *lt = mp_plan_set_get_lifetimes (set);
+  MpRenderIndex   *index = mp_plan_set_get_index (set, 0);
+  g_autofree char *words = mp_render_step_words (index, 40);
+  g_autofree char *peak = g_strdup_printf ("(peak at step %u)", lt->peak_step);
+  g_autofree char *heading = NULL;
+  guint            n;
+
+  mp_window_show_live_list (win);
+  mp_view_state_set_cursor (state, 40);
+  g_assert_true (g_str_has_prefix (words, "step 40 (time "));
+  g_assert_true (g_str_has_suffix (words, " in the file)"));
+  g_assert_true (g_str_has_prefix (mp_window_get_cursor_text (win), words));
+  heading = g_strdup_printf ("S%s in ", words + 1);
+  g_assert_true (g_str_has_prefix (mp_live_list_get_heading (list), heading));
+  g_assert_nonnull (strstr (mp_window_get_status_text (win), peak));
+  g_assert_cmpuint (mp_render_index_peak_step (index), ==, lt->peak_step);
+
+  /* every sort keeps the same rows, in its own order */
+  n = g_list_model_get_n_items (live);
+  g_assert_cmpuint (n, >, 2);
+  mp_live_list_set_sort (list, MP_LIVE_SORT_SIZE);
+  g_assert_cmpuint (g_list_model_get_n_items (live), ==, n);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+      g_assert_cmpuint (mp_live_row_get_size (a), >=, mp_live_row_get_size (b));
+    }
+  mp_live_list_set_sort (list, MP_LIVE_SORT_OFFSET);
+  for (guint i = 1; i < n; i++)
+    {
+      g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+      g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+      g_assert_cmpuint (mp_live_row_get_offset (a), <, mp_live_row_get_offset (b));
+    }
+  /* the next step changes only what changed: a buffer still live keeps its
+   * row (the view keeps its widget), in the order, with the new ones */
+  {
+    const MpPlan *plan = mp_live_list_get_plan (list);
+    guint         kept = 0;
+
+    for (guint step = 0; step + 1 < lt->n_steps; step++)
+      {
+        g_autoptr (MpLiveRow) row = NULL;
+        guint tensor, m = 0;
+
+        mp_view_state_set_cursor (state, step);
+        if (g_list_model_get_n_items (live) == 0)
+          continue;
+        row = g_list_model_get_item (live, 0);
+        tensor = mp_live_row_get_tensor (row);
+        mp_view_state_set_cursor (state, step + 1);
+        for (guint r = 0; r < plan->n_records; r++)
+          m += plan->records[r].first <= step + 1 && step + 1 <= plan->records[r].last;
+        g_assert_cmpuint (g_list_model_get_n_items (live), ==, m);
+        for (guint i = 0; i < m; i++)
+          {
+            g_autoptr (MpLiveRow) b = g_list_model_get_item (live, i);
+
+            if (i > 0)
+              {
+                g_autoptr (MpLiveRow) a = g_list_model_get_item (live, i - 1);
+
+                g_assert_cmpuint (mp_live_row_get_offset (a), <, mp_live_row_get_offset (b));
+              }
+            if (mp_live_row_get_tensor (b) == tensor)
+              {
+                g_assert_true (b == row);
+                kept++;
+              }
+          }
+      }
+    g_assert_cmpuint (kept, >, 0);
+  }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+static MpPlan *
+words_plan (const char *planner, guint64 arena, guint64 lower_bound)
+{
+  MpPlan *plan = g_new0 (MpPlan, 1);
+
+  plan->planner = g_strdup (planner);
+  plan->arena = arena;
+  plan->lower_bound = lower_bound;
+  plan->valid = TRUE;
+  plan->n_records = 1;
+  return plan;
+}
+
+/* The Summary's words on hand-worked figures. */
+static void
+test_summary_words (void)
+{
+  MpPlan          *p[] = { words_plan ("greedy-by-size", 1000, 890),
+                           words_plan ("best-fit", 987, 890), words_plan ("naive", 5000, 890),
+                           words_plan ("multistream", 1200, 950), words_plan ("optimal", 990, 890) };
+  g_autofree char *margin = NULL;
+  g_autofree char *note = NULL;
+  g_autofree char *proof = NULL;
+  g_autofree char *tiny = mp_summary_percent (0.000019);
+
+  p[3]->parallel = TRUE;
+  p[4]->note = g_strdup ("best found, 11.2% above the lower bound after 2.00 s");
+  p[4]->searched = TRUE;
+  p[4]->seconds = 2.0;
+  g_assert_cmpint (mp_summary_best (p, G_N_ELEMENTS (p)), ==, 1);
+  /* the next is optimal: (990 - 987) / 990 = 0.30%; (987 - 890) / 890 = 10.9% */
+  margin = mp_summary_margin (p, G_N_ELEMENTS (p), 1);
+  g_assert_cmpstr (margin, ==, "best-fit: 0.3% below optimal, 11% above the lower bound");
+  g_clear_pointer (&margin, g_free);
+  /* optimal is out of it: then greedy-by-size, (1000 - 987) / 1000 = 1.3% */
+  margin = mp_summary_margin (p, 2, 1);
+  g_assert_cmpstr (margin, ==, "best-fit: 1.3% below greedy-by-size, 11% above the lower bound");
+  g_assert_null (mp_summary_bound_note (p, G_N_ELEMENTS (p), 0));
+  note = mp_summary_bound_note (p, G_N_ELEMENTS (p), 3);
+  g_assert_true (g_str_has_prefix (note, "its own lower bound: ops of different streams"));
+  proof = mp_summary_proof (p[4]);
+  g_assert_cmpstr (proof, ==, "not proved: best found, 11.2% above the lower bound after 2.00 s");
+  g_assert_null (mp_summary_proof (p[0]));
+  g_assert_cmpstr (tiny, ==, "0.0019%");
+
+  /* a tie at the lower bound: the one that holds concurrently leads */
+  p[0]->arena = p[1]->arena = 890;
+  p[0]->concurrent_checked = TRUE;
+  g_assert_cmpint (mp_summary_best (p, 2), ==, 1);
+  g_clear_pointer (&margin, g_free);
+  margin = mp_summary_margin (p, 3, 1);
+  g_assert_cmpstr (margin, ==, "best-fit (tied with greedy-by-size): 82% below naive, at the "
+                               "lower bound");
+  for (guint i = 0; i < G_N_ELEMENTS (p); i++)
+    {
+      g_free (p[i]->planner);
+      g_free (p[i]->note);
+      g_free (p[i]);
+    }
+}
+
 static gboolean
 notice_says_reloaded (gpointer data)
 {
@@ -793,6 +946,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
+  g_test_add_func ("/app/window/step-numbering", test_step_numbering);
+  g_test_add_func ("/app/summary/words", test_summary_words);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   return g_test_run ();

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#define _GNU_SOURCE /* memmem */
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -461,6 +462,76 @@ test_files (Fixture *fx, gconstpointer data)
 }
 
 static guint
+count_substr (const char *hay, gsize length, const char *needle)
+{
+  guint       n = 0;
+  const char *end = hay + length;
+
+  /* binary: a PDF has NULs in its streams */
+  for (const char *p = hay; (p = memmem (p, end - p, needle, strlen (needle))) != NULL; p++)
+    n++;
+  return n;
+}
+
+/* Files people can use: PDF pages on A4 or Letter (one plan a page, or
+ * all on one), SVG text as <text>, a PNG that says its resolution. */
+static void
+test_output (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-output-XXXXXX", NULL);
+  g_autofree char *pdf = g_build_filename (dir, "p.pdf", NULL);
+  g_autofree char *svg = g_build_filename (dir, "p.svg", NULL);
+  g_autofree char *png = g_build_filename (dir, "p.png", NULL);
+  MpRenderIndex   *indices[] = { fx->index, fx->index, fx->index };
+  MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
+  g_autoptr (GError) error = NULL;
+  char            *bytes;
+  gsize            length;
+
+  g_assert_true (mp_render_write_output (pdf, MP_RENDER_FORMAT_PDF, indices, 3, NULL, &out, 1600,
+                                         1000, &error));
+  g_assert_no_error (error);
+  bytes = read_all (pdf, &length);
+  g_assert_cmpuint (count_substr (bytes, length, "/MediaBox [ 0 0 842 595 ]"), ==, 3);
+  g_free (bytes);
+
+  out.page = MP_PAGE_LETTER;
+  out.one_page = TRUE;
+  g_assert_true (mp_render_write_output (pdf, MP_RENDER_FORMAT_PDF, indices, 3, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (pdf, &length);
+  g_assert_cmpuint (count_substr (bytes, length, "/MediaBox [ 0 0 792 612 ]"), ==, 1);
+  g_free (bytes);
+
+  g_assert_true (mp_render_write_output (svg, MP_RENDER_FORMAT_SVG, indices, 1, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (svg, &length);
+  g_assert_nonnull (strstr (bytes, "width=\"792pt\" height=\"612pt\""));
+  /* the arena's label, as text a slide can select */
+  g_assert_nonnull (strstr (bytes, "xml:space=\"preserve\">arena 2.93 KiB</text>"));
+  g_free (bytes);
+
+  out.dpi = 300;
+  g_assert_true (mp_render_write_output (png, MP_RENDER_FORMAT_PNG, indices, 1, NULL, &out, 320,
+                                         200, &error));
+  bytes = read_all (png, &length);
+  {
+    /* 1000 × 625 pixels, pHYs 11811 pixels a metre each way */
+    static const guint8 phys[] = { 'p', 'H', 'Y', 's', 0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1 };
+    const guint8       *ihdr = (const guint8 *) bytes + 16;
+
+    g_assert_cmpuint ((guint) ihdr[2] << 8 | ihdr[3], ==, 1000);
+    g_assert_cmpuint ((guint) ihdr[6] << 8 | ihdr[7], ==, 625);
+    g_assert_true (memcmp (bytes + 37, phys, sizeof phys) == 0);
+  }
+  g_free (bytes);
+  g_remove (pdf);
+  g_remove (svg);
+  g_remove (png);
+  g_rmdir (dir);
+}
+
+static guint
 count_entries (const char *dir)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
@@ -634,6 +705,165 @@ test_step_labels (void)
   mp_render_index_free (index);
 }
 
+/* The share of a column's pixels painted in fill over background: each
+ * pixel counts by how far it went from the background towards the fill
+ * (an outline, darker still, counts as fully painted). */
+static gdouble
+drawn_occupancy (cairo_surface_t *s, gdouble x, gdouble y0, gdouble y1, MpRgb bg, MpRgb fill)
+{
+  gdouble sum = 0;
+  gint    n = 0;
+  /* the channel where fill and background differ most */
+  gdouble d[3] = { fill.r - bg.r, fill.g - bg.g, fill.b - bg.b };
+  guint   k = fabs (d[0]) >= fabs (d[1]) && fabs (d[0]) >= fabs (d[2]) ? 0
+              : fabs (d[1]) >= fabs (d[2])                         ? 1
+                                                                   : 2;
+
+  for (gdouble y = ceil (y0); y < floor (y1); y++, n++)
+    {
+      MpRgb   c = pixel (s, x, y);
+      gdouble v[3] = { c.r - bg.r, c.g - bg.g, c.b - bg.b };
+
+      sum += CLAMP (v[k] / d[k], 0, 1);
+    }
+  return n ? sum / n : 0;
+}
+
+/* Level of detail tells the truth: a plan whose columns are a known share
+ * live is drawn with that share of colour, whether its buffers are many
+ * pixels tall (1k), a fifth of a pixel (100k) or a fiftieth (1M). */
+static void
+test_coverage (gconstpointer data)
+{
+  guint                  n = GPOINTER_TO_UINT (data), n_steps = 50, per = n / n_steps;
+  const guint64          slot = 1000;
+  g_autofree TestRecord *recs = g_new (TestRecord, n);
+  g_autofree gdouble    *live = g_new0 (gdouble, n_steps);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (n);
+  g_autoptr (GError) error = NULL;
+  MpGraph               *graph;
+  MpLifetimes           *lt;
+  MpPlan                *plan;
+  MpRenderIndex         *index;
+  MpRenderOptions        o = bare_options ();
+  MpRenderLayout         l;
+  cairo_surface_t       *surface;
+  const MpPalette       *palette = mp_palette_get (MP_THEME_LIGHT);
+
+  /* step s holds per buffers in slots of 1000 bytes, each 30-100% full */
+  for (guint i = 0; i < n; i++)
+    {
+      recs[i].first = recs[i].last = i / per;
+      recs[i].size = (guint64) g_rand_int_range (rand, 300, 1001);
+    }
+  graph = test_graph_from_records (recs, n);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  plan = mp_plan_new ("manual", lt);
+  g_assert_cmpuint (plan->n_records, ==, n);
+  for (guint r = 0; r < plan->n_records; r++)
+    {
+      guint t = plan->records[r].tensor; /* b<t>: the CSV's row t */
+
+      g_assert_cmpuint (plan->records[r].first, ==, recs[t].first);
+      plan->offsets[r] = (t % per) * slot;
+      live[recs[t].first] += recs[t].size;
+    }
+  mp_plan_finish (plan);
+  g_assert_cmpuint (plan->arena, <=, per * slot);
+  index = mp_render_index_new (graph, plan);
+
+  o.flags |= MP_RENDER_HIDE_FREE | MP_RENDER_HIDE_LINES;
+  o.viewport = (MpViewport) { 0, n_steps, 0, (gdouble) per * slot };
+  surface = draw (index, &o);
+  mp_render_layout (index, &o, W, H, &l);
+  for (guint s = 0; s < n_steps; s += 7)
+    {
+      gdouble x, y, truth = live[s] / ((gdouble) per * slot), drawn;
+
+      mp_render_layout_to_device (&l, s + 0.5, 0, &x, &y);
+      drawn = drawn_occupancy (surface, x, l.plot.y, l.plot.y + l.plot.height,
+                               palette->background, palette->keys[0] /* activation */);
+      if (fabs (drawn - truth) > 0.05)
+        g_error ("%u tensors, step %u: drawn %.1f%% live, true %.1f%%", n, s, 100 * drawn,
+                 100 * truth);
+    }
+  cairo_surface_destroy (surface);
+  mp_render_index_free (index);
+  mp_plan_free (plan);
+  mp_lifetimes_free (lt);
+  mp_graph_free (graph);
+}
+
+/* Value axes: at least two labelled ticks, none above the top (the arena),
+ * increasing, and every label in one unit. Hand cases, then random ones. */
+static void
+check_ticks (gdouble lo, gdouble top, gdouble pixels, gdouble gap)
+{
+  MpTick      ticks[MP_MAX_TICKS];
+  guint       n = mp_render_value_ticks (lo, top, pixels, gap, ticks);
+  const char *unit = NULL;
+
+  g_assert_cmpuint (n, >=, 2);
+  for (guint i = 0; i < n; i++)
+    {
+      const char *space = strchr (ticks[i].label, ' ');
+
+      g_assert_cmpfloat (ticks[i].value, <=, top);
+      g_assert_cmpfloat (ticks[i].value, >=, lo);
+      if (i > 0)
+        g_assert_cmpuint (ticks[i].value, >, ticks[i - 1].value);
+      if (ticks[i].value == 0)
+        {
+          g_assert_cmpstr (ticks[i].label, ==, "0");
+          continue;
+        }
+      g_assert_nonnull (space);
+      if (unit == NULL)
+        unit = space + 1;
+      g_assert_cmpstr (space + 1, ==, unit);
+    }
+}
+
+static void
+test_value_ticks (void)
+{
+  MpTick ticks[MP_MAX_TICKS];
+  guint  n;
+
+  /* 995 MiB over 150 px: 256 MiB steps, the top tick 768 MiB, not 1024 */
+  n = mp_render_value_ticks (0, 995.0 * 1048576, 150, 30, ticks);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpstr (ticks[1].label, ==, "256 MiB");
+  g_assert_cmpstr (ticks[3].label, ==, "768 MiB");
+  /* 1 GiB exactly: the top tick reaches a GiB, so the whole axis speaks GiB */
+  n = mp_render_value_ticks (0, 1073741824.0, 150, 30, ticks);
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_cmpstr (ticks[2].label, ==, "0.5 GiB");
+  g_assert_cmpstr (ticks[4].label, ==, "1 GiB");
+  /* a pane too short for two ticks at the usual gap still gets two */
+  n = mp_render_value_ticks (0, 18.0 * 1048576, 20, 30, ticks);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (ticks[0].label, ==, "0");
+  g_assert_cmpstr (ticks[1].label, ==, "16 MiB");
+  /* nothing to label on an empty range */
+  g_assert_cmpuint (mp_render_value_ticks (0, 0, 300, 30, ticks), ==, 0);
+
+  {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (15);
+
+    for (guint i = 0; i < 2000; i++)
+      {
+        /* from a KiB (a byte axis has whole-byte ticks) to a PiB */
+        gdouble top = pow (2, g_rand_double_range (rand, 10, 50));
+        gdouble lo = g_rand_boolean (rand) ? 0 : g_rand_double_range (rand, 0, top / 2);
+
+        check_ticks (lo, top, g_rand_double_range (rand, 5, 2000),
+                     g_rand_double_range (rand, 10, 60));
+      }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -649,8 +879,15 @@ main (int argc, char **argv)
   FX ("/render/compare/layout", test_compare);
   FX ("/render/output/files", test_files);
   FX ("/render/output/bad-path", test_bad_output);
+  FX ("/render/output/pages", test_output);
   g_test_add_func ("/render/cli", test_cli);
 #undef FX
   g_test_add_func ("/render/step-labels", test_step_labels);
+  g_test_add_func ("/render/axis/value-ticks", test_value_ticks);
+  g_test_add_data_func ("/render/timeline/coverage/1k", GUINT_TO_POINTER (1000), test_coverage);
+  g_test_add_data_func ("/render/timeline/coverage/100k", GUINT_TO_POINTER (100000),
+                        test_coverage);
+  g_test_add_data_func ("/render/timeline/coverage/1M", GUINT_TO_POINTER (1000000),
+                        test_coverage);
   return g_test_run ();
 }

@@ -63,6 +63,8 @@ mp_cli_render (int argc, char **argv)
   gint             width = 1600, height = 0;
   gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE;
   gint             bench_tensors = 100000;
+  g_autofree char *page = NULL;
+  MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
   g_autoptr (GError) error = NULL;
   g_autoptr (MpWorkload) w = NULL;
   g_autoptr (MpPlanRun) run = NULL;
@@ -87,6 +89,12 @@ mp_cli_render (int argc, char **argv)
       "W" },
     { "height", 'H', 0, G_OPTION_ARG_INT, &height, "Height (default 1000; 130 + 330 per plan when "
       "stacked)", "H" },
+    { "page", 0, 0, G_OPTION_ARG_STRING, &page, "PDF and SVG paper, landscape: a4 (default), "
+      "letter, or none (--width × --height points)", "PAGE" },
+    { "one-page", 0, 0, G_OPTION_ARG_NONE, &out.one_page, "PDF: every plan on one page "
+      "(default: one plan a page)", NULL },
+    { "dpi", 0, 0, G_OPTION_ARG_DOUBLE, &out.dpi, "PNG: resolution; the picture keeps its layout "
+      "in dpi/96 times the pixels (default 96)", "DPI" },
     { "color-by", 'c', 0, G_OPTION_ARG_STRING, &color_by, "Colour key: kind, op, stream, size "
       "(default: kind for graphs, op for usage records)", "KEY" },
     { "theme", 't', 0, G_OPTION_ARG_STRING, &theme, "light (default) or dark", "THEME" },
@@ -133,6 +141,16 @@ mp_cli_render (int argc, char **argv)
     }
   if (steps && !parse_steps (steps, &options.viewport))
     return MP_EXIT_BAD_INPUT;
+  if (page && !mp_render_page_from_string (page, &out.page))
+    {
+      mp_cli_error ("unknown page '%s' (known: a4, letter, none)", page);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (out.dpi != 0 && (out.dpi < 24 || out.dpi > 1200))
+    {
+      mp_cli_error ("--dpi must be between 24 and 1200");
+      return MP_EXIT_BAD_INPUT;
+    }
   options.shared_scale = shared_scale;
   if (bench)
     {
@@ -206,8 +224,8 @@ mp_cli_render (int argc, char **argv)
 
   if (height <= 0)
     height = plans->len == 1 ? 1000 : MIN (130 + 330 * (gint) plans->len, 20000);
-  if (!mp_render_write_file (output, format, (MpRenderIndex * const *) indices->pdata,
-                             indices->len, &options, width, height, &error))
+  if (!mp_render_write_output (output, format, (MpRenderIndex * const *) indices->pdata,
+                               indices->len, &options, &out, width, height, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
