@@ -552,6 +552,14 @@ mp_render_draw_legend (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       cairo_stroke (cr);
       legend_label (&l, 2 * s);
     }
+  if (legend_room (&l, "sets the arena", s * 2))
+    {
+      /* the bar on the top edge of the buffers that reach the arena */
+      mp_cairo_set_rgb (cr, palette->arena);
+      cairo_rectangle (cr, round (l.x), round (my - 2), 2 * s, 4);
+      cairo_fill (cr);
+      legend_label (&l, 2 * s);
+    }
   if (!(options->flags & MP_RENDER_HIDE_LINES) && legend_room (&l, "lower bound", s * 2))
     {
       cairo_set_line_width (cr, 1.5);

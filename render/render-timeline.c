@@ -25,6 +25,7 @@ typedef struct
   guint8 slot;
   guint8 outline;
   guint8 highlighted;
+  guint8 sets_arena; /* reaches the arena's top */
 } Box;
 
 typedef struct
@@ -164,6 +165,7 @@ visit (guint r, gpointer user_data)
       b.slot = slot;
       b.outline = b.x1 - b.x0 >= 4 && b.y1 - b.y0 >= 4;
       b.highlighted = hl;
+      b.sets_arena = plan->offsets[r] + rec->bytes == plan->arena;
       g_array_append_val (f->boxes, b);
     }
   else
@@ -243,6 +245,15 @@ fill_boxes (cairo_t *cr, const Frame *f, const MpPalette *palette)
       mp_cairo_set_rgb (cr, fill[s]);
       cairo_fill (cr);
     }
+
+  /* the buffers that set the arena: a bar in the arena line's colour on
+   * their top edge, so what to move to shrink the arena stands out */
+  mp_cairo_set_rgb (cr, palette->arena);
+  for (guint i = 0; i < n; i++)
+    if (boxes[i].sets_arena)
+      cairo_rectangle (cr, boxes[i].x0, boxes[i].y0, boxes[i].x1 - boxes[i].x0,
+                       MIN (4, boxes[i].y1 - boxes[i].y0));
+  cairo_fill (cr);
 
   /* followed tensors: a strong frame */
   cairo_set_line_width (cr, 2.0);

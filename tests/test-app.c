@@ -718,6 +718,36 @@ test_step_numbering (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* A long verdict (multistream's op-order clash on two-towers) is cut short
+ * with the whole of it in the tooltip: the window still fits 1280×800. */
+static void
+test_fits_small_screen (void)
+{
+  g_autofree char *path = data_path ("two-towers.json");
+  MpWindow        *win = open_window (path);
+  GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
+                            mp_window_get_summary_table (win)));
+  int              min_w = 0, min_h = 0;
+
+  gtk_widget_measure (GTK_WIDGET (win), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL,
+                      NULL);
+  gtk_widget_measure (GTK_WIDGET (win), GTK_ORIENTATION_VERTICAL, MAX (min_w, 1280), &min_h,
+                      NULL, NULL, NULL);
+  g_assert_cmpint (min_w, <=, 1280);
+  g_assert_cmpint (min_h, <=, 800);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), >, 0);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
+      g_autofree char *tip = mp_summary_row_describe_validity (row);
+
+      g_assert_cmpuint (strlen (tip), >, 0);
+    }
+  g_assert_cmpstr (mp_summary_table_get_headline (MP_SUMMARY_TABLE (
+                     mp_window_get_summary_table (win))), !=, "");
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 static MpPlan *
 words_plan (const char *planner, guint64 arena, guint64 lower_bound)
 {
@@ -948,6 +978,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/window/step-numbering", test_step_numbering);
   g_test_add_func ("/app/summary/words", test_summary_words);
+  g_test_add_func ("/app/window/fits-1280x800", test_fits_small_screen);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   return g_test_run ();
