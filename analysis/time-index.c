@@ -338,6 +338,7 @@ typedef struct
   Cursor  *c;
   guint    k;
   gboolean gallop; /* a long query */
+  guint    next;   /* long queries: the cursor with the least start, or G_MAXUINT */
 } Merger;
 
 static inline void
@@ -346,6 +347,7 @@ merger_init (Merger *m, GArray *cursors, gboolean gallop)
   m->c = (Cursor *) cursors->data;
   m->k = cursors->len;
   m->gallop = gallop;
+  m->next = G_MAXUINT;
 }
 
 /* Moves c past every span that starts at or before end; returns the
@@ -377,12 +379,52 @@ gallop (Cursor *c, guint64 end)
   return c->at[-1].end;
 }
 
+/* A long query's component: galloping round the lists until k in a row
+ * add nothing. Those last k looks leave every list past the component, so
+ * they also find the least start of the next one (m->next): one round per
+ * component where growth stops early, against a round to find the start
+ * and two to grow. */
+static inline void
+merger_grow (Merger *m, MpSpan *out)
+{
+  Cursor  *c = m->c;
+  guint    quiet = 0, least = G_MAXUINT, i = 0;
+  gboolean spent = FALSE;
+
+  while (quiet < m->k)
+    {
+      guint64 e = gallop (&c[i], out->end);
+
+      if (e > out->end)
+        {
+          out->end = e;
+          quiet = 0;
+          least = G_MAXUINT;
+        }
+      else
+        quiet++;
+      if (c[i].at == c[i].end)
+        spent = TRUE;
+      else if (least == G_MAXUINT || c[i].at->start < c[least].at->start)
+        least = i;
+      i = i + 1 == m->k ? 0 : i + 1;
+    }
+  /* a list that ran out moves the others: look again next time */
+  m->next = spent ? G_MAXUINT : least;
+}
+
 static inline gboolean
 merger_next (Merger *m, MpSpan *out)
 {
-  Cursor  *c = m->c;
-  guint    best = 0;
-  gboolean grew;
+  Cursor *c = m->c;
+  guint   best = 0;
+
+  if (m->gallop && m->next != G_MAXUINT)
+    {
+      *out = *c[m->next].at++;
+      merger_grow (m, out);
+      return TRUE;
+    }
 
   /* drop spent lists, find the least start */
   for (guint i = 0; i < m->k;)
@@ -415,21 +457,7 @@ merger_next (Merger *m, MpSpan *out)
           c[next].at++;
         }
     }
-  do
-    {
-      grew = FALSE;
-      for (guint i = 0; i < m->k; i++)
-        {
-          guint64 e = gallop (&c[i], out->end);
-
-          if (e > out->end)
-            {
-              out->end = e;
-              grew = TRUE;
-            }
-        }
-    }
-  while (grew);
+  merger_grow (m, out);
   return TRUE;
 }
 
