@@ -339,6 +339,7 @@ typedef struct
   guint    k;
   gboolean gallop; /* a long query */
   guint    next;   /* long queries: the cursor with the least start, or G_MAXUINT */
+  guint64  join;   /* spans closer than join + 1 to a component join it (0: the union) */
 } Merger;
 
 static inline void
@@ -348,6 +349,14 @@ merger_init (Merger *m, GArray *cursors, gboolean gallop)
   m->k = cursors->len;
   m->gallop = gallop;
   m->next = G_MAXUINT;
+  m->join = 0;
+}
+
+/* How far past its end a component reaches, saturated. */
+static inline guint64
+reach (const Merger *m, guint64 end)
+{
+  return end + m->join >= end ? end + m->join : G_MAXUINT64;
 }
 
 /* Moves c past every span that starts at or before end; returns the
@@ -393,7 +402,7 @@ merger_grow (Merger *m, MpSpan *out)
 
   while (quiet < m->k)
     {
-      guint64 e = gallop (&c[i], out->end);
+      guint64 e = gallop (&c[i], reach (m, out->end));
 
       if (e > out->end)
         {
@@ -451,7 +460,7 @@ merger_next (Merger *m, MpSpan *out)
           for (guint i = 0; i < m->k; i++)
             if (c[i].at != c[i].end && (next == G_MAXUINT || c[i].at->start < c[next].at->start))
               next = i;
-          if (next == G_MAXUINT || c[next].at->start > out->end)
+          if (next == G_MAXUINT || c[next].at->start > reach (m, out->end))
             return TRUE;
           out->end = MAX (out->end, c[next].at->end);
           c[next].at++;
@@ -712,19 +721,20 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
 guint64
 mp_time_index_first_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
 {
-  guint64 prev = 0;
-  Merger  m;
-  MpSpan  s;
+  Merger m;
+  MpSpan s;
 
-  /* the union in address order up to the first gap that holds size */
+  if (size == 0)
+    return 0; /* it fits below anything */
+  /* Spans less than size apart join one component, so the first
+   * component's end is the answer: the space above it up to the next one
+   * holds size, or nothing is above it. Gaps too small are skipped by the
+   * galloping merge, not walked. */
   merger_init (&m, index->cursors, gather (index, first, last));
-  while (merger_next (&m, &s))
-    {
-      if (s.start - prev >= size)
-        return prev;
-      prev = s.end;
-    }
-  return prev;
+  m.join = size - 1;
+  if (!merger_next (&m, &s) || s.start >= size)
+    return 0;
+  return s.end;
 }
 
 guint64
