@@ -16,11 +16,11 @@ typedef struct
   guint   index;
 } MpOrderKey;
 
-void    mp_order_sort    (MpOrderKey *keys, guint n);
+void   mp_order_sort      (MpOrderKey *keys, guint n);
 /* Sorts keys and returns their indices in that order. */
-guint  *mp_order_from_keys (MpOrderKey *keys, guint n);
+guint *mp_order_from_keys (MpOrderKey *keys, guint n);
 /* Record indices sorted by size, largest first, ties in record order. */
-guint  *mp_order_by_size (const MpUsage *records, guint n);
+guint *mp_order_by_size   (const MpUsage *records, guint n);
 
 typedef enum
 {

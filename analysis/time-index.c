@@ -338,6 +338,8 @@ typedef struct
   Cursor  *c;
   guint    k;
   gboolean gallop; /* a long query */
+  guint    next;   /* long queries: the cursor with the least start, or G_MAXUINT */
+  guint64  join;   /* spans closer than join + 1 to a component join it (0: the union) */
 } Merger;
 
 static inline void
@@ -346,6 +348,15 @@ merger_init (Merger *m, GArray *cursors, gboolean gallop)
   m->c = (Cursor *) cursors->data;
   m->k = cursors->len;
   m->gallop = gallop;
+  m->next = G_MAXUINT;
+  m->join = 0;
+}
+
+/* How far past its end a component reaches, saturated. */
+static inline guint64
+reach (const Merger *m, guint64 end)
+{
+  return end + m->join >= end ? end + m->join : G_MAXUINT64;
 }
 
 /* Moves c past every span that starts at or before end; returns the
@@ -377,12 +388,52 @@ gallop (Cursor *c, guint64 end)
   return c->at[-1].end;
 }
 
+/* A long query's component: galloping round the lists until k in a row
+ * add nothing. Those last k looks leave every list past the component, so
+ * they also find the least start of the next one (m->next): one round per
+ * component where growth stops early, against a round to find the start
+ * and two to grow. */
+static inline void
+merger_grow (Merger *m, MpSpan *out)
+{
+  Cursor  *c = m->c;
+  guint    quiet = 0, least = G_MAXUINT, i = 0;
+  gboolean spent = FALSE;
+
+  while (quiet < m->k)
+    {
+      guint64 e = gallop (&c[i], reach (m, out->end));
+
+      if (e > out->end)
+        {
+          out->end = e;
+          quiet = 0;
+          least = G_MAXUINT;
+        }
+      else
+        quiet++;
+      if (c[i].at == c[i].end)
+        spent = TRUE;
+      else if (least == G_MAXUINT || c[i].at->start < c[least].at->start)
+        least = i;
+      i = i + 1 == m->k ? 0 : i + 1;
+    }
+  /* a list that ran out moves the others: look again next time */
+  m->next = spent ? G_MAXUINT : least;
+}
+
 static inline gboolean
 merger_next (Merger *m, MpSpan *out)
 {
-  Cursor  *c = m->c;
-  guint    best = 0;
-  gboolean grew;
+  Cursor *c = m->c;
+  guint   best = 0;
+
+  if (m->gallop && m->next != G_MAXUINT)
+    {
+      *out = *c[m->next].at++;
+      merger_grow (m, out);
+      return TRUE;
+    }
 
   /* drop spent lists, find the least start */
   for (guint i = 0; i < m->k;)
@@ -409,27 +460,13 @@ merger_next (Merger *m, MpSpan *out)
           for (guint i = 0; i < m->k; i++)
             if (c[i].at != c[i].end && (next == G_MAXUINT || c[i].at->start < c[next].at->start))
               next = i;
-          if (next == G_MAXUINT || c[next].at->start > out->end)
+          if (next == G_MAXUINT || c[next].at->start > reach (m, out->end))
             return TRUE;
           out->end = MAX (out->end, c[next].at->end);
           c[next].at++;
         }
     }
-  do
-    {
-      grew = FALSE;
-      for (guint i = 0; i < m->k; i++)
-        {
-          guint64 e = gallop (&c[i], out->end);
-
-          if (e > out->end)
-            {
-              out->end = e;
-              grew = TRUE;
-            }
-        }
-    }
-  while (grew);
+  merger_grow (m, out);
   return TRUE;
 }
 
@@ -684,19 +721,20 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
 guint64
 mp_time_index_first_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
 {
-  guint64 prev = 0;
-  Merger  m;
-  MpSpan  s;
+  Merger m;
+  MpSpan s;
 
-  /* the union in address order up to the first gap that holds size */
+  if (size == 0)
+    return 0; /* it fits below anything */
+  /* Spans less than size apart join one component, so the first
+   * component's end is the answer: the space above it up to the next one
+   * holds size, or nothing is above it. Gaps too small are skipped by the
+   * galloping merge, not walked. */
   merger_init (&m, index->cursors, gather (index, first, last));
-  while (merger_next (&m, &s))
-    {
-      if (s.start - prev >= size)
-        return prev;
-      prev = s.end;
-    }
-  return prev;
+  m.join = size - 1;
+  if (!merger_next (&m, &s) || s.start >= size)
+    return 0;
+  return s.end;
 }
 
 guint64

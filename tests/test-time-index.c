@@ -80,6 +80,8 @@ test_against_brute_force (gconstpointer data)
             guint64 size = g_rand_int_range (rand, 1, 400);
             g_assert_cmpuint (mp_time_index_best_fit (index, q_first, q_last, size), ==,
                               mp_spans_best_fit (want, size));
+            g_assert_cmpuint (mp_time_index_first_fit (index, q_first, q_last, size), ==,
+                              mp_spans_first_fit (want, size));
           }
           g_assert_cmpuint (got->len, ==, want->len);
           for (guint k = 0; k < want->len; k++)
@@ -104,8 +106,32 @@ test_best_fit (void)
   g_assert_cmpuint (mp_spans_best_fit (busy, 8), ==, 40);  /* the smallest that fits */
   g_assert_cmpuint (mp_spans_best_fit (busy, 9), ==, 0);   /* a tie: the lowest */
   g_assert_cmpuint (mp_spans_best_fit (busy, 11), ==, 60); /* nothing fits: on top */
+  /* first fit: the lowest gap that holds it, whatever its size */
+  g_assert_cmpuint (mp_spans_first_fit (busy, 8), ==, 0);
+  g_assert_cmpuint (mp_spans_first_fit (busy, 11), ==, 60);
   g_array_set_size (busy, 0);
   g_assert_cmpuint (mp_spans_best_fit (busy, 5), ==, 0);
+  g_assert_cmpuint (mp_spans_first_fit (busy, 5), ==, 0);
+}
+
+/* The index's first fit joins spans closer than the size: [2,20) [24,30)
+ * [40,45) are live at step 0; size 5 skips the gaps of 2 and 4 and takes
+ * 30, size 10 takes the gap of exactly 10, size 11 finds none and goes on
+ * top, size 2 fits below 2. */
+static void
+test_first_fit_joins (void)
+{
+  g_autoptr (MpTimeIndex) index = mp_time_index_new_with_block (8, 2);
+
+  mp_time_index_insert (index, 0, 7, 2, 18);
+  mp_time_index_insert (index, 0, 0, 24, 6);
+  mp_time_index_insert (index, 0, 3, 40, 5);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 0, 5), ==, 30);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 7, 10), ==, 30);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 7, 11), ==, 45);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 0, 2), ==, 0);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 4, 7, 5), ==, 20); /* only [2,20) */
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 0, 0), ==, 0);
 }
 
 int
@@ -121,5 +147,6 @@ main (int argc, char **argv)
       g_test_add_data_func (path, GUINT_TO_POINTER (blocks[i]), test_against_brute_force);
     }
   g_test_add_func ("/analysis/time-index/best-fit", test_best_fit);
+  g_test_add_func ("/analysis/time-index/first-fit-joins", test_first_fit_joins);
   return g_test_run ();
 }
