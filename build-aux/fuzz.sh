@@ -20,6 +20,11 @@ target=$1
 seconds=$2
 shift 2
 build=${MEMPLAN_FUZZ_BUILD:-build-fuzz}
+# absolute: the cli target works in a scratch folder of its own
+case "$build" in
+  /*) ;;
+  *) build=$PWD/$build ;;
+esac
 
 case "$target" in
   graph-json)      seeds="data/*.json data/zoo/*.json" ;;
@@ -58,6 +63,10 @@ fi
 case "$target" in
   all-planners|plan|report) max_len=1048576 ;;
   *)                        max_len=65536 ;;
+esac
+# the CLI's messages on every run would drown libFuzzer's report
+case "$target" in
+  cli) set -- -close_fd_mask=2 "$@" ;;
 esac
 
 # GLib's slice allocator hides leaks from LeakSanitizer; UBSan stops at the

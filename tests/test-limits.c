@@ -84,6 +84,8 @@ test_json_non_finite (void)
                      "[{\"planner\": \"x\", \"seconds\": -Infinity}]}",
                      "p: not valid JSON: -Infinity at line 1, column 80 (JSON numbers are "
                      "finite: no NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [{\"planner\": \"n\xff\"}]}",
+                     "p: not valid JSON: a byte that is not UTF-8 at line 1, column 54");
   assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [], \"y\": 1e999}",
                      "p: not valid JSON: 1e999 at line 1, column 48 (JSON numbers are finite: "
                      "no NaN or Infinity)");
