@@ -73,6 +73,8 @@ esac
 # first report. A single allocation over 256 MiB from one input is a
 # hostile-size bug, reported like a crash; so is a 10 s input.
 export G_SLICE=always-malloc
+# fontconfig's font cache behind pango (render, cli) is never freed
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/build-aux/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 exec "$build/fuzz/fuzz-$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \
