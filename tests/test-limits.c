@@ -403,6 +403,15 @@ test_cli_memory_estimate (void)
                               graph);
   g_assert_cmpint (test_run_cli_argv (plan_run, NULL, &err), ==, 2);
   g_assert_cmpstr (err, ==, expected);
+  /* suite: a graph too big is a graph that did not load */
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("memplan-cli: %s: loading needs about 7.38 KiB of memory, more than "
+                              "the limit of 2.00 KiB set by --max-memory\n"
+                              "memplan-cli: no report written (--keep-going records the graph "
+                              "and goes on)\n", graph);
+  g_assert_cmpint (test_run_cli (NULL, &err, "suite", graph, "--max-memory", "2K", NULL), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
 }
 
 /* An infinite budget through the API (the CLI refuses it) is a very long
