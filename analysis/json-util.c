@@ -127,10 +127,21 @@ mp_json_parse (const char *data, gsize length, const char *path, GError **error)
   enum json_tokener_error jerr;
   gsize                 end;
   guint                 line, column;
+  const char           *bad;
 
   if (length > G_MAXINT)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "file is larger than 2 GiB");
+      return NULL;
+    }
+  /* JSON is UTF-8 (RFC 8259); names that are not would reach pango and
+   * terminals as they are */
+  if (!g_utf8_validate_len (data, length, &bad))
+    {
+      position (data, bad - data, &line, &column);
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                         "not valid JSON: a byte that is not UTF-8 at line %u, column %u",
+                         line, column);
       return NULL;
     }
   tok = json_tokener_new_ex (MAX_DEPTH);

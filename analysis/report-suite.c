@@ -9,6 +9,7 @@
 
 #include "graph-private.h"
 #include "json-util.h"
+#include "memory-estimate.h"
 #include "plan-io.h"
 #include "report-suite.h"
 
@@ -297,6 +298,20 @@ mp_suite_discard_plans (MpReport *report)
   g_clear_pointer (&report->plan_files, g_ptr_array_unref);
 }
 
+/* A graph too big for the memory is a graph that did not load. */
+static gboolean
+load_fits (const char *path, const MpSuiteOptions *options, GError **error)
+{
+  g_autofree char *what = NULL;
+  GStatBuf         st;
+
+  if (g_stat (path, &st) != 0)
+    return TRUE; /* the reader says why */
+  what = g_strdup_printf ("%s: loading", path);
+  return mp_memory_check (what, mp_memory_estimate_load (path, st.st_size), options->max_memory,
+                          error);
+}
+
 MpSuiteOutcome
 mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOptions *options,
                     GCancellable *cancellable, GError **error)
@@ -318,7 +333,8 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                    "%s: skipped: %s, not a regular file", file->path, file->not_regular);
       return MP_SUITE_SKIPPED;
     }
-  if (!(workload = mp_workload_open (file->path, &wopts, &local)))
+  if (!load_fits (file->path, options, &local) ||
+      !(workload = mp_workload_open (file->path, &wopts, &local)))
     {
       if (file->scanned &&
           g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_FORMAT) &&

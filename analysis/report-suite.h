@@ -15,6 +15,8 @@ typedef struct
   gboolean          keep_going;  /* record a graph that fails to load and go on */
   const char       *plans_dir;   /* write each graph's plans there, or NULL */
   const char       *relative_to; /* store paths relative to this directory, or NULL */
+  guint64           max_memory;  /* refuse a graph estimated to need more to load; 0: the
+                                  * memory available (memory-estimate.h) */
 } MpSuiteOptions;
 
 typedef enum

@@ -20,6 +20,11 @@ target=$1
 seconds=$2
 shift 2
 build=${MEMPLAN_FUZZ_BUILD:-build-fuzz}
+# absolute: the cli target works in a scratch folder of its own
+case "$build" in
+  /*) ;;
+  *) build=$PWD/$build ;;
+esac
 
 case "$target" in
   graph-json)      seeds="data/*.json data/zoo/*.json" ;;
@@ -59,11 +64,17 @@ case "$target" in
   all-planners|plan|report) max_len=1048576 ;;
   *)                        max_len=65536 ;;
 esac
+# the CLI's messages on every run would drown libFuzzer's report
+case "$target" in
+  cli) set -- -close_fd_mask=2 "$@" ;;
+esac
 
 # GLib's slice allocator hides leaks from LeakSanitizer; UBSan stops at the
 # first report. A single allocation over 256 MiB from one input is a
 # hostile-size bug, reported like a crash; so is a 10 s input.
 export G_SLICE=always-malloc
+# fontconfig's font cache behind pango (render, cli) is never freed
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/build-aux/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 exec "$build/fuzz/fuzz-$target" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256 \

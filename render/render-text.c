@@ -40,7 +40,15 @@ mp_text_set (MpText *text, const char *str, gboolean bold)
 {
   pango_layout_set_font_description (text->layout, bold ? text->bold : text->normal);
   pango_layout_set_width (text->layout, -1);
-  pango_layout_set_text (text->layout, str, -1);
+  /* names come from files, which a reader may let through as they are */
+  if (g_utf8_validate (str, -1, NULL))
+    pango_layout_set_text (text->layout, str, -1);
+  else
+    {
+      g_autofree char *valid = g_utf8_make_valid (str, -1);
+
+      pango_layout_set_text (text->layout, valid, -1);
+    }
 }
 
 void

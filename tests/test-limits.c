@@ -84,6 +84,8 @@ test_json_non_finite (void)
                      "[{\"planner\": \"x\", \"seconds\": -Infinity}]}",
                      "p: not valid JSON: -Infinity at line 1, column 80 (JSON numbers are "
                      "finite: no NaN or Infinity)");
+  assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [{\"planner\": \"n\xff\"}]}",
+                     "p: not valid JSON: a byte that is not UTF-8 at line 1, column 54");
   assert_plan_error ("{\"format\": \"memplan.plan/1\", \"plans\": [], \"y\": 1e999}",
                      "p: not valid JSON: 1e999 at line 1, column 48 (JSON numbers are finite: "
                      "no NaN or Infinity)");
@@ -400,6 +402,15 @@ test_cli_memory_estimate (void)
                               "memory, more than the limit of 8.00 KiB set by --max-memory\n",
                               graph);
   g_assert_cmpint (test_run_cli_argv (plan_run, NULL, &err), ==, 2);
+  g_assert_cmpstr (err, ==, expected);
+  /* suite: a graph too big is a graph that did not load */
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("memplan-cli: %s: loading needs about 7.38 KiB of memory, more than "
+                              "the limit of 2.00 KiB set by --max-memory\n"
+                              "memplan-cli: no report written (--keep-going records the graph "
+                              "and goes on)\n", graph);
+  g_assert_cmpint (test_run_cli (NULL, &err, "suite", graph, "--max-memory", "2K", NULL), ==, 2);
   g_assert_cmpstr (err, ==, expected);
 }
 

@@ -167,6 +167,7 @@ gboolean
 mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
 {
   guint64          records = workload->lifetimes->n_records, estimate = 0;
+  const MpGraph   *graph = workload->graph;
   g_autofree char *what = NULL;
 
   for (guint i = 0; i < p->infos->len; i++)
@@ -174,10 +175,8 @@ mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
                                 ((const MpPlannerInfo *) p->infos->pdata[i])->name, records));
   /* the plans are kept: an offset and a lifetime per record each */
   estimate += 24 * records * p->infos->len;
-  what = g_strdup_printf ("%s: planning %" G_GUINT64_FORMAT " records", workload->graph->path
-                                                                          ? workload->graph->path
-                                                                          : workload->graph->name,
-                          records);
+  what = g_strdup_printf ("%s: planning %" G_GUINT64_FORMAT " records",
+                          graph->path ? graph->path : graph->name, records);
   /* under a limit, what loading took counts too; the memory available has
    * already lost it */
   return mp_cli_check_memory (what, estimate + (p->max_memory ? p->load_estimate : 0),

@@ -71,6 +71,8 @@ mp_cli_suite (int argc, char **argv)
   options.keep_going = keep_going;
   options.plans_dir = plans_dir;
   options.relative_to = relative_to;
+  if (planning.max_memory)
+    mp_parse_size (planning.max_memory, &options.max_memory); /* checked with the options */
   report = mp_suite_report_new (&options, argv + 1);
 
   for (guint i = 0; i < files->len; i++)

@@ -41,7 +41,6 @@ mp_cli_error (const char *format, ...)
 {
   va_list          args;
   g_autofree char *msg = NULL;
-
   g_autofree char *shown = NULL;
 
   va_start (args, format);
@@ -266,13 +265,10 @@ close_stdout (void)
     err = EIO;
   if (fclose (stdout) != 0 && err == 0)
     err = errno;
-  if (err == 0 || stdout_reported)
-    {
-      if (err)
-        _exit (MP_EXIT_BAD_INPUT);
-      return;
-    }
-  mp_cli_error (MP_STDOUT_WRITE_ERROR ": %s", g_strerror (err));
+  if (err == 0)
+    return;
+  if (!stdout_reported)
+    mp_cli_error (MP_STDOUT_WRITE_ERROR ": %s", g_strerror (err));
   _exit (MP_EXIT_BAD_INPUT);
 }
 
