@@ -53,13 +53,10 @@ char *
 mp_application_default_graph (void)
 {
   const char *dir = g_getenv ("MEMPLAN_DATA_DIR");
-  g_autofree char *installed = g_build_filename (MEMPLAN_PKGDATADIR, "default.json", NULL);
 
-  if (dir && *dir)
-    return g_build_filename (dir, "default.json", NULL);
-  if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
-    return g_steal_pointer (&installed);
-  return g_build_filename (MEMPLAN_SOURCE_DATADIR, "default.json", NULL);
+  /* no compiled-in source path: an installed binary must never read the
+   * source tree; the tests and `meson devenv` set MEMPLAN_DATA_DIR */
+  return g_build_filename (dir && *dir ? dir : MEMPLAN_PKGDATADIR, "default.json", NULL);
 }
 
 /* --hover: where a tensor is, in the window's surface coordinates, so a
