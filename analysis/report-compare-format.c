@@ -36,11 +36,21 @@ row_name (const MpCompareRow *row)
   return row->planner ? g_strdup_printf ("%s/%s", row->graph, row->planner) : g_strdup (row->graph);
 }
 
+/* Bytes for a human reader, with the sign of a change; JSON keeps the raw
+ * count. */
+static char *
+fmt_signed_bytes (gint64 change)
+{
+  g_autofree char *bytes = mp_format_bytes (change < 0 ? -(guint64) change : (guint64) change);
+
+  return change == 0 ? g_steal_pointer (&bytes)
+                     : g_strdup_printf ("%c%s", change < 0 ? '-' : '+', bytes);
+}
+
 static char *
 fmt_arena (const MpReportResult *r)
 {
-  return r && mp_report_result_planned (r) ? g_strdup_printf ("%" G_GUINT64_FORMAT, r->arena)
-                                           : g_strdup ("-");
+  return r && mp_report_result_planned (r) ? mp_format_bytes (r->arena) : g_strdup ("-");
 }
 
 static char *
@@ -58,8 +68,7 @@ fmt_relative (gdouble rel)
 static char *
 fmt_change (const MpCompareRow *row)
 {
-  return row_compared (row) ? g_strdup_printf ("%+" G_GINT64_FORMAT, row->arena_change)
-                            : g_strdup ("-");
+  return row_compared (row) ? fmt_signed_bytes (row->arena_change) : g_strdup ("-");
 }
 
 static char *
@@ -80,9 +89,12 @@ static char *
 failure_reason (const MpCompareRow *row)
 {
   if (row->change == MP_CHANGE_WORSE)
-    return isnan (row->arena_relative)
-             ? g_strdup_printf ("arena %+" G_GINT64_FORMAT " bytes", row->arena_change)
-             : g_strdup_printf ("arena %+.2f%%", 100.0 * row->arena_relative);
+    {
+      g_autofree char *change = fmt_signed_bytes (row->arena_change);
+
+      return isnan (row->arena_relative) ? g_strdup_printf ("arena %s", change)
+                                         : g_strdup_printf ("arena %+.2f%%", 100.0 * row->arena_relative);
+    }
   if (row->change == MP_CHANGE_INVALID)
     return g_strdup (row->planner == NULL             ? "graph failed to load in NEW"
                      : row->new->status == MP_RESULT_INVALID ? "invalid plan in NEW"

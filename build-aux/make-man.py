@@ -108,11 +108,9 @@ def main():
         out += [".SH SYNOPSIS", "\\fBmemplan\\-cli\\fR \\fICOMMAND\\fR [\\fIOPTIONS\\fR…] \\fIARGS\\fR…",
                 ".br", "\\fBmemplan\\-cli help\\fR \\fICOMMAND\\fR",
                 ".SH DESCRIPTION"]
-        for line in top.split("\n")[1:]:
-            if line.startswith("Commands:"):
-                break
-            if line.strip():
-                out.append(esc(line.strip()))
+        # the paragraphs between the usage lines and the command list
+        body = top.split("\n\n", 1)[1].split("Commands:")[0]
+        out += [esc(line.strip()) for line in body.split("\n") if line.strip()]
         out.append(".SH COMMANDS")
         for cmd, summary in commands:
             usage, paragraphs, groups = goption_page(run_help([program, cmd, "--help"]))

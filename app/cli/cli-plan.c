@@ -12,8 +12,9 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   g_autofree char   *lb = mp_format_bytes (lt->lower_bound);
   g_autofree char   *ws = mp_format_bytes (lt->workspace);
 
-  g_string_append_printf (out, "%s: %u tensors planned over %u steps, lower bound %s", graph->name,
-                          lt->n_records, lt->n_steps, lb);
+  g_string_append_printf (out, "%s: %u %s planned over %u %s, lower bound %s", graph->name,
+                          lt->n_records, lt->n_records == 1 ? "tensor" : "tensors", lt->n_steps,
+                          lt->n_steps == 1 ? "step" : "steps", lb);
   if (lt->workspace)
     g_string_append_printf (out, ", shared workspace %s", ws);
   if (w->parallel)
