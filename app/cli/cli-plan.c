@@ -20,7 +20,10 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   if (w->parallel)
     g_string_append_printf (out, "; %u streams, %u parallel groups", mp_graph_n_streams (graph),
                             w->parallel->n_groups);
-  g_string_append (out, "\n\n");
+  g_string_append (out, "\n");
+  if (graph->note)
+    g_string_append_printf (out, "note: %s\n", graph->note);
+  g_string_append (out, "\n");
   g_string_append_printf (out, "%-18s %12s %12s %7s %8s %6s %10s  %-10s %s\n", "planner", "arena",
                           "lower bound", "ratio", "frag", "parts", "time", "sequential",
                           "concurrent");
