@@ -410,6 +410,17 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
       printf ("memplan %s\n", MEMPLAN_VERSION);
       return 0;
     }
+  /* for scripts: a DISPLAY that names a display nobody serves (ssh, a
+   * container) would make the window fail; gtk_init_check only asks */
+  if (g_variant_dict_contains (options, "check-display"))
+    {
+      if (gtk_init_check ())
+        return 0;
+      g_printerr ("memplan: cannot open the display (DISPLAY=%s, WAYLAND_DISPLAY=%s)\n",
+                  g_getenv ("DISPLAY") ? g_getenv ("DISPLAY") : "",
+                  g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : "");
+      return 1;
+    }
   if (g_variant_dict_lookup (options, "planner", "^a&s", &planners))
     {
       g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
@@ -546,6 +557,8 @@ mp_application_init (MpApplication *self)
       "Once planned, step through PLANNER's decisions (teaching mode)", "PLANNER" },
     { "step", 0, 0, G_OPTION_ARG_INT, NULL, "With --step-through: show decision N (from 1)",
       "N" },
+    { "check-display", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Exit 0 when the display can be opened, 1 when not (for scripts)", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
     { NULL }
   };
