@@ -103,14 +103,29 @@ failure_reason (const MpCompareRow *row)
                                     : g_strdup_printf ("time %+.0f%%", 100.0 * row->time_relative);
 }
 
+/* Whether either report timed its planners more than once (suite --repeat). */
+static gboolean
+repeated (const MpComparison *c)
+{
+  for (guint i = 0; i < c->rows->len; i++)
+    {
+      const MpCompareRow *row = c->rows->pdata[i];
+
+      if ((row->base && row->base->runs > 1) || (row->new && row->new->runs > 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static char *
 fmt_options (const MpComparison *c)
 {
   g_autofree char *floor = mp_format_seconds (c->options.time_floor);
 
-  return g_strdup_printf ("arena tolerance %.4g%%, time tolerance %.4g%% (changes under %s "
+  return g_strdup_printf ("arena tolerance %.4g%%, time tolerance %.4g%% (changes under %s%s "
                           "ignored)%s",
                           100.0 * c->options.tolerance, 100.0 * c->options.time_tolerance, floor,
+                          repeated (c) ? " or within the spread of repeated runs" : "",
                           c->options.fail_on_time ? ", slower fails" : "");
 }
 
