@@ -48,7 +48,7 @@ def goption_page(text):
         m = re.match(r"^(\S.*) Options:$", line)
         if m:
             if para:
-                paragraphs.append(" ".join(para))
+                paragraphs.append(para)
                 para = []
             opts = []
             i += 1
@@ -59,14 +59,22 @@ def goption_page(text):
             groups.append((m.group(1), opts))
             continue
         if line.strip():
-            para.append(line.strip())
+            para.append(line.rstrip())
         elif para:
-            paragraphs.append(" ".join(para))
+            paragraphs.append(para)
             para = []
         i += 1
     if para:
-        paragraphs.append(" ".join(para))
+        paragraphs.append(para)
     return usage, paragraphs, groups
+
+
+def paragraph_roff(lines):
+    """A paragraph of --help text: flowing, or as printed when it is a table
+    (indented rows, like gen's list of models)."""
+    if any(l.startswith(" ") for l in lines):
+        return [".PP", ".nf"] + [esc(l) for l in lines] + [".fi"]
+    return [".PP", esc(" ".join(l.strip() for l in lines))]
 
 
 def options_roff(groups, out):
@@ -119,14 +127,14 @@ def main():
             out.append(".PP")
             out.append(esc(summary[:1].upper() + summary[1:]) + ".")
             for p in paragraphs:
-                out += [".PP", esc(p)]
+                out += paragraph_roff(p)
             options_roff(groups, out)
     else:
         usage, paragraphs, groups = goption_page(top)
         out.append("memplan \\- a desktop workbench for static memory planning of tensor programs")
         out += [".SH SYNOPSIS", "\\fB%s\\fR" % esc(usage), ".SH DESCRIPTION"]
         for p in paragraphs:
-            out += [esc(p), ".PP"]
+            out += paragraph_roff(p)
         out.append(".SH OPTIONS")
         options_roff(groups, out)
         out += [".SH FILES", ".TP", "\\fI%s\\fR" % esc(os.environ.get("MEMPLAN_PKGDATADIR", "")
