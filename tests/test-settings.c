@@ -7,6 +7,7 @@
 
 #include "plan-render.h"
 #include "planner.h"
+#include "recent-list.h"
 
 static GSettings *
 settings (void)
@@ -101,6 +102,40 @@ test_store (void)
   g_assert_cmpint (g_settings_get_int (again, "window-width"), ==, 1280);
 }
 
+static void
+assert_strv (char **got, const char *const *want)
+{
+  g_assert_cmpuint (g_strv_length (got), ==, g_strv_length ((char **) want));
+  for (guint i = 0; want[i]; i++)
+    g_assert_cmpstr (got[i], ==, want[i]);
+}
+
+/* The "recent-files" list: newest first, no duplicates, capped. */
+static void
+test_recent_list (void)
+{
+  const char *list[] = { "file:///a.json", "file:///b.csv", "file:///c.json", NULL };
+  const char *moved[] = { "file:///c.json", "file:///a.json", "file:///b.csv", NULL };
+  const char *capped[] = { "file:///d.json", "file:///a.json", NULL };
+  const char *removed[] = { "file:///a.json", "file:///c.json", NULL };
+  const char *first[] = { "file:///a.json", NULL };
+  g_auto (GStrv) a = mp_recent_list_push (list, "file:///c.json", MP_RECENT_MAX);
+  g_auto (GStrv) b = mp_recent_list_push (list, "file:///d.json", 2);
+  g_auto (GStrv) c = mp_recent_list_remove (list, "file:///b.csv");
+  g_auto (GStrv) d = mp_recent_list_push (NULL, "file:///a.json", MP_RECENT_MAX);
+  g_autoptr (GSettings) s = settings ();
+  g_auto (GStrv) stored = NULL;
+
+  assert_strv (a, moved);
+  assert_strv (b, capped);
+  assert_strv (c, removed);
+  assert_strv (d, first);
+  /* and the setting holds it as given */
+  g_assert_true (g_settings_set_strv (s, "recent-files", (const char *const *) a));
+  stored = g_settings_get_strv (s, "recent-files");
+  assert_strv (stored, moved);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -112,5 +147,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/settings/defaults", test_defaults);
   g_test_add_func ("/app/settings/color-by-names", test_color_by_names);
   g_test_add_func ("/app/settings/store", test_store);
+  g_test_add_func ("/app/settings/recent-list", test_recent_list);
   return g_test_run ();
 }
