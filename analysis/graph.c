@@ -61,6 +61,7 @@ mp_graph_free (MpGraph *graph)
   g_hash_table_unref (graph->op_index);
   g_free (graph->name);
   g_free (graph->path);
+  g_free (graph->note);
   g_free (graph);
 }
 

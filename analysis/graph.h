@@ -74,6 +74,7 @@ typedef struct
   gboolean    has_ops;   /* FALSE for usage records (CSV) */
   GHashTable *tensor_index; /* name -> index + 1 */
   GHashTable *op_index;     /* name -> index + 1 */
+  char       *note;         /* what the loader read but the planners do not use, or NULL */
 } MpGraph;
 
 MpGraph    *mp_graph_new           (const char *name);

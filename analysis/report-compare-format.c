@@ -40,11 +40,21 @@ row_name (const MpCompareRow *row)
   return mp_escape_name (name);
 }
 
+/* Bytes for a human reader, with the sign of a change; JSON keeps the raw
+ * count. */
+static char *
+fmt_signed_bytes (gint64 change)
+{
+  g_autofree char *bytes = mp_format_bytes (change < 0 ? -(guint64) change : (guint64) change);
+
+  return change == 0 ? g_steal_pointer (&bytes)
+                     : g_strdup_printf ("%c%s", change < 0 ? '-' : '+', bytes);
+}
+
 static char *
 fmt_arena (const MpReportResult *r)
 {
-  return r && mp_report_result_planned (r) ? g_strdup_printf ("%" G_GUINT64_FORMAT, r->arena)
-                                           : g_strdup ("-");
+  return r && mp_report_result_planned (r) ? mp_format_bytes (r->arena) : g_strdup ("-");
 }
 
 static char *
@@ -62,8 +72,7 @@ fmt_relative (gdouble rel)
 static char *
 fmt_change (const MpCompareRow *row)
 {
-  return row_compared (row) ? g_strdup_printf ("%+" G_GINT64_FORMAT, row->arena_change)
-                            : g_strdup ("-");
+  return row_compared (row) ? fmt_signed_bytes (row->arena_change) : g_strdup ("-");
 }
 
 static char *
@@ -84,9 +93,12 @@ static char *
 failure_reason (const MpCompareRow *row)
 {
   if (row->change == MP_CHANGE_WORSE)
-    return isnan (row->arena_relative)
-             ? g_strdup_printf ("arena %+" G_GINT64_FORMAT " bytes", row->arena_change)
-             : g_strdup_printf ("arena %+.2f%%", 100.0 * row->arena_relative);
+    {
+      g_autofree char *change = fmt_signed_bytes (row->arena_change);
+
+      return isnan (row->arena_relative) ? g_strdup_printf ("arena %s", change)
+                                         : g_strdup_printf ("arena %+.2f%%", 100.0 * row->arena_relative);
+    }
   if (row->change == MP_CHANGE_INVALID)
     return g_strdup (row->planner == NULL             ? "graph failed to load in NEW"
                      : row->new->status == MP_RESULT_INVALID ? "invalid plan in NEW"
@@ -95,14 +107,29 @@ failure_reason (const MpCompareRow *row)
                                     : g_strdup_printf ("time %+.0f%%", 100.0 * row->time_relative);
 }
 
+/* Whether either report timed its planners more than once (suite --repeat). */
+static gboolean
+repeated (const MpComparison *c)
+{
+  for (guint i = 0; i < c->rows->len; i++)
+    {
+      const MpCompareRow *row = c->rows->pdata[i];
+
+      if ((row->base && row->base->runs > 1) || (row->new && row->new->runs > 1))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static char *
 fmt_options (const MpComparison *c)
 {
   g_autofree char *floor = mp_format_seconds (c->options.time_floor);
 
-  return g_strdup_printf ("arena tolerance %.4g%%, time tolerance %.4g%% (changes under %s "
+  return g_strdup_printf ("arena tolerance %.4g%%, time tolerance %.4g%% (changes under %s%s "
                           "ignored)%s",
                           100.0 * c->options.tolerance, 100.0 * c->options.time_tolerance, floor,
+                          repeated (c) ? " or within the spread of repeated runs" : "",
                           c->options.fail_on_time ? ", slower fails" : "");
 }
 

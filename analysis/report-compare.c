@@ -107,6 +107,15 @@ add_row (MpComparison *c, const MpReportGraph *base_graph, const MpReportGraph *
   return row;
 }
 
+/* Repeated runs (suite --repeat) measured their own noise: times whose
+ * ranges overlap have not changed, whatever the medians say. */
+static gboolean
+within_spread (const MpReportResult *b, const MpReportResult *n)
+{
+  return (b->runs > 1 || n->runs > 1) && n->seconds_min <= b->seconds_max &&
+         b->seconds_min <= n->seconds_max;
+}
+
 static void
 compare_time (MpCompareRow *row, const MpCompareOptions *o)
 {
@@ -114,7 +123,8 @@ compare_time (MpCompareRow *row, const MpCompareOptions *o)
 
   row->time_change = n - b;
   row->time_relative = b > 0 ? (n - b) / b : NAN;
-  if (fabs (n - b) <= o->time_floor || (b > 0 && fabs (row->time_relative) <= o->time_tolerance))
+  if (fabs (n - b) <= o->time_floor || (b > 0 && fabs (row->time_relative) <= o->time_tolerance) ||
+      within_spread (row->base, row->new))
     row->time = MP_TIME_SAME;
   else
     {

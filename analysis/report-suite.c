@@ -312,6 +312,46 @@ load_fits (const char *path, const MpSuiteOptions *options, GError **error)
                           error);
 }
 
+/* --repeat: the planner runs again for its time only, so that a compare can
+ * tell a real change from the noise of one run. */
+static gboolean
+time_repeats (MpReportResult       *result,
+              MpWorkload           *workload,
+              const MpPlannerInfo  *info,
+              const MpPlan         *first,
+              const MpSuiteOptions *options,
+              GCancellable         *cancellable,
+              GError              **error)
+{
+  g_autofree gdouble *seconds = NULL;
+
+  if (options->repeat < 2)
+    return TRUE;
+  seconds = g_new (gdouble, options->repeat);
+  seconds[0] = first->seconds;
+  for (guint i = 1; i < options->repeat; i++)
+    {
+      g_autoptr (GError) local = NULL;
+      MpPlan *again = mp_workload_plan (workload, info, &options->planner, cancellable, &local);
+
+      if (again == NULL)
+        {
+          /* it planned once; failing now is a cancel (or a budget's whim) */
+          if (g_cancellable_is_cancelled (cancellable))
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return FALSE;
+            }
+          mp_report_result_set_times (result, seconds, i);
+          return TRUE;
+        }
+      seconds[i] = again->seconds;
+      mp_plan_free (again);
+    }
+  mp_report_result_set_times (result, seconds, options->repeat);
+  return TRUE;
+}
+
 MpSuiteOutcome
 mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOptions *options,
                     GCancellable *cancellable, GError **error)
@@ -382,7 +422,13 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                                       local->message);
           continue;
         }
-      mp_report_graph_add_plan (entry, plan);
+      if (!time_repeats (mp_report_graph_add_plan (entry, plan), workload, info, plan, options,
+                         cancellable, error))
+        {
+          mp_plan_free (plan);
+          mp_report_remove_graph (report, entry);
+          return MP_SUITE_ABORTED;
+        }
       g_ptr_array_add (plans, plan);
     }
   if (options->plans_dir && !write_plans (report, entry, graph, plans, options, error))

@@ -17,6 +17,7 @@ typedef struct
   const char       *relative_to; /* store paths relative to this directory, or NULL */
   guint64           max_memory;  /* refuse a graph estimated to need more to load; 0: the
                                   * memory available (memory-estimate.h) */
+  guint             repeat;      /* runs per planner for its time (median, spread); 0 or 1: one */
 } MpSuiteOptions;
 
 typedef enum

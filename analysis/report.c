@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan-analysis"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
@@ -145,13 +146,34 @@ mp_report_graph_add_plan (MpReportGraph *graph, const MpPlan *plan)
   r->status = plan->valid ? MP_RESULT_VALID : MP_RESULT_INVALID;
   r->arena = plan->arena;
   r->lower_bound = plan->lower_bound;
-  r->seconds = plan->seconds;
+  mp_report_result_set_times (r, &plan->seconds, 1);
   r->n_partitions = plan->n_partitions;
   r->proved_optimal = plan->proved_optimal;
   r->problem = g_strdup (plan->problem);
   result_derive (r);
   g_ptr_array_add (graph->results, r);
   return r;
+}
+
+static int
+compare_seconds (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return (x > y) - (x < y);
+}
+
+void
+mp_report_result_set_times (MpReportResult *result, const gdouble *seconds, guint n)
+{
+  g_autofree gdouble *sorted = g_memdup2 (seconds, n * sizeof (gdouble));
+
+  g_return_if_fail (n > 0);
+  qsort (sorted, n, sizeof (gdouble), compare_seconds);
+  result->runs = n;
+  result->seconds = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  result->seconds_min = sorted[0];
+  result->seconds_max = sorted[n - 1];
 }
 
 MpReportResult *
@@ -201,6 +223,13 @@ result_to_json (const MpReportResult *r)
       if (r->problem)
         json_object_object_add (obj, "problem", json_object_new_string (r->problem));
       json_object_object_add (obj, "seconds", mp_json_new_short_double (r->seconds));
+      if (r->runs > 1)
+        {
+          /* suite --repeat: the median above, the spread here */
+          json_object_object_add (obj, "runs", json_object_new_int64 (r->runs));
+          json_object_object_add (obj, "seconds_min", mp_json_new_short_double (r->seconds_min));
+          json_object_object_add (obj, "seconds_max", mp_json_new_short_double (r->seconds_max));
+        }
       if (r->n_partitions)
         json_object_object_add (obj, "partitions", json_object_new_int64 (r->n_partitions));
       if (r->proved_optimal)
@@ -397,6 +426,26 @@ get_strv (Reader *rd, json_object *obj, const char *key, char ***out, GError **e
   return TRUE;
 }
 
+/* suite --repeat's fields; a report without them ran each planner once. */
+static gboolean
+read_runs (Reader *rd, json_object *obj, MpReportResult *r, GError **error)
+{
+  guint64 runs = 1;
+
+  r->seconds_min = r->seconds_max = r->seconds;
+  if (!get_u64 (rd, obj, "runs", FALSE, G_MAXUINT, &runs, error) ||
+      !get_number (rd, obj, "seconds_min", FALSE, &r->seconds_min, error) ||
+      !get_number (rd, obj, "seconds_max", FALSE, &r->seconds_max, error))
+    return FALSE;
+  if (runs == 0)
+    return fail (rd, error, "\"runs\" must be at least 1");
+  r->runs = runs;
+  if (!(r->seconds_min <= r->seconds && r->seconds <= r->seconds_max))
+    return fail (rd, error, "\"seconds\" %g must lie between \"seconds_min\" %g and "
+                 "\"seconds_max\" %g", r->seconds, r->seconds_min, r->seconds_max);
+  return TRUE;
+}
+
 static gboolean
 read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GError **error)
 {
@@ -437,7 +486,8 @@ read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GE
       !get_number (rd, obj, "seconds", TRUE, &r->seconds, error) ||
       !get_string (rd, obj, "problem", FALSE, &r->problem, error) ||
       !get_uint (rd, obj, "partitions", FALSE, &r->n_partitions, error) ||
-      !get_bool (rd, obj, "proved_optimal", FALSE, &r->proved_optimal, error))
+      !get_bool (rd, obj, "proved_optimal", FALSE, &r->proved_optimal, error) ||
+      !read_runs (rd, obj, r, error))
     return FALSE;
   r->status = valid ? MP_RESULT_VALID : MP_RESULT_INVALID;
   if (!valid && r->problem == NULL)

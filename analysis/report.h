@@ -30,7 +30,10 @@ typedef struct
   guint64        lower_bound;
   gdouble        ratio;         /* derived from arena / lower_bound when read */
   gdouble        fragmentation; /* derived likewise */
-  gdouble        seconds;
+  gdouble        seconds;       /* planning time; the median when the planner ran more than once */
+  guint          runs;          /* suite --repeat: how many times it ran (1 at least) */
+  gdouble        seconds_min;   /* the spread of those runs (seconds itself for one run) */
+  gdouble        seconds_max;
   guint          n_partitions;
   gboolean       proved_optimal;
   char          *problem;       /* INVALID: the validator's message; FAILED, SKIPPED: why */
@@ -77,6 +80,10 @@ MpReportGraph  *mp_report_add_graph        (MpReport *report, const char *name, 
 void            mp_report_remove_graph     (MpReport *report, MpReportGraph *graph);
 /* Records a planned (and checked) plan, or a planner that did not run. */
 MpReportResult *mp_report_graph_add_plan   (MpReportGraph *graph, const MpPlan *plan);
+/* Sets a result's time from n runs: the median and the spread. */
+void            mp_report_result_set_times (MpReportResult *result,
+                                            const gdouble  *seconds,
+                                            guint           n);
 MpReportResult *mp_report_graph_add_missed (MpReportGraph *graph, const char *planner,
                                             MpResultStatus status, const char *why);
 

@@ -5,10 +5,67 @@
 
 #include "graph-private.h"
 
-/* MiniMalloc's usage records: id,lower,upper,size[,offset], half-open
- * lifetimes [lower, upper), alignment 1. */
+/* MiniMalloc's usage records, read as MiniMalloc reads them: a header names
+ * the columns, in any order. id (or buffer, buffer_id), lower (or start,
+ * begin), upper (exclusive) or end (inclusive), size; optional offset,
+ * alignment and gaps; any other column is ignored. Alignment 1 unless an
+ * alignment column says more. */
 
-#define MAX_TIME (G_GINT64_CONSTANT (1) << 53)
+#define MAX_TIME    (G_GINT64_CONSTANT (1) << 53)
+#define MAX_COLUMNS 64
+
+typedef enum
+{
+  COL_ID,
+  COL_LOWER,
+  COL_UPPER,
+  COL_SIZE,
+  COL_OFFSET,
+  COL_ALIGNMENT,
+  COL_GAPS,
+  N_ROLES,
+  COL_OTHER = N_ROLES,
+} ColumnRole;
+
+typedef struct
+{
+  gint      index[N_ROLES]; /* column of each role, or -1 */
+  char     *name[N_ROLES];  /* the header's word for it, for messages */
+  guint     n_columns;
+  gboolean  inclusive_end;  /* an "end" column: MiniMalloc adds one */
+  GString  *ignored;        /* names of columns with no role */
+} Header;
+
+static void
+header_clear (Header *h)
+{
+  for (guint i = 0; i < N_ROLES; i++)
+    g_free (h->name[i]);
+  if (h->ignored)
+    g_string_free (h->ignored, TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Header, header_clear)
+
+static ColumnRole
+column_role (const char *name, gboolean *inclusive)
+{
+  static const struct { const char *name; ColumnRole role; } words[] = {
+    { "id", COL_ID },         { "buffer", COL_ID },       { "buffer_id", COL_ID },
+    { "lower", COL_LOWER },   { "start", COL_LOWER },     { "begin", COL_LOWER },
+    { "upper", COL_UPPER },   { "end", COL_UPPER },       { "size", COL_SIZE },
+    { "offset", COL_OFFSET }, { "alignment", COL_ALIGNMENT }, { "gaps", COL_GAPS },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    if (g_str_equal (name, words[i].name))
+      {
+        if (g_str_equal (name, "end"))
+          *inclusive = TRUE;
+        return words[i].role;
+      }
+  return COL_OTHER;
+}
 
 static gboolean
 parse_u64 (const char *s, gsize len, guint64 *value)
@@ -38,19 +95,88 @@ field_text (const char *s, gsize len)
   return g_strndup (s, MIN (len, 40));
 }
 
+static gboolean
+parse_header (Header *h, const char **field, const gsize *flen, guint nf, const char *line,
+              gsize line_len, const char *path, GError **error)
+{
+  for (guint i = 0; i < N_ROLES; i++)
+    h->index[i] = -1;
+  h->n_columns = nf;
+  for (guint i = 0; i < nf; i++)
+    {
+      g_autofree char *word = g_strstrip (g_strndup (field[i], flen[i]));
+      ColumnRole       role = column_role (word, &h->inclusive_end);
+
+      if (role == COL_OTHER)
+        {
+          if (!h->ignored)
+            h->ignored = g_string_new (NULL);
+          g_string_append_printf (h->ignored, "%s'%s'", h->ignored->len ? ", " : "", word);
+          continue;
+        }
+      if (h->index[role] >= 0)
+        {
+          if (g_str_equal (h->name[role], word))
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                               "line 1: column '%s' appears twice", word);
+          else
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                               "line 1: columns '%s' and '%s' name the same thing", h->name[role],
+                               word);
+          return FALSE;
+        }
+      h->index[role] = i;
+      h->name[role] = g_steal_pointer (&word);
+    }
+  if (h->index[COL_ID] < 0 || h->index[COL_LOWER] < 0 || h->index[COL_UPPER] < 0 ||
+      h->index[COL_SIZE] < 0)
+    {
+      g_autofree char *text = g_strndup (line, MIN (line_len, 60));
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                         "line 1: expected a header naming the columns id, lower, upper and size "
+                         "in any order (or start and an inclusive end), got '%s'",
+                         text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* What the file says that the planners do not use, in a sentence or two. */
+static char *
+header_note (const Header *h, guint n_gapped, guint64 alignment, gboolean mixed_alignment)
+{
+  GString *note = g_string_new (NULL);
+
+  if (n_gapped)
+    g_string_append_printf (note, "column '%s' read: %u buffer%s lifetime gaps, which the "
+                            "planners do not use (each buffer is planned as live from its "
+                            "first to its last step)",
+                            h->name[COL_GAPS], n_gapped, n_gapped == 1 ? " has" : "s have");
+  if (mixed_alignment)
+    g_string_append_printf (note, "%scolumn '%s' read: buffers differ in alignment; every buffer "
+                            "is aligned to the largest, %" G_GUINT64_FORMAT " bytes",
+                            note->len ? "; " : "", h->name[COL_ALIGNMENT], alignment);
+  if (h->ignored)
+    g_string_append_printf (note, "%scolumns ignored: %s", note->len ? "; " : "",
+                            h->ignored->str);
+  return g_string_free (note, note->len == 0);
+}
+
 MpGraph *
 mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **offsets_out,
                     GError **error)
 {
-  /* "op": the column import adds; read past, not used */
-  static const char *names[] = { "id", "lower", "upper", "size", "offset", "op" };
   g_autoptr (MpGraph) graph = NULL;
   g_autoptr (GArray) offsets = NULL;
   g_autofree char *base = NULL;
+  g_autofree const char **field = g_new (const char *, MAX_COLUMNS + 1);
+  g_autofree gsize *flen = g_new (gsize, MAX_COLUMNS + 1);
   const char *p = data, *end = data + length;
-  guint       line_no = 0, n_columns = 0;
+  guint       line_no = 0, n_gapped = 0;
   gint64      max_upper = 0;
-  gboolean    header_done = FALSE;
+  guint64     alignment = 1, first_alignment = 0;
+  gboolean    header_done = FALSE, mixed_alignment = FALSE;
+  g_auto (Header) h = { 0 };
 
   base = path ? g_path_get_basename (path) : g_strdup ("records");
   if (strchr (base, '.'))
@@ -68,8 +194,6 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
     {
       const char *eol = memchr (p, '\n', end - p);
       const char *line = p, *line_end = eol ? eol : end;
-      const char *field[6];
-      gsize       flen[6];
       guint       nf = 0;
 
       p = eol ? eol + 1 : end;
@@ -79,8 +203,8 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
       if (line_end == line)
         continue;
 
-      /* split on commas */
-      for (const char *f = line; nf < 6;)
+      /* split on commas; one field past the limit shows a line is too long */
+      for (const char *f = line; nf <= MAX_COLUMNS;)
         {
           const char *comma = memchr (f, ',', line_end - f);
 
@@ -93,77 +217,105 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
 
       if (!header_done)
         {
-          gboolean ok = nf >= 4 && nf <= 6;
-
-          for (guint i = 0; ok && i < nf; i++)
+          if (nf > MAX_COLUMNS)
             {
-              g_autofree char *f = g_strstrip (g_strndup (field[i], flen[i]));
-              ok = g_str_equal (f, names[i]);
-            }
-          if (!ok)
-            {
-              g_autofree char *text = g_strndup (line, MIN (line_end - line, 60));
               mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                                 "line %u: expected the header 'id,lower,upper,size' or "
-                                 "'id,lower,upper,size,offset', got '%s'",
-                                 line_no, text);
+                                 "line %u: more than %u columns", line_no, MAX_COLUMNS);
               return NULL;
             }
-          n_columns = nf;
+          if (!parse_header (&h, field, flen, nf, line, line_end - line, path, error))
+            return NULL;
           header_done = TRUE;
           continue;
         }
 
       {
+        static const ColumnRole numeric[] = { COL_LOWER, COL_UPPER, COL_SIZE, COL_OFFSET,
+                                              COL_ALIGNMENT };
         g_autofree char *id = NULL;
-        guint64          v[5] = { 0 };
+        guint64          v[N_ROLES] = { 0 };
         gint             t;
+        gint             ci = h.index[COL_ID];
 
-        if (nf != n_columns)
+        if (nf != h.n_columns)
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                               "line %u: expected %u fields, found %u%s", line_no, n_columns, nf,
-                               nf > n_columns ? " or more" : "");
+                               "line %u: expected %u fields, found %u%s", line_no, h.n_columns,
+                               nf, nf > h.n_columns ? " or more" : "");
             return NULL;
           }
-        id = g_strstrip (g_strndup (field[0], flen[0]));
+        id = g_strstrip (g_strndup (field[ci], flen[ci]));
         if (*id == '\0')
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "line %u: empty id",
                                line_no);
             return NULL;
           }
-        for (guint i = 1; i < MIN (nf, 5); i++)
-          if (!parse_u64 (field[i], flen[i], &v[i]))
-            {
-              g_autofree char *text = field_text (field[i], flen[i]);
-              mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                                 "line %u (buffer '%s'): %s '%s' is not a non-negative integer",
-                                 line_no, id, names[i], text);
-              return NULL;
-            }
-        if (v[1] >= (guint64) MAX_TIME || v[2] >= (guint64) MAX_TIME)
+        for (guint k = 0; k < G_N_ELEMENTS (numeric); k++)
+          {
+            gint c = h.index[numeric[k]];
+
+            if (c >= 0 && !parse_u64 (field[c], flen[c], &v[numeric[k]]))
+              {
+                g_autofree char *text = field_text (field[c], flen[c]);
+                mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                                   "line %u (buffer '%s'): %s '%s' is not a non-negative integer",
+                                   line_no, id, h.name[numeric[k]], text);
+                return NULL;
+              }
+          }
+        /* an inclusive end: [start, end + 1), as MiniMalloc reads it */
+        if (h.inclusive_end && v[COL_UPPER] < (guint64) MAX_TIME)
+          v[COL_UPPER]++;
+        if (v[COL_LOWER] >= (guint64) MAX_TIME || v[COL_UPPER] >= (guint64) MAX_TIME)
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                               "line %u (buffer '%s'): lower and upper must be below 2^53",
-                               line_no, id);
+                               "line %u (buffer '%s'): %s and %s must be below 2^53", line_no,
+                               id, h.name[COL_LOWER], h.name[COL_UPPER]);
             return NULL;
           }
-        if (v[2] <= v[1])
+        if (v[COL_UPPER] <= v[COL_LOWER])
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                               "line %u (buffer '%s'): upper %" G_GUINT64_FORMAT
-                               " must be greater than lower %" G_GUINT64_FORMAT,
-                               line_no, id, v[2], v[1]);
+                               "line %u (buffer '%s'): %s %" G_GUINT64_FORMAT
+                               " must be %s %s %" G_GUINT64_FORMAT,
+                               line_no, id, h.name[COL_UPPER],
+                               v[COL_UPPER] - (h.inclusive_end ? 1 : 0),
+                               h.inclusive_end ? "at least" : "greater than", h.name[COL_LOWER],
+                               v[COL_LOWER]);
             return NULL;
           }
-        if (v[3] == 0 || v[3] > MP_MAX_TENSOR_SIZE)
+        if (v[COL_SIZE] == 0 || v[COL_SIZE] > MP_MAX_TENSOR_SIZE)
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
                                "line %u (buffer '%s'): size must be from 1 to 2^48 bytes, got %"
                                G_GUINT64_FORMAT,
-                               line_no, id, v[3]);
+                               line_no, id, v[COL_SIZE]);
             return NULL;
+          }
+        if (h.index[COL_ALIGNMENT] >= 0)
+          {
+            guint64 a = v[COL_ALIGNMENT];
+
+            if (a == 0 || (a & (a - 1)) != 0 || a > (1u << 30))
+              {
+                mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                                   "line %u (buffer '%s'): %s must be a power of two up to 2^30, "
+                                   "got %" G_GUINT64_FORMAT,
+                                   line_no, id, h.name[COL_ALIGNMENT], a);
+                return NULL;
+              }
+            if (first_alignment == 0)
+              first_alignment = a;
+            mixed_alignment |= a != first_alignment;
+            alignment = MAX (alignment, a);
+          }
+        if (h.index[COL_GAPS] >= 0)
+          {
+            g_autofree char *gaps = g_strndup (field[h.index[COL_GAPS]], flen[h.index[COL_GAPS]]);
+
+            if (*g_strstrip (gaps))
+              n_gapped++;
           }
         if ((t = mp_graph_add_tensor (graph, id, NULL)) < 0)
           {
@@ -171,12 +323,12 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                                "line %u: buffer '%s' is declared twice", line_no, id);
             return NULL;
           }
-        graph->tensors[t].size = v[3];
-        graph->tensors[t].first = v[1];
-        graph->tensors[t].last = v[2] - 1;
-        max_upper = MAX (max_upper, (gint64) v[2]);
-        if (n_columns >= 5)
-          g_array_append_val (offsets, v[4]);
+        graph->tensors[t].size = v[COL_SIZE];
+        graph->tensors[t].first = v[COL_LOWER];
+        graph->tensors[t].last = v[COL_UPPER] - 1;
+        max_upper = MAX (max_upper, (gint64) v[COL_UPPER]);
+        if (h.index[COL_OFFSET] >= 0)
+          g_array_append_val (offsets, v[COL_OFFSET]);
       }
     }
 
@@ -186,11 +338,14 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                          "empty file: expected the header 'id,lower,upper,size'");
       return NULL;
     }
+  graph->alignment = alignment;
+  graph->note = header_note (&h, n_gapped, alignment, mixed_alignment);
   if (!mp_graph_check (graph, error))
     return NULL;
   if (offsets_out)
-    *offsets_out = n_columns >= 5 ? (guint64 *) g_array_free (g_steal_pointer (&offsets), FALSE)
-                                  : NULL;
+    *offsets_out = h.index[COL_OFFSET] >= 0
+                     ? (guint64 *) g_array_free (g_steal_pointer (&offsets), FALSE)
+                     : NULL;
   return g_steal_pointer (&graph);
 }
 

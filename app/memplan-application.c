@@ -29,13 +29,10 @@ char *
 mp_application_default_graph (void)
 {
   const char *dir = g_getenv ("MEMPLAN_DATA_DIR");
-  g_autofree char *installed = g_build_filename (MEMPLAN_PKGDATADIR, "default.json", NULL);
 
-  if (dir && *dir)
-    return g_build_filename (dir, "default.json", NULL);
-  if (g_file_test (installed, G_FILE_TEST_IS_REGULAR))
-    return g_steal_pointer (&installed);
-  return g_build_filename (MEMPLAN_SOURCE_DATADIR, "default.json", NULL);
+  /* no compiled-in source path: an installed binary must never read the
+   * source tree; the tests and `meson devenv` set MEMPLAN_DATA_DIR */
+  return g_build_filename (dir && *dir ? dir : MEMPLAN_PKGDATADIR, "default.json", NULL);
 }
 
 static MpWindow *
@@ -166,6 +163,17 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     {
       printf ("memplan %s\n", MEMPLAN_VERSION);
       return 0;
+    }
+  /* for scripts: a DISPLAY that names a display nobody serves (ssh, a
+   * container) would make the window fail; gtk_init_check only asks */
+  if (g_variant_dict_contains (options, "check-display"))
+    {
+      if (gtk_init_check ())
+        return 0;
+      g_printerr ("memplan: cannot open the display (DISPLAY=%s, WAYLAND_DISPLAY=%s)\n",
+                  g_getenv ("DISPLAY") ? g_getenv ("DISPLAY") : "",
+                  g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : "");
+      return 1;
     }
   if (g_variant_dict_lookup (options, "planner", "^a&s", &planners))
     {
@@ -306,6 +314,8 @@ mp_application_init (MpApplication *self)
       "Once planned, step through PLANNER's decisions (teaching mode)", "PLANNER" },
     { "step", 0, 0, G_OPTION_ARG_INT, NULL, "With --step-through: show decision N (from 1)",
       "N" },
+    { "check-display", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Exit 0 when the display can be opened, 1 when not (for scripts)", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
     { NULL }
   };

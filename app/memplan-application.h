@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (MpApplication, mp_application, MP, APPLICATION, GtkApplication)
 
 MpApplication *mp_application_new           (void);
-/* The bundled graph opened when no file is given: $MEMPLAN_DATA_DIR, the
- * installed data, or the source tree's data/ (running from the build tree). */
+/* The bundled graph opened when no file is given: in $MEMPLAN_DATA_DIR when
+ * set (tests, `meson devenv`), else in the installed data folder. */
 char          *mp_application_default_graph (void);
 /* The exit status after run: non-zero when a --screenshot failed. */
 int            mp_application_get_status    (MpApplication *self);

@@ -9,6 +9,9 @@ build=${1:-build}
 app="$build/app/memplan"
 [ -x "$app" ] || { echo "screenshots: build the app first ($app is missing)" >&2; exit 2; }
 mkdir -p screenshots
+# the shots with no file show the default graph: this tree's, not an installed one
+MEMPLAN_DATA_DIR=$PWD/data
+export MEMPLAN_DATA_DIR
 
 # One X server per shot; the light theme unless asked, whatever the desktop says.
 run() {

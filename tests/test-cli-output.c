@@ -175,7 +175,13 @@ test_refuse_directory (Fixture *f, gconstpointer data)
   g_assert_cmpstr (f->err, ==, "memplan-cli: .: cannot write the output: it is a directory\n");
   cli (f, "plan", "teaching.json", "-o", "no/such/dir/out.json", NULL);
   g_assert_cmpint (f->status, ==, 2);
-  g_assert_true (g_str_has_prefix (f->err, "memplan-cli: no/such/dir/out.json: cannot write the file: "));
+  /* the words render uses, and no temporary file name */
+  g_assert_cmpstr (f->err, ==, "memplan-cli: no/such/dir/out.json: cannot write the output: folder "
+                               "'no/such/dir' does not exist\n");
+  cli (f, "gen", "gpt2", "-o", "no/such/dir/gpt2.json", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_cmpstr (f->err, ==, "memplan-cli: no/such/dir/gpt2.json: cannot write the output: "
+                               "folder 'no/such/dir' does not exist\n");
   assert_files (f, 1);
 }
 

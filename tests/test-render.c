@@ -659,7 +659,8 @@ test_cli (void)
     const char *args[] = { graph, "-o", bad, NULL };
 
     g_assert_cmpint (run_cli (args, &err), ==, 2);
-    expect = g_strdup_printf ("memplan-cli: %s: cannot write the picture: folder '%s/nope' does "
+    /* every -o writer says the same words */
+    expect = g_strdup_printf ("memplan-cli: %s: cannot write the output: folder '%s/nope' does "
                               "not exist\n", bad, dir);
     g_assert_cmpstr (err, ==, expect);
     g_assert_false (g_file_test (bad, G_FILE_TEST_EXISTS));

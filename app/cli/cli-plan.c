@@ -12,14 +12,18 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   g_autofree char   *lb = mp_format_bytes (lt->lower_bound);
   g_autofree char   *ws = mp_format_bytes (lt->workspace);
 
-  g_string_append_printf (out, "%s: %u tensors planned over %u steps, lower bound %s", graph->name,
-                          lt->n_records, lt->n_steps, lb);
+  g_string_append_printf (out, "%s: %u %s planned over %u %s, lower bound %s", graph->name,
+                          lt->n_records, lt->n_records == 1 ? "tensor" : "tensors", lt->n_steps,
+                          lt->n_steps == 1 ? "step" : "steps", lb);
   if (lt->workspace)
     g_string_append_printf (out, ", shared workspace %s", ws);
   if (w->parallel)
     g_string_append_printf (out, "; %u streams, %u parallel groups", mp_graph_n_streams (graph),
                             w->parallel->n_groups);
-  g_string_append (out, "\n\n");
+  g_string_append (out, "\n");
+  if (graph->note)
+    g_string_append_printf (out, "note: %s\n", graph->note);
+  g_string_append (out, "\n");
   g_string_append_printf (out, "%-18s %12s %12s %7s %8s %6s %10s  %-10s %s\n", "planner", "arena",
                           "lower bound", "ratio", "frag", "parts", "time", "sequential",
                           "concurrent");

@@ -13,6 +13,7 @@ mp_cli_suite (int argc, char **argv)
   g_autofree char *relative_to = NULL;
   g_autofree char *text = NULL;
   gboolean         keep_going = FALSE;
+  gint             repeat = 3;
   const char      *output;
   guint            n_planned = 0, n_failed = 0, n_invalid = 0;
   g_autoptr (GError) error = NULL;
@@ -26,6 +27,8 @@ mp_cli_suite (int argc, char **argv)
       "(memplan.plan/1) into folder DIR, named in the report", "DIR" },
     { "keep-going", 'k', 0, G_OPTION_ARG_NONE, &keep_going, "Record a graph that fails to load "
       "in the report and go on (exit 1) instead of stopping (exit 2)", NULL },
+    { "repeat", 'r', 0, G_OPTION_ARG_INT, &repeat, "Run each planner N times and record the "
+      "median time and the spread, so compare can tell a change from noise (default 3)", "N" },
     { NULL }
   };
 
@@ -70,6 +73,12 @@ mp_cli_suite (int argc, char **argv)
   options.planner.capacity = (guint64) planning.capacity;
   options.keep_going = keep_going;
   options.plans_dir = plans_dir;
+  if (repeat < 1 || repeat > 1000)
+    {
+      mp_cli_error ("--repeat must be from 1 to 1000");
+      return MP_EXIT_BAD_INPUT;
+    }
+  options.repeat = repeat;
   options.relative_to = relative_to;
   if (planning.max_memory)
     mp_parse_size (planning.max_memory, &options.max_memory); /* checked with the options */

@@ -87,6 +87,28 @@ mp_cli_add_input (const char *path)
   cli_inputs[n + 1] = NULL;
 }
 
+/* The folder -o writes into, checked first so that every writer says the
+ * same words as render, and never GLib's temporary file name. */
+static gboolean
+check_folder (const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   "%s: cannot write the output: folder '%s' does not exist", path, dir);
+      return FALSE;
+    }
+  if (g_access (dir, W_OK) != 0)
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
+                   "%s: cannot write the output: folder '%s' is not writable", path, dir);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* -o FILE replaces FILE: naming it is the request. What a slip of the
  * fingers could destroy is refused instead: one of the command's own input
  * files (by inode, whatever the spelling) and a directory. */
@@ -98,7 +120,7 @@ check_output (const char *path, GStatBuf *out, GError **error)
   if (g_stat (path, out) != 0)
     {
       out->st_mode = 0; /* a new file */
-      return TRUE;
+      return check_folder (path, error);
     }
   if (S_ISDIR (out->st_mode))
     {
@@ -114,6 +136,9 @@ check_output (const char *path, GStatBuf *out, GError **error)
                      cli_inputs[i]);
         return FALSE;
       }
+  /* replacing a file writes a new one beside it; a device is written through */
+  if (S_ISREG (out->st_mode))
+    return check_folder (path, error);
   return TRUE;
 }
 
@@ -294,16 +319,59 @@ hold_closed_descriptors (void)
 static void
 usage (FILE *out)
 {
-  fprintf (out, "Usage: memplan-cli COMMAND [OPTIONS…] ARGS…\n\n"
+  int width = 0;
+
+  /* the summaries in one column, however long the longest name */
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    width = MAX (width, (int) strlen (commands[i].name));
+  fprintf (out, "Usage: memplan-cli COMMAND [OPTIONS…] ARGS…\n"
+                "       memplan-cli help COMMAND\n\n"
                 "Static memory planning of tensor programs.\n\nCommands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'memplan-cli COMMAND --help' for the options of a command.\n");
+    fprintf (out, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'memplan-cli help COMMAND' or 'memplan-cli COMMAND --help' for the options of "
+                "a command.\n");
+}
+
+static const MpCliCommand *
+find_command (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (name, commands[i].name))
+      return &commands[i];
+  return NULL;
+}
+
+static int
+run_command (const MpCliCommand *command, int argc, char **argv)
+{
+  /* "Usage: memplan-cli plan [OPTION…]" in each command's --help */
+  g_autofree char *name = g_strdup_printf ("memplan-cli %s", command->name);
+
+  g_set_prgname (name);
+  return command->run (argc, argv);
+}
+
+/* memplan-cli help COMMAND: the command's own --help */
+static int
+help_command (const char *name)
+{
+  const MpCliCommand *command = find_command (name);
+  char               *argv[] = { (char *) name, "--help", NULL };
+
+  if (command == NULL)
+    {
+      mp_cli_error ("unknown command '%s'", name);
+      usage (stderr);
+      return MP_EXIT_BAD_INPUT;
+    }
+  return run_command (command, 2, argv);
 }
 
 int
 main (int argc, char **argv)
 {
+  const MpCliCommand *command;
   static gsize set_up = 0;
 
   /* once: the fuzz target (fuzz/fuzz-cli.c) calls main again and again */
@@ -316,6 +384,8 @@ main (int argc, char **argv)
       g_once_init_leave (&set_up, 1);
     }
 
+  if (argc == 3 && g_str_equal (argv[1], "help"))
+    return help_command (argv[2]);
   if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
       g_str_equal (argv[1], "help"))
     {
@@ -327,15 +397,8 @@ main (int argc, char **argv)
       printf ("memplan-cli %s\n", MEMPLAN_VERSION);
       return MP_EXIT_OK;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (g_str_equal (argv[1], commands[i].name))
-      {
-        /* "Usage: memplan-cli plan [OPTION…]" in each command's --help */
-        g_autofree char *name = g_strdup_printf ("memplan-cli %s", commands[i].name);
-
-        g_set_prgname (name);
-        return commands[i].run (argc - 1, argv + 1);
-      }
+  if ((command = find_command (argv[1])))
+    return run_command (command, argc - 1, argv + 1);
 
   mp_cli_error ("unknown command '%s'", argv[1]);
   usage (stderr);
