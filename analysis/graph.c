@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph-private.h"
+#include "onnx.h"
 #include "trace.h"
 
 static const char *kind_names[MP_TENSOR_N_KINDS] = { "activation", "input", "param", "output" };
@@ -436,7 +437,10 @@ mp_graph_load (const char *path, GError **error)
 {
   g_return_val_if_fail (path != NULL, NULL);
 
-  /* PyTorch traces and snapshots are recognised by their content */
+  /* ONNX models and PyTorch traces and snapshots are recognised by their
+   * content; an .onnx name that is no model gets the ONNX loader's reason */
+  if (mp_onnx_sniff_file (path) || g_str_has_suffix (path, ".onnx"))
+    return mp_onnx_load (path, NULL, error);
   if (mp_trace_sniff_file (path) != MP_TRACE_FORMAT_NONE)
     return mp_trace_load_graph (path, error);
   if (g_str_has_suffix (path, ".csv") || g_str_has_suffix (path, ".CSV"))

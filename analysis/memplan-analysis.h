@@ -3,6 +3,7 @@
 
 /* The engine: graph model, loaders, lifetimes, planners, validation. */
 #include "mp-error.h"
+#include "onnx.h"
 #include "graph.h"
 #include "lifetimes.h"
 #include "plan.h"
