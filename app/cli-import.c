@@ -78,10 +78,21 @@ trace_to_csv (const MpTrace *trace, const MpGraph *graph)
   return g_string_free (s, FALSE);
 }
 
+/* An ONNX model becomes a memplan.graph/1 file, to join suites and reports. */
+static char *
+onnx_to_json (const char *path, char **dims, GError **error)
+{
+  MpOnnxOptions options = { (const char *const *) dims, FALSE };
+  g_autoptr (MpGraph) graph = mp_onnx_load (path, &options, error);
+
+  return graph ? mp_graph_to_json (graph) : NULL;
+}
+
 int
 mp_cli_import (int argc, char **argv)
 {
   g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
+  g_auto (GStrv) dims = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpTrace) trace = NULL;
@@ -94,14 +105,17 @@ mp_cli_import (int argc, char **argv)
       "offsets, stack frames) or csv (MiniMalloc records with the observed offsets)", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
+    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
+      "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
     { NULL }
   };
 
   ctx = g_option_context_new ("FILE — read a PyTorch profiler trace (JSON) or memory snapshot "
-                              "(pickle)");
+                              "(pickle), or an ONNX model");
   g_option_context_set_summary (ctx, "Pairs allocations and frees by address in event order "
                                      "and writes the usage records with the allocator's "
-                                     "observed layout. Nothing in a pickle is executed.");
+                                     "observed layout. Nothing in a pickle is executed. An ONNX "
+                                     "model is written as a memplan.graph/1 graph.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
@@ -109,6 +123,16 @@ mp_cli_import (int argc, char **argv)
     {
       mp_cli_error ("unknown format '%s' (known: json, csv)", format);
       return MP_EXIT_BAD_INPUT;
+    }
+  if (mp_onnx_sniff_file (argv[1]) || g_str_has_suffix (argv[1], ".onnx"))
+    {
+      if (!(text = onnx_to_json (argv[1], dims, &error)) ||
+          !mp_cli_output (output, text, &error))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      return MP_EXIT_OK;
     }
   if (!(trace = mp_trace_load (argv[1], device, &error)) ||
       !(lt = mp_lifetimes_compute (trace->graph, &lopts, &error)))

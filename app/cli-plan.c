@@ -80,6 +80,8 @@ mp_cli_plan (int argc, char **argv)
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
   g_autofree char *device = NULL;
+  g_auto (GStrv) dims = NULL;
+  gboolean         views_as_copies = FALSE;
   g_autoptr (MpTrace) trace = NULL;
   gint64           alignment = 0;
   gboolean         plan_inputs = FALSE;
@@ -123,6 +125,10 @@ mp_cli_plan (int argc, char **argv)
       "S" },
     { "capacity", 0, 0, G_OPTION_ARG_INT64, &capacity, "optimal: only ask whether the plan fits "
       "in N bytes (MiniMalloc's question) instead of minimising the arena", "N" },
+    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
+      "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
+    { "views-as-copies", 0, 0, G_OPTION_ARG_NONE, &views_as_copies, "ONNX: plan Reshape, "
+      "Flatten, Squeeze, Unsqueeze and Identity as copies instead of views", NULL },
     { NULL }
   };
 
@@ -180,7 +186,10 @@ mp_cli_plan (int argc, char **argv)
         }
       graph = g_steal_pointer (&trace->graph);
     }
-  else if (!(graph = mp_graph_load (argv[1], &error)))
+  else if (!(graph = dims || views_as_copies
+                       ? mp_onnx_load (argv[1], &(MpOnnxOptions) { (const char *const *) dims,
+                                                                   views_as_copies }, &error)
+                       : mp_graph_load (argv[1], &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
@@ -241,6 +250,16 @@ mp_cli_plan (int argc, char **argv)
       GString *s = g_string_new (NULL);
 
       print_table (s, graph, lt, schedule, plans, skipped);
+      /* what the user checks first on a model of their own */
+      if (mp_onnx_sniff_file (argv[1]))
+        {
+          guint64          param_bytes;
+          guint64          n_params = mp_graph_count_params (graph, &param_bytes);
+          g_autofree char *pb = mp_format_bytes (param_bytes);
+
+          g_string_append_printf (s, "%s: %" G_GUINT64_FORMAT " parameters (%s) in the model's "
+                                  "initializers, outside the arena\n", graph->name, n_params, pb);
+        }
       text = g_string_free (s, FALSE);
     }
   else if (g_str_equal (format, "json"))
