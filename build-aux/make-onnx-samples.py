@@ -200,22 +200,50 @@ def with_if():
     return model
 
 
-def _value_types(model):
+def _tiny(nodes, name, functions=()):
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [4]) for n in ("x", "h", "y")]
+    graph = helper.make_graph(nodes, name, [vi[0]], [vi[2]], value_info=[vi[1]])
+    model = helper.make_model(graph, functions=list(functions),
+                              opset_imports=[helper.make_opsetid("", OPSET),
+                                             helper.make_opsetid("local", 1)])
+    model.ir_version = IR_VERSION
+    return model
+
+
+def unsorted():
+    """Two nodes in the wrong order: ONNX requires topological order."""
+    return _tiny([helper.make_node("Neg", ["h"], ["y"], name="/neg"),
+                  helper.make_node("Relu", ["x"], ["h"], name="/relu")], "unsorted")
+
+
+def with_function():
+    """A node calling a model-local function, which memplan does not expand."""
+    fn = helper.make_function("local", "DoubleRelu", ["a"], ["b"],
+                              [helper.make_node("Relu", ["a"], ["t"]),
+                               helper.make_node("Relu", ["t"], ["b"])],
+                              [helper.make_opsetid("", OPSET)])
+    return _tiny([helper.make_node("Relu", ["x"], ["h"], name="/relu"),
+                  helper.make_node("DoubleRelu", ["h"], ["y"], name="/double", domain="local")],
+                 "with-function", [fn])
+
+
+def _value_types(model, bindings):
     types = {}
     g = model.graph
     for vi in list(g.input) + list(g.value_info) + list(g.output):
         tt = vi.type.tensor_type
-        types[vi.name] = (tt.elem_type, [dim.dim_value for dim in tt.shape.dim])
+        types[vi.name] = (tt.elem_type, [bindings[dim.dim_param] if dim.dim_param else
+                                         dim.dim_value for dim in tt.shape.dim])
     return types
 
 
-def lower_bound(model):
+def lower_bound(model, bindings={}):
     """memplan's lower bound computed from the model's value_info alone:
     activations live from their node to their last reader, graph outputs
     to the last node, views share their base's storage, sizes are rounded
     up to the alignment; the largest sum over the nodes."""
     g = model.graph
-    types = _value_types(model)
+    types = _value_types(model, bindings)
     params = {t.name for t in g.initializer}
     inputs = {v.name for v in g.input} - params
     outputs = {v.name for v in g.output}
@@ -255,20 +283,25 @@ def save(model, path):
 
 
 def main():
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    root = os.path.relpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     if len(sys.argv) == 4 and sys.argv[1] == "--layers":
         save(transformer(layers=int(sys.argv[2]), d=768, heads=12, ff=3072), sys.argv[3])
         return
     data = os.path.join(root, "data", "onnx")
     tests = os.path.join(root, "tests", "data")
-    model = cnn()
-    save(model, os.path.join(data, "resnet-mini.onnx"))
+    cnn_model = cnn()
+    save(cnn_model, os.path.join(data, "resnet-mini.onnx"))
     print("  lower bound from value_info at alignment %d: %d bytes" % (ALIGNMENT,
-                                                                      lower_bound(model)))
-    save(transformer(), os.path.join(data, "encoder-2x256.onnx"))
+                                                                      lower_bound(cnn_model)))
+    model = transformer()
+    save(model, os.path.join(data, "encoder-2x256.onnx"))
+    print("  lower bound at batch=8, seq=128: %d bytes" % lower_bound(model, {"batch": 8,
+                                                                            "seq": 128}))
     save(mlp_without_value_info(), os.path.join(data, "mlp-no-shapes.onnx"))
     save(with_if(), os.path.join(tests, "onnx-if.onnx"))
-    blob = model.SerializeToString()
+    save(unsorted(), os.path.join(tests, "onnx-unsorted.onnx"))
+    save(with_function(), os.path.join(tests, "onnx-function.onnx"))
+    blob = cnn_model.SerializeToString()
     with open(os.path.join(tests, "onnx-truncated.onnx"), "wb") as f:
         f.write(blob[: len(blob) // 2])
     with open(os.path.join(tests, "onnx-not-a-model.onnx"), "w") as f:
