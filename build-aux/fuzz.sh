@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs one libFuzzer target for a given time:
 #   build-aux/fuzz.sh TARGET SECONDS [libFuzzer options…]
-# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report.
+# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report, onnx.
 # Builds build-fuzz/ with clang (-Dfuzzing=true: ASan, UBSan, libFuzzer) on
 # first use. Seeds come from data/, tests/data/, tests/fuzz-seeds/ and the
 # kept crash inputs in tests/fuzz-regressions/TARGET; the growing corpus
@@ -27,6 +27,7 @@ case "$target" in
   snapshot-pickle) seeds="tests/data/*.pickle" ;;
   plan)            seeds="tests/fuzz-seeds/plan/*" ;;
   report)          seeds="data/reports/*.json" ;;
+  onnx)            seeds="data/onnx/*.onnx tests/data/onnx-*.onnx" ;;
   *)
     echo "$0: unknown target '$target'" >&2
     exit 2

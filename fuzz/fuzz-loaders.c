@@ -55,6 +55,26 @@ feed_trace (const char *data, gsize length, const char *path, GError **error)
   return TRUE;
 }
 
+/* An ONNX model with the samples' symbolic dimensions bound, planned, then
+ * written as memplan.graph/1, which must load back. */
+static gboolean
+feed_onnx (const char *data, gsize length, const char *path, GError **error)
+{
+  static const char *const dims[] = { "batch=2", "seq=3", NULL };
+  MpOnnxOptions            options = { dims, FALSE };
+  g_autoptr (MpGraph) graph = mp_onnx_parse (data, length, path, &options, error);
+  g_autoptr (MpGraph) again = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *json = NULL;
+
+  if (graph == NULL || !plan_graph (graph, error))
+    return FALSE;
+  json = mp_graph_to_json (graph);
+  if (!(again = mp_graph_parse_json (json, strlen (json), "written-back", &local)))
+    g_error ("an ONNX graph written as JSON does not load: %s", local->message);
+  return TRUE;
+}
+
 /* The graph that plan inputs are read against: small, with a view, a
  * parameter and a workspace, like the seeds in tests/fuzz-seeds/plan-json. */
 static const char plan_graph_json[] =
@@ -123,6 +143,7 @@ static const MpFuzzTarget targets[] = {
   { "snapshot-pickle", feed_trace },
   { "plan", feed_plan },
   { "report", feed_report },
+  { "onnx", feed_onnx },
 };
 
 const MpFuzzTarget *
