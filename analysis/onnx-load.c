@@ -478,6 +478,60 @@ mark_outputs (Loader *l, GError **error)
   return TRUE;
 }
 
+static gboolean
+all_utf8 (char *const *strings, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (strings[i] && !g_utf8_validate (strings[i], -1, NULL))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+value_infos_utf8 (Onnx__ValueInfoProto *const *infos, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (!all_utf8 (&infos[i]->name, 1))
+      return FALSE;
+  return TRUE;
+}
+
+/* protobuf-c does not check that strings are UTF-8; memplan's names and
+ * messages (and the JSON it writes) need them to be. */
+static gboolean
+check_utf8 (Loader *l, GError **error)
+{
+  const Onnx__GraphProto *g = l->g;
+  const char             *bad = NULL;
+
+  if (!all_utf8 (&g->name, 1))
+    bad = "the graph";
+  else if (!value_infos_utf8 (g->input, g->n_input) ||
+      !value_infos_utf8 (g->output, g->n_output) ||
+      !value_infos_utf8 (g->value_info, g->n_value_info))
+    bad = "a graph input, output or value_info";
+  for (gsize i = 0; i < g->n_initializer && !bad; i++)
+    if (!all_utf8 (&g->initializer[i]->name, 1))
+      bad = "an initializer";
+  for (gsize i = 0; i < g->n_sparse_initializer && !bad; i++)
+    if (g->sparse_initializer[i]->values && !all_utf8 (&g->sparse_initializer[i]->values->name, 1))
+      bad = "a sparse initializer";
+  for (gsize i = 0; i < g->n_node && !bad; i++)
+    {
+      const Onnx__NodeProto *node = g->node[i];
+
+      if (!all_utf8 (&node->name, 1) || !all_utf8 (&node->op_type, 1) ||
+          !all_utf8 (&node->domain, 1) || !all_utf8 (node->input, node->n_input) ||
+          !all_utf8 (node->output, node->n_output))
+        bad = "a node";
+    }
+  if (bad == NULL)
+    return TRUE;
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, l->path,
+                     "not a valid ONNX model: the name of %s is not valid UTF-8", bad);
+  return FALSE;
+}
+
 /* value_info, graph inputs and outputs: every type the model declares. */
 static void
 index_model (Loader *l)
@@ -538,6 +592,8 @@ unpack_model (Loader *l, const char *data, gsize length, GError **error)
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path, "the ONNX model has no graph");
       return FALSE;
     }
+  if (!check_utf8 (l, error))
+    return FALSE;
   index_model (l);
   return TRUE;
 }
