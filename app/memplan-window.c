@@ -820,8 +820,9 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
 
   dialog = gtk_file_chooser_native_new ("Open Graph", GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (graphs, "Graphs and usage records (JSON, CSV)");
+  gtk_file_filter_set_name (graphs, "Graphs, ONNX models and usage records (JSON, ONNX, CSV)");
   gtk_file_filter_add_pattern (graphs, "*.json");
+  gtk_file_filter_add_pattern (graphs, "*.onnx");
   gtk_file_filter_add_pattern (graphs, "*.csv");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);
   mp_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), "All files", "*");
