@@ -34,11 +34,11 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 /* What mp_graph_load reads: graphs and traces (JSON), usage records (CSV),
- * PyTorch memory snapshots (pickles). */
+ * ONNX models, PyTorch memory snapshots (pickles). */
 static gboolean
 is_graph_file (const char *name)
 {
-  static const char *suffixes[] = { ".json", ".csv", ".pickle" };
+  static const char *suffixes[] = { ".json", ".csv", ".pickle", ".onnx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     if (g_str_has_suffix (name, suffixes[i]))

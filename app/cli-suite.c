@@ -48,7 +48,7 @@ mp_cli_suite (int argc, char **argv)
   };
 
   ctx = g_option_context_new ("DIR|FILE… — plan every graph and write a memplan.report/1");
-  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, "
+  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, *.onnx, "
                                      "*.pickle) found in each DIR and its subfolders (in path "
                                      "order), with each planner, and writes one report for "
                                      "'memplan-cli compare'.\n"
@@ -120,7 +120,7 @@ mp_cli_suite (int argc, char **argv)
     }
   if (report->graphs->len == 0)
     {
-      mp_cli_error ("no graph found (looked for *.json, *.csv and *.pickle)");
+      mp_cli_error ("no graph found (looked for *.json, *.csv, *.onnx and *.pickle)");
       return MP_EXIT_BAD_INPUT;
     }
 
