@@ -28,12 +28,6 @@ typedef struct
   MpGraph             *graph;
 } Loader;
 
-gboolean
-mp_onnx_supported (void)
-{
-  return TRUE;
-}
-
 static const char *
 str_or_empty (const char *s)
 {
@@ -264,17 +258,17 @@ static gboolean
 add_graph_tensors (Loader *l, GError **error)
 {
   const Onnx__GraphProto *g = l->g;
+  g_autoptr (GHashTable)  inits = g_hash_table_new (g_str_hash, g_str_equal);
 
+  for (gsize k = 0; k < g->n_initializer; k++)
+    g_hash_table_add (inits, (gpointer) str_or_empty (g->initializer[k]->name));
   for (gsize i = 0; i < g->n_input; i++)
     {
       const char *name = str_or_empty (g->input[i]->name);
-      gboolean    is_init = FALSE;
       gint        t;
 
       /* before IR version 4 initializers were listed among the inputs too */
-      for (gsize k = 0; k < g->n_initializer && !is_init; k++)
-        is_init = g_strcmp0 (g->initializer[k]->name, name) == 0;
-      if (is_init)
+      if (g_hash_table_contains (inits, name))
         continue;
       if ((t = mp_graph_add_tensor (l->graph, name, error)) < 0)
         return FALSE;

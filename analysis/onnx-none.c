@@ -7,12 +7,6 @@
 /* Built instead of onnx-load.c when protobuf-c or libonnx is missing
  * (-Donnx=auto): a model is still recognised and refused with the reason. */
 
-gboolean
-mp_onnx_supported (void)
-{
-  return FALSE;
-}
-
 MpGraph *
 mp_onnx_parse (const char *data, gsize length, const char *path, const MpOnnxOptions *options,
                GError **error)

@@ -21,14 +21,11 @@ typedef struct
 gboolean  mp_onnx_sniff      (const char *data, gsize length);
 gboolean  mp_onnx_sniff_file (const char *path);
 
-/* FALSE when memplan was built without protobuf-c and libonnx: the loaders
- * then refuse every model with a message that says so. */
-gboolean  mp_onnx_supported  (void);
-
 /* Ops are the graph's nodes in file order; tensors are node outputs
  * (activations), graph inputs, initializers (params: only their dims are
  * read, never their data) and graph outputs. Sizes come from value_info,
- * from ONNX's own shape inference where it is missing. options may be NULL. */
+ * from ONNX's own shape inference where it is missing. options may be NULL.
+ * Built without protobuf-c (-Donnx), both refuse every model saying so. */
 MpGraph  *mp_onnx_load       (const char          *path,
                               const MpOnnxOptions *options,
                               GError             **error);
