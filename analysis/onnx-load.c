@@ -16,16 +16,16 @@
 
 typedef struct
 {
-  const char          *path;
-  gboolean             views_as_copies;
-  GHashTable          *bindings;  /* symbolic dimension -> gint64 * */
-  GHashTable          *types;     /* tensor name -> const Onnx__TypeProto * (value_info) */
-  GHashTable          *makers;    /* tensor name -> index + 1 of the node that writes it */
-  GHashTable          *functions; /* "domain:name" of the model-local functions */
-  gboolean             inferred;
-  Onnx__ModelProto    *model;
+  const char             *path;
+  gboolean                views_as_copies;
+  GHashTable             *bindings;  /* symbolic dimension -> gint64 * */
+  GHashTable             *types;     /* tensor name -> const Onnx__TypeProto * (value_info) */
+  GHashTable             *makers;    /* tensor name -> index + 1 of the node that writes it */
+  GHashTable             *functions; /* "domain:name" of the model-local functions */
+  gboolean                inferred;  /* value_info filled in by ONNX's shape inference */
+  Onnx__ModelProto       *model;
   const Onnx__GraphProto *g;
-  MpGraph             *graph;
+  MpGraph                *graph;
 } Loader;
 
 static const char *
@@ -407,25 +407,26 @@ add_node_outputs (Loader *l, gsize index, MpOp *op, const char *label, GError **
   for (gsize k = 0; k < node->n_output; k++)
     {
       const char *name = node->output[k];
-      MpTensor   *t, *base;
+      MpTensor   *t;
       gint        id;
 
       if (name == NULL || *name == '\0') /* an optional output not wanted */
         continue;
-      if ((id = mp_graph_add_tensor (l->graph, name, NULL)) < 0)
+      if (mp_graph_find_tensor (l->graph, name) >= 0)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
                              "node '%s' writes '%s', which is already a graph input, "
                              "initializer or another node's output", label, name);
           return FALSE;
         }
+      if ((id = mp_graph_add_tensor (l->graph, name, error)) < 0)
+        return FALSE;
       op->outputs[op->n_outputs++] = id;
       t = &l->graph->tensors[id];
       if (!size_from_value_info (l, t, who, error))
         return FALSE;
       /* what ONNX Runtime does: the output shares the input's buffer */
-      base = &l->graph->tensors[op->inputs[0]];
-      if (view && k == 0 && base->size == t->size)
+      if (view && k == 0 && l->graph->tensors[op->inputs[0]].size == t->size)
         t->view_of = op->inputs[0];
     }
   return TRUE;
