@@ -153,6 +153,26 @@ mp_graph_n_streams (const MpGraph *graph)
   return n;
 }
 
+guint64
+mp_graph_count_params (const MpGraph *graph, guint64 *bytes)
+{
+  guint64 elements = 0, total = 0;
+
+  for (guint i = 0; i < graph->n_tensors; i++)
+    if (graph->tensors[i].kind == MP_TENSOR_PARAM && graph->tensors[i].view_of < 0)
+      {
+        /* saturates rather than wraps; no real model comes near */
+        if (!g_uint64_checked_add (&elements, elements,
+                                   graph->tensors[i].size / mp_dtype_size (graph->tensors[i].dtype)))
+          elements = G_MAXUINT64;
+        if (!g_uint64_checked_add (&total, total, graph->tensors[i].size))
+          total = G_MAXUINT64;
+      }
+  if (bytes)
+    *bytes = total;
+  return elements;
+}
+
 /* The tensor that owns the storage of a view chain; offset is the view's byte
  * offset inside it. Chains are acyclic once mp_graph_check has passed. */
 gint

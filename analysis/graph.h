@@ -105,6 +105,13 @@ MpGraph    *mp_graph_load_csv      (const char *path, guint64 **offsets_out, GEr
 MpGraph    *mp_graph_parse_csv     (const char *data, gsize length, const char *path,
                                     guint64 **offsets_out, GError **error);
 
+/* The graph as memplan.graph/1 JSON text (a graph with ops). */
+char       *mp_graph_to_json       (const MpGraph *graph);
+
+/* Elements in the params (bytes for a param without a dtype); their bytes
+ * in *bytes when not NULL. */
+guint64     mp_graph_count_params  (const MpGraph *graph, guint64 *bytes);
+
 /* Checks the finished graph: names, producers, views. Loaders call it. */
 gboolean    mp_graph_check         (MpGraph *graph, GError **error);
 

@@ -24,6 +24,8 @@ mp_input_format_name (MpInputFormat format)
       return "PyTorch profiler trace";
     case MP_INPUT_SNAPSHOT:
       return "PyTorch memory snapshot";
+    case MP_INPUT_ONNX:
+      return "ONNX model";
     }
   g_return_val_if_reached ("?");
 }
@@ -56,6 +58,11 @@ sniff (const char *data, gsize length, const char *path, MpInputFormat *format, 
   if (length >= 2 && (guint8) data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
     {
       *format = MP_INPUT_SNAPSHOT;
+      return TRUE;
+    }
+  if (mp_onnx_sniff (data, length) || (path && g_str_has_suffix (path, ".onnx")))
+    {
+      *format = MP_INPUT_ONNX;
       return TRUE;
     }
   if (p < end && *p == '{')
@@ -93,8 +100,8 @@ sniff (const char *data, gsize length, const char *path, MpInputFormat *format, 
                      "not an input memplan reads: a graph is a JSON object with \"format\": "
                      "\"memplan.graph/1\"; a PyTorch profiler trace is a JSON object with "
                      "\"traceEvents\" (or a JSON list of events with \"ph\" and \"ts\"); a "
-                     "memory snapshot is a pickle; usage records are a CSV with the header "
-                     "'id,lower,upper,size'");
+                     "memory snapshot is a pickle; an ONNX model is a protobuf ModelProto; usage "
+                     "records are a CSV with the header 'id,lower,upper,size'");
   return FALSE;
 }
 
@@ -112,14 +119,16 @@ mp_input_free (MpInput *input)
 }
 
 MpInput *
-mp_input_parse (const char *data, gsize length, const char *path, const MpTraceOptions *trace,
+mp_input_parse (const char *data, gsize length, const char *path, const MpInputOptions *options,
                 GError **error)
 {
+  static const MpInputOptions defaults = { 0 };
+  const MpTraceOptions       *trace = &(options ? options : &defaults)->trace;
   g_autoptr (MpInput) input = g_new0 (MpInput, 1);
 
   if (!sniff (data, length, path, &input->format, error))
     return NULL;
-  if (trace && trace->device && input->format != MP_INPUT_CHROME_TRACE &&
+  if (trace->device && input->format != MP_INPUT_CHROME_TRACE &&
       input->format != MP_INPUT_SNAPSHOT)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
@@ -135,6 +144,10 @@ mp_input_parse (const char *data, gsize length, const char *path, const MpTraceO
     case MP_INPUT_USAGE_CSV:
       input->graph = mp_graph_parse_csv (data, length, path, &input->offsets, error);
       break;
+    case MP_INPUT_ONNX:
+      input->graph = mp_onnx_parse (data, length, path, &(options ? options : &defaults)->onnx,
+                                    error);
+      break;
     case MP_INPUT_CHROME_TRACE:
     case MP_INPUT_SNAPSHOT:
       if ((input->trace = mp_trace_parse_full (data, length, path, trace, error)))
@@ -147,7 +160,7 @@ mp_input_parse (const char *data, gsize length, const char *path, const MpTraceO
 }
 
 MpInput *
-mp_input_load (const char *path, const MpTraceOptions *trace, GError **error)
+mp_input_load (const char *path, const MpInputOptions *options, GError **error)
 {
   g_autofree char *data = NULL;
   gsize            length;
@@ -155,5 +168,5 @@ mp_input_load (const char *path, const MpTraceOptions *trace, GError **error)
   g_return_val_if_fail (path != NULL, NULL);
   if (!mp_read_file (path, &data, &length, error))
     return NULL;
-  return mp_input_parse (data, length, path, trace, error);
+  return mp_input_parse (data, length, path, options, error);
 }

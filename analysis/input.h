@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph.h"
+#include "onnx.h"
 #include "trace.h"
 
 G_BEGIN_DECLS
@@ -13,7 +14,15 @@ typedef enum
   MP_INPUT_USAGE_CSV,    /* MiniMalloc usage records */
   MP_INPUT_CHROME_TRACE, /* PyTorch profiler, Chrome trace JSON */
   MP_INPUT_SNAPSHOT,     /* PyTorch memory snapshot pickle */
+  MP_INPUT_ONNX,         /* an ONNX model */
 } MpInputFormat;
+
+/* How inputs that need a choice are read; zero is the default for each. */
+typedef struct
+{
+  MpTraceOptions trace; /* the device, blocks older than the trace */
+  MpOnnxOptions  onnx;  /* symbolic dimensions, views or copies */
+} MpInputOptions;
 
 const char *mp_input_format_name (MpInputFormat format);
 
@@ -28,13 +37,13 @@ typedef struct
   guint64      *offsets; /* a CSV's offset column (a plan), or NULL */
 } MpInput;
 
-/* Reads path once (gzip inflated) and parses it by its content. trace
- * picks a trace's device and what to do with blocks older than it (NULL:
- * the defaults). A file that is none of the formats gets an error saying
- * what each would need. */
-MpInput *mp_input_load  (const char *path, const MpTraceOptions *trace, GError **error);
+/* Reads path once (gzip inflated) and parses it by its content (an .onnx
+ * name is read as ONNX, so that a broken model gets the ONNX reader's
+ * reason). options NULL: the defaults. A file that is none of the formats
+ * gets an error saying what each would need. */
+MpInput *mp_input_load  (const char *path, const MpInputOptions *options, GError **error);
 MpInput *mp_input_parse (const char *data, gsize length, const char *path,
-                         const MpTraceOptions *trace, GError **error);
+                         const MpInputOptions *options, GError **error);
 void     mp_input_free  (MpInput *input);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpInput, mp_input_free)

@@ -57,11 +57,12 @@ compare_strings (gconstpointer a, gconstpointer b)
 }
 
 /* What mp_graph_load reads: graphs and traces (JSON), usage records (CSV),
- * PyTorch memory snapshots (pickles), each also gzip-compressed (".json.gz"). */
+ * ONNX models, PyTorch memory snapshots (pickles), each also gzip-compressed
+ * (".json.gz"). */
 static gboolean
 is_graph_file (const char *name)
 {
-  static const char *suffixes[] = { ".json", ".csv", ".pickle" };
+  static const char *suffixes[] = { ".json", ".csv", ".pickle", ".onnx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
     if (mp_file_has_suffix (name, suffixes[i]))
@@ -157,6 +158,11 @@ mp_suite_report_new (const MpSuiteOptions *options, char **inputs)
   report->max_parallel_ops = options->planner.max_parallel_ops;
   report->time_budget = options->planner.time_budget;
   report->keep_going = options->keep_going;
+  if (options->dims)
+    {
+      g_strfreev (report->dims);
+      report->dims = g_strdupv ((char **) options->dims);
+    }
   return report;
 }
 
@@ -360,7 +366,8 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   g_autoptr (MpWorkload) workload = NULL;
   MpWorkloadOptions wopts = { .alignment = options->lifetimes.alignment,
                               .plan_inputs = options->lifetimes.plan_inputs,
-                              .max_parallel_ops = options->planner.max_parallel_ops };
+                              .max_parallel_ops = options->planner.max_parallel_ops,
+                              .input.onnx.dims = options->dims };
   const MpGraph    *graph;
   const MpLifetimes *lt;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);

@@ -15,6 +15,7 @@ typedef struct
   gboolean          keep_going;  /* record a graph that fails to load and go on */
   const char       *plans_dir;   /* write each graph's plans there, or NULL */
   const char       *relative_to; /* store paths relative to this directory, or NULL */
+  const char *const *dims;       /* ONNX models' dimensions, "NAME=VALUE", or NULL */
   guint64           max_memory;  /* refuse a graph estimated to need more to load; 0: the
                                   * memory available (memory-estimate.h) */
   guint             repeat;      /* runs per planner for its time (median, spread); 0 or 1: one */

@@ -50,6 +50,7 @@ mp_report_new (void)
   report->memplan_version = g_strdup (MEMPLAN_VERSION);
   report->planners = g_new0 (char *, 1);
   report->inputs = g_new0 (char *, 1);
+  report->dims = g_new0 (char *, 1);
   report->graphs = g_ptr_array_new_with_free_func ((GDestroyNotify) graph_free);
   report->graph_index = g_hash_table_new (g_str_hash, g_str_equal);
   return report;
@@ -64,6 +65,7 @@ mp_report_free (MpReport *report)
   g_free (report->memplan_version);
   g_strfreev (report->planners);
   g_strfreev (report->inputs);
+  g_strfreev (report->dims);
   g_hash_table_unref (report->graph_index);
   g_ptr_array_unref (report->graphs);
   g_clear_pointer (&report->plan_files, g_ptr_array_unref);
@@ -285,6 +287,8 @@ mp_report_to_json (const MpReport *report)
   json_object_object_add (options, "time_budget", mp_json_new_short_double (report->time_budget));
   json_object_object_add (options, "keep_going", json_object_new_boolean (report->keep_going));
   json_object_object_add (options, "inputs", strv_to_json (report->inputs));
+  if (report->dims[0])
+    json_object_object_add (options, "dims", strv_to_json (report->dims));
   json_object_object_add (root, "options", options);
   for (guint i = 0; i < report->graphs->len; i++)
     json_object_array_add (graphs, graph_to_json (report->graphs->pdata[i]));
@@ -579,6 +583,8 @@ read_report (Reader *rd, json_object *root, MpReport *report, GError **error)
       rd->where = g_strdup ("options: ");
       if (!get_strv (rd, options, "planners", &report->planners, error) ||
           !get_strv (rd, options, "inputs", &report->inputs, error) ||
+          (json_object_object_get_ex (options, "dims", NULL) &&
+           !get_strv (rd, options, "dims", &report->dims, error)) ||
           !get_u64 (rd, options, "alignment", FALSE, G_MAXINT64, &report->alignment, error) ||
           !get_bool (rd, options, "plan_inputs", FALSE, &report->plan_inputs, error) ||
           !get_u64 (rd, options, "max_parallel_ops", FALSE, G_MAXUINT, &max_parallel, error) ||
@@ -655,7 +661,8 @@ mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpWork
   g_autoptr (MpWorkload) w = NULL;
   MpWorkloadOptions options = { .plan_inputs = report->plan_inputs,
                                 .alignment = report->alignment,
-                                .max_parallel_ops = report->max_parallel_ops };
+                                .max_parallel_ops = report->max_parallel_ops,
+                                .input.onnx.dims = (const char *const *) report->dims };
   GPtrArray        *plans;
   gsize             length;
 

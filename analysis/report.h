@@ -66,6 +66,7 @@ typedef struct
   gdouble    time_budget;
   gboolean   keep_going;
   char     **inputs;          /* the DIR/FILE arguments */
+  char     **dims;            /* ONNX models' dimensions, "NAME=VALUE" (never NULL) */
   GPtrArray *graphs;          /* MpReportGraph, in suite order */
   GHashTable *graph_index;    /* name -> MpReportGraph, for matching */
   GPtrArray  *plan_files;     /* suite --plans: the files written so far, or NULL */

@@ -63,7 +63,7 @@ mp_workload_open (const char *path, const MpWorkloadOptions *options, GError **e
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!(input = mp_input_load (path, options ? &options->trace : NULL, error)))
+  if (!(input = mp_input_load (path, options ? &options->input : NULL, error)))
     return NULL;
   return mp_workload_new_from_input (input, options, error);
 }

@@ -17,7 +17,7 @@ typedef struct
   guint64     alignment;        /* 0: the input's own; else a power of two */
   gboolean    plan_inputs;      /* place graph inputs in the arena too */
   guint       max_parallel_ops; /* parallel groups: ops per group, 0 = unlimited */
-  MpTraceOptions trace;         /* traces: the device, blocks older than the trace */
+  MpInputOptions input;         /* traces' device, ONNX models' dimensions */
 } MpWorkloadOptions;
 
 typedef struct

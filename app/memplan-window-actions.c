@@ -91,8 +91,10 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
 
   dialog = gtk_file_chooser_native_new ("Open Graph", GTK_WINDOW (self),
                                         GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  gtk_file_filter_set_name (graphs, "Graphs and usage records (JSON, CSV)");
+  gtk_file_filter_set_name (graphs, "Graphs, ONNX models, traces and usage records");
   gtk_file_filter_add_pattern (graphs, "*.json");
+  gtk_file_filter_add_pattern (graphs, "*.onnx");
+  gtk_file_filter_add_pattern (graphs, "*.pickle");
   gtk_file_filter_add_pattern (graphs, "*.csv");
   gtk_file_filter_add_pattern (graphs, "*.gz");
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), graphs);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Runs one libFuzzer target for a given time:
 #   build-aux/fuzz.sh TARGET SECONDS [libFuzzer options…]
-# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report
-# (the readers), all-planners, explain, render, cli (what comes after them).
+# TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report,
+# onnx (the readers), all-planners, explain, render, cli (what comes after them).
 # Builds build-fuzz/ with clang (-Dfuzzing=true: ASan, UBSan, libFuzzer) on
 # first use. Seeds come from data/, tests/data/, tests/fuzz-seeds/ and the
 # kept crash inputs in tests/fuzz-regressions/TARGET; the growing corpus
@@ -37,6 +37,7 @@ case "$target" in
                    seeds="data/*.json data/teaching/*.csv data/minimalloc/example.12.csv tests/data/trace-*.json tests/data/*.pickle" ;;
   render)          seeds="tests/fuzz-seeds/plan/*" ;;
   cli)             seeds="tests/fuzz-seeds/cli/*" ;;
+  onnx)            seeds="data/onnx/*.onnx tests/data/onnx-*.onnx" ;;
   *)
     echo "$0: unknown target '$target'" >&2
     exit 2

@@ -8,8 +8,8 @@ set -eu
 cd "$(dirname "$0")/.."
 cli=${1:-build}/app/cli/memplan-cli
 
-"$cli" suite data/ -o data/reports/base.json
-"$cli" suite data/ --alignment 512 -o data/reports/new.json
+"$cli" suite data/ --dim batch=8 --dim seq=128 -o data/reports/base.json
+"$cli" suite data/ --dim batch=8 --dim seq=128 --alignment 512 -o data/reports/new.json
 # compare exits 1 here: the 512-byte alignment is a regression, on purpose
 status=0
 "$cli" compare data/reports/base.json data/reports/new.json --format markdown \

@@ -54,6 +54,9 @@ shot app-selected.png 1280x860 --planner $two --theme light --select l1.scores -
 shot app-dark.png 1280x860 --planner $two --theme dark --select l2.probs --cursor 41
 shot app-teaching.png 1280x860 --planner $two --theme light --select conv_out --cursor 2 \
   --show-live data/teaching.json
+# An ONNX model (data/onnx/, made by build-aux/make-onnx-samples.py)
+shot app-onnx.png 1280x860 --planner naive,greedy-by-size,best-fit --theme light \
+  --select /layer2.0/Add_output_0 --cursor 14 data/onnx/resnet-mini.onnx
 # A plan valid in op order that clashes when the two streams run together.
 shot app-multistream.png 1280x860 --planner greedy-by-size,multistream --theme light \
   --select b.mid --cursor 1 data/multistream.json

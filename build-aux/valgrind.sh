@@ -58,8 +58,13 @@ check 0 import tests/data/trace-two-devices.json --device cpu
 check 0 render data/teaching.json -o "$out/teaching.png"
 check 0 exec data/teaching.json -p greedy-by-size --backend cpu  # the CUDA driver is not ours to check
 check 1 compare data/reports/base.json data/reports/new.json
+check 0 plan data/onnx/resnet-mini.onnx --planner all
+check 0 plan data/onnx/mlp-no-shapes.onnx  # through libonnx's shape inference
+check 0 import data/onnx/encoder-2x256.onnx --dim batch=2 --dim seq=8 -o "$out/encoder.json"
 # bad inputs: a clean error, nothing leaked on the way out
 check 2 plan tests/data/trace-truncated.json
+check 2 plan tests/data/onnx-truncated.onnx
+check 2 plan data/onnx/encoder-2x256.onnx
 check 2 import tests/data/snapshot-truncated.pickle
 check 2 plan tests/fuzz-regressions/graph-json/scalar-document.json
 check 2 plan data/teaching.json -o data/teaching.json

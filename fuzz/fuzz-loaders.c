@@ -32,6 +32,30 @@ feed_input (const char *data, gsize length, const char *path, GError **error)
   return plan_workload (w, error);
 }
 
+/* An ONNX model with the samples' symbolic dimensions bound, planned, then
+ * written as memplan.graph/1, which must load back. */
+static gboolean
+feed_onnx (const char *data, gsize length, const char *path, GError **error)
+{
+  static const char *const dims[] = { "batch=2", "seq=3", NULL };
+  MpOnnxOptions            options = { dims, FALSE };
+  g_autoptr (MpGraph) graph = mp_onnx_parse (data, length, path, &options, error);
+  g_autoptr (MpGraph) again = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *json = NULL;
+
+  g_autoptr (MpWorkload) w = NULL;
+
+  if (graph == NULL)
+    return FALSE;
+  json = mp_graph_to_json (graph);
+  if (!(again = mp_graph_parse_json (json, strlen (json), "written-back", &local)))
+    g_error ("an ONNX graph written as JSON does not load: %s", local->message);
+  if (!(w = mp_workload_new (g_steal_pointer (&graph), NULL, error)))
+    return FALSE;
+  return plan_workload (w, error);
+}
+
 /* The graph that plan inputs are read against: small, with a view, a
  * parameter and a workspace, like the seeds in tests/fuzz-seeds/plan-json. */
 static const char plan_graph_json[] =
@@ -208,6 +232,7 @@ static const MpFuzzTarget targets[] = {
   { "all-planners", feed_all_planners },
   { "explain", feed_explain },
   { "render", feed_render },
+  { "onnx", feed_onnx },
 };
 
 const MpFuzzTarget *

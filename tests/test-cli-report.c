@@ -419,8 +419,8 @@ test_suite_bad_graph (void)
                               "and goes on)\n");
   g_assert_cmpint (r.status, ==, 2);
   cli (&r, dir, "suite", "empty", "-o", "r.json", NULL);
-  g_assert_cmpstr (r.err, ==, "memplan-cli: no graph found (looked for *.json, *.csv and "
-                              "*.pickle)\n");
+  g_assert_cmpstr (r.err, ==, "memplan-cli: no graph found (looked for *.json, *.csv, *.onnx "
+                              "and *.pickle)\n");
   g_assert_cmpint (r.status, ==, 2);
   cli (&r, dir, "suite", "graphs", "--planner", "nope", NULL);
   g_assert_true (g_str_has_prefix (r.err, "memplan-cli: unknown planner 'nope' (known: "));

@@ -15,7 +15,7 @@ for what in "base.json:" "new.json:--alignment 512"; do
   name=${what%%:*} opts=${what#*:}
   n=$((n + 1))
   # shellcheck disable=SC2086 # opts is empty or two words
-  "$cli" suite data/ $opts -o "$tmp/$name" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; }
+  "$cli" suite data/ --dim batch=8 --dim seq=128 $opts -o "$tmp/$name" >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; }
   out=$("$cli" compare "data/reports/$name" "$tmp/$name" 2>&1)
   verdict=$(printf '%s\n' "$out" | tail -n 1)
   case $verdict in

@@ -366,8 +366,8 @@ test_input_sniffing (void)
   } cases[] = {
     { "[1,2,3]", "in.json: not an input memplan reads: a graph is a JSON object with \"format\": "
       "\"memplan.graph/1\"; a PyTorch profiler trace is a JSON object with \"traceEvents\" (or a "
-      "JSON list of events with \"ph\" and \"ts\"); a memory snapshot is a pickle; usage records "
-      "are a CSV with the header 'id,lower,upper,size'" },
+      "JSON list of events with \"ph\" and \"ts\"); a memory snapshot is a pickle; an ONNX model "
+      "is a protobuf ModelProto; usage records are a CSV with the header 'id,lower,upper,size'" },
     { "", "in.json: empty file" },
     { "  \n", "in.json: empty file" },
     /* Chrome's bare array of events is a trace, told apart by ph and ts */

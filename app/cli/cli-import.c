@@ -180,6 +180,7 @@ int
 mp_cli_import (int argc, char **argv)
 {
   g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
+  g_auto (GStrv) dims = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpWorkload) w = NULL;
@@ -198,14 +199,17 @@ mp_cli_import (int argc, char **argv)
       "viewer)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
+    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
+      "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
     { NULL }
   };
 
   ctx = g_option_context_new ("FILE — read a PyTorch profiler trace (JSON) or memory snapshot "
-                              "(pickle)");
+                              "(pickle), or an ONNX model");
   g_option_context_set_summary (ctx, "Pairs allocations and frees by address in event order "
                                      "and writes the usage records with the allocator's "
-                                     "observed layout. Nothing in a pickle is executed.");
+                                     "observed layout. Nothing in a pickle is executed. An ONNX "
+                                     "model is written as a memplan.graph/1 graph.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
@@ -214,12 +218,25 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: json, csv)", format);
       return MP_EXIT_BAD_INPUT;
     }
-  wopts.trace.device = device;
-  wopts.trace.drop_pre_existing = drop;
+  wopts.input.trace.device = device;
+  wopts.input.trace.drop_pre_existing = drop;
+  wopts.input.onnx.dims = (const char *const *) dims;
   if (!(w = mp_workload_open (argv[1], &wopts, &error)))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
+    }
+  /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports */
+  if (w->format == MP_INPUT_ONNX)
+    {
+      g_autofree char *json = mp_graph_to_json (w->graph);
+
+      if (!mp_cli_output (output, json, &error))
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      return MP_EXIT_OK;
     }
   if (!(trace = w->trace))
     {

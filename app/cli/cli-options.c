@@ -65,6 +65,15 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
     add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
                                    "PyTorch trace or snapshot: the device to import, cuda:N or "
                                    "cpu (default: the first CUDA device)", "DEV" });
+  if (flags & MP_CLI_MODEL)
+    {
+      add_entry (e, (GOptionEntry) { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &p->dims,
+                                     "ONNX: bind a symbolic dimension (repeatable: --dim "
+                                     "batch=8 --dim seq=128)", "NAME=VALUE" });
+      add_entry (e, (GOptionEntry) { "views-as-copies", 0, 0, G_OPTION_ARG_NONE,
+                                     &p->views_as_copies, "ONNX: plan Reshape, Flatten, Squeeze, "
+                                     "Unsqueeze and Identity as copies instead of views", NULL });
+    }
   g_option_context_add_main_entries (context, (GOptionEntry *) (void *) e->data, NULL);
   p->entries = e;
 }
@@ -119,7 +128,9 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
   *options = (MpWorkloadOptions) { .alignment = (guint64) p->alignment,
                                    .plan_inputs = p->plan_inputs,
                                    .max_parallel_ops = (guint) p->max_parallel,
-                                   .trace.device = p->device };
+                                   .input.trace.device = p->device,
+                                   .input.onnx.dims = (const char *const *) p->dims,
+                                   .input.onnx.views_as_copies = p->views_as_copies };
 }
 
 /* The optimal planner's progress, on one rewritten line of a terminal. */
@@ -237,6 +248,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
 {
   g_clear_pointer (&p->planner_names, g_strfreev);
   g_clear_pointer (&p->device, g_free);
+  g_clear_pointer (&p->dims, g_strfreev);
   g_clear_pointer (&p->max_memory, g_free);
   g_clear_pointer (&p->planner_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);

@@ -102,6 +102,17 @@ mp_cli_plan (int argc, char **argv)
       GString *s = g_string_new (NULL);
 
       print_table (s, w, run);
+      /* what the user checks first on a model of their own */
+      if (w->format == MP_INPUT_ONNX)
+        {
+          guint64          param_bytes;
+          guint64          n_params = mp_graph_count_params (w->graph, &param_bytes);
+          g_autofree char *pb = mp_format_bytes (param_bytes);
+
+          g_string_append_printf (s, "%s: %" G_GUINT64_FORMAT " parameters (%s) in the model's "
+                                  "initializers, outside the arena\n", w->graph->name, n_params,
+                                  pb);
+        }
       text = g_string_free (s, FALSE);
     }
   else if (mp_cli_output_is (&out, "json"))

@@ -33,7 +33,7 @@ mp_cli_suite (int argc, char **argv)
   };
 
   ctx = g_option_context_new ("DIR|FILE… — plan every graph and write a memplan.report/1");
-  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, "
+  g_option_context_set_summary (ctx, "Plans each FILE, and every graph (*.json, *.csv, *.onnx, "
                                      "*.pickle) found in each DIR and its subfolders (in path "
                                      "order), with each planner, and writes one report for "
                                      "'memplan-cli compare'.\n"
@@ -45,7 +45,7 @@ mp_cli_suite (int argc, char **argv)
                                          "load (no report is written).");
   planning.default_planners = "all but optimal, whose result depends on its time budget";
   mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_LIFETIMES | MP_CLI_SCHEDULE |
-                                         MP_CLI_SEARCH);
+                                         MP_CLI_SEARCH | MP_CLI_MODEL);
   mp_cli_add_output (ctx, &out, NULL);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
@@ -71,6 +71,7 @@ mp_cli_suite (int argc, char **argv)
   options.planner.max_parallel_ops = planning.max_parallel;
   options.planner.time_budget = planning.budget;
   options.planner.capacity = (guint64) planning.capacity;
+  options.dims = (const char *const *) planning.dims;
   options.keep_going = keep_going;
   options.plans_dir = plans_dir;
   if (repeat < 1 || repeat > 1000)
@@ -115,7 +116,7 @@ mp_cli_suite (int argc, char **argv)
     }
   if (report->graphs->len == 0)
     {
-      mp_cli_error ("no graph found (looked for *.json, *.csv and *.pickle)");
+      mp_cli_error ("no graph found (looked for *.json, *.csv, *.onnx and *.pickle)");
       return MP_EXIT_BAD_INPUT;
     }
 

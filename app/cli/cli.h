@@ -78,7 +78,8 @@ typedef enum
   MP_CLI_SCHEDULE  = 1 << 2, /* --max-parallel-ops */
   MP_CLI_SEARCH    = 1 << 3, /* --time-budget, --capacity */
   MP_CLI_DEVICE    = 1 << 4, /* --device */
-  MP_CLI_ALL_PLANNING = 0x1f,
+  MP_CLI_MODEL     = 1 << 5, /* --dim, --views-as-copies (ONNX) */
+  MP_CLI_ALL_PLANNING = 0x3f,
 } MpCliPlanningFlags;
 
 typedef struct
@@ -91,6 +92,8 @@ typedef struct
   gdouble            budget;
   gint64             capacity;
   char              *device;
+  char             **dims;             /* ONNX: "NAME=VALUE" */
+  gboolean           views_as_copies;
   GPtrArray         *infos;            /* const MpPlannerInfo *, after the check */
   char              *max_memory;       /* --max-memory SIZE, or NULL: the memory available */
   guint64            load_estimate;    /* what opening the input was estimated to take */

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "graph.h"
+
+G_BEGIN_DECLS
+
+/* How an ONNX model becomes a graph. */
+typedef struct
+{
+  /* Bindings of symbolic dimensions, "NAME=VALUE" strings ("batch=8"),
+   * NULL-terminated; NULL when there are none. */
+  const char * const *dims;
+  /* Plan Reshape, Flatten, Squeeze, Unsqueeze and Identity as copies
+   * instead of views of their input (what ONNX Runtime does). */
+  gboolean            views_as_copies;
+} MpOnnxOptions;
+
+/* TRUE when data (the start of a file) looks like a serialized ONNX
+ * ModelProto: recognised by content, whatever the file is called. */
+gboolean  mp_onnx_sniff      (const char *data, gsize length);
+gboolean  mp_onnx_sniff_file (const char *path);
+
+/* Ops are the graph's nodes in file order; tensors are node outputs
+ * (activations), graph inputs, initializers (params: only their dims are
+ * read, never their data) and graph outputs. Sizes come from value_info,
+ * from ONNX's own shape inference where it is missing. options may be NULL.
+ * Built without protobuf-c (-Donnx), both refuse every model saying so. */
+MpGraph  *mp_onnx_load       (const char          *path,
+                              const MpOnnxOptions *options,
+                              GError             **error);
+MpGraph  *mp_onnx_parse      (const char          *data,
+                              gsize                length,
+                              const char          *path,
+                              const MpOnnxOptions *options,
+                              GError             **error);
+
+G_END_DECLS
