@@ -74,6 +74,10 @@ typedef struct
   gboolean    has_ops;   /* FALSE for usage records (CSV) */
   GHashTable *tensor_index; /* name -> index + 1 */
   GHashTable *op_index;     /* name -> index + 1 */
+  /* An imported trace's record of who allocated each tensor (read through
+   * mp_trace_describe_origin), or NULL; freed with origins_free. */
+  gpointer       origins;
+  GDestroyNotify origins_free;
 } MpGraph;
 
 MpGraph    *mp_graph_new           (const char *name);

@@ -34,6 +34,8 @@ typedef struct
   GArray *events;   /* TraceEvent, in time order */
   GArray *segments; /* MpTraceRange: segments listed in a snapshot (state at its end) */
   GArray *blocks;   /* MpTraceRange: their allocated blocks at its end */
+  gboolean converted; /* made from a profile (torch.cuda._memory_viz): its
+                       * "segment" is the span of the addresses, not memory */
 } TraceDevice;
 
 /* What an importer read: the devices, and the texts their events share. */

@@ -264,6 +264,82 @@ reserved_peak (const TraceDevice *d)
   return peak;
 }
 
+/* ---- who allocated each tensor, kept with the graph ---------------------- */
+
+typedef struct
+{
+  GHashTable  *strings; /* a reference to the trace's texts */
+  MpTraceSite *sites;
+  guint64     *addresses;
+  guint8      *origins;
+  guint        n;
+} GraphOrigins;
+
+static void
+graph_origins_free (gpointer data)
+{
+  GraphOrigins *o = data;
+
+  g_hash_table_unref (o->strings);
+  g_free (o->sites);
+  g_free (o->addresses);
+  g_free (o->origins);
+  g_free (o);
+}
+
+static void
+attach_origins (const MpTrace *trace)
+{
+  GraphOrigins *o = g_new0 (GraphOrigins, 1);
+  guint         n = trace->n_allocations;
+
+  o->strings = g_hash_table_ref (trace->strings);
+  o->sites = g_memdup2 (trace->sites, n * sizeof (MpTraceSite));
+  o->addresses = g_memdup2 (trace->addresses, n * sizeof (guint64));
+  o->origins = g_memdup2 (trace->origins, n);
+  o->n = n;
+  trace->graph->origins = o;
+  trace->graph->origins_free = graph_origins_free;
+}
+
+static void
+append_lines (GString *s, const char *text, guint *budget)
+{
+  for (const char *p = text; p && *p && *budget > 0; (*budget)--)
+    {
+      gsize n = strcspn (p, "\n");
+
+      g_string_append_printf (s, "\n%.*s", (int) n, p);
+      p += n + (p[n] == '\n');
+    }
+}
+
+char *
+mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines)
+{
+  const GraphOrigins *o;
+  const MpTraceSite  *site;
+  GString            *s;
+  guint               budget = max_lines;
+
+  g_return_val_if_fail (graph != NULL, NULL);
+  if (graph->origins_free != graph_origins_free || tensor >= ((GraphOrigins *) graph->origins)->n)
+    return NULL;
+  o = graph->origins;
+  site = &o->sites[tensor];
+  s = g_string_new (o->origins[tensor] == MP_TRACE_BLOCK_PRE_EXISTING
+                      ? "allocated before the trace began"
+                      : site->op ? site->op : "allocated outside any op");
+  if (site->module)
+    g_string_append_printf (s, " in %s", site->module);
+  g_string_append_printf (s, " at 0x%" G_GINT64_MODIFIER "x", o->addresses[tensor]);
+  /* the op stack above the innermost op, then the Python frames */
+  if (site->ops && strchr (site->ops, '\n'))
+    append_lines (s, strchr (site->ops, '\n') + 1, &budget);
+  append_lines (s, site->frames, &budget);
+  return g_string_free (s, FALSE);
+}
+
 /* The device to import: the one asked for, else the first CUDA device
  * with events, else the first with events. */
 static TraceDevice *
@@ -517,7 +593,7 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
     return NULL;
   trace->format = format;
   trace->device = g_strdup (d->name);
-  trace->has_arena = !g_str_has_prefix (d->name, "cpu");
+  trace->has_arena = !g_str_has_prefix (d->name, "cpu") && !d->converted;
   if (g_str_has_suffix (base, ".gz"))
     base[strlen (base) - 3] = '\0';
   if (strchr (base, '.'))
@@ -561,6 +637,7 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
   trace->origins = g_byte_array_free (g_steal_pointer (&rec.origins), FALSE);
   trace->strings = g_steal_pointer (&file->strings);
   trace->text_limit = file->text_limit;
+  attach_origins (trace);
   compact_ranges (trace, g_steal_pointer (&rec.ranges));
   records_clear (&rec);
   trace->observed = g_new (guint64, graph->n_tensors);
@@ -680,6 +757,10 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   if (g_str_equal (trace->device, "cpu-shm"))
     g_string_append_printf (note, "shared-memory blocks of DataLoader workers, kept apart from "
                                   "the CPU allocator's; at most %s live; ", live);
+  else if (!trace->has_arena && trace->format == MP_TRACE_FORMAT_SNAPSHOT)
+    g_string_append_printf (note, "converted from a profiler trace, the snapshot has no "
+                                  "allocator segments: compare the planners with the peak of "
+                                  "live bytes, %s; ", live);
   else if (!trace->has_arena)
     g_string_append_printf (note, "the CPU allocator has no arena (its blocks come from "
                                   "malloc): compare the planners with the peak of live bytes, "

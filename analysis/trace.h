@@ -112,6 +112,12 @@ typedef struct
 /* An array of MpTraceOpUse (it frees their names). */
 GArray       *mp_trace_by_op          (const MpTrace *trace);
 
+/* Who allocated a tensor of a graph imported from a trace, for a tooltip:
+ * "aten::addmm in MLP_0.Linear_0 at 0x1000" then the op stack and the
+ * Python frames, one per line (at most max_lines of them); NULL for a tensor
+ * of any other graph. */
+char         *mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines);
+
 /* The allocator's layout as a plan named "observed" over lifetimes of
  * trace->graph; its note gives the reserved peak. */
 MpPlan       *mp_trace_observed_plan  (const MpTrace *trace, const MpLifetimes *lifetimes);

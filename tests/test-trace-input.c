@@ -285,6 +285,20 @@ test_attribution (void)
       g_assert_cmpuint (u->allocated, ==, uses[i].allocated);
       g_assert_cmpuint (u->n_allocations, ==, 1);
     }
+  /* the tooltip's lines, also on the graph alone (as the app keeps it) */
+  {
+    g_autoptr (MpGraph) graph = mp_graph_load (path, NULL);
+    g_autofree char *first = mp_trace_describe_origin (graph, 0, 8);
+    g_autofree char *cut = mp_trace_describe_origin (graph, 0, 1);
+    g_autofree char *outside = mp_trace_describe_origin (graph, 3, 8);
+    g_autoptr (MpGraph) csv = test_graph_from_records ((TestRecord[]) { { 64, 0, 1 } }, 1);
+
+    g_assert_cmpstr (first, ==, "aten::addmm in MLP_0.Linear_0 at 0x1000\naten::linear\n"
+                                "forward (model.py:12)\nmain (train.py:40)");
+    g_assert_cmpstr (cut, ==, "aten::addmm in MLP_0.Linear_0 at 0x1000\naten::linear");
+    g_assert_cmpstr (outside, ==, "allocated outside any op at 0x3000\nmain (train.py:40)");
+    g_assert_null (mp_trace_describe_origin (csv, 0, 8));
+  }
   g_assert_nonnull (strstr (table, "10.0 KiB live at the peak (event 2)"));
   g_assert_nonnull (strstr (table, "\naten::addmm                                  4.00 KiB     "
                                    "4.00 KiB        1\n"));
@@ -549,6 +563,37 @@ test_reduce_copies (void)
                                        "of input): the file amplifies itself");
 }
 
+/* The samples recorded with PyTorch (build-aux/record-torch-samples.py):
+ * every allocation of the with_stack trace is attributed, and its peak is
+ * PyTorch's own largest "Total Allocated" (3,815,152 bytes). */
+static void
+test_torch_samples (void)
+{
+  const char *data = g_getenv ("MEMPLAN_DATA_DIR");
+  g_autofree char *trace_path = g_build_filename (data, "torch", "small-cnn-trace.json.gz", NULL);
+  g_autofree char *snap_path = g_build_filename (data, "torch", "small-cnn-snapshot.pickle", NULL);
+  GError          *error = NULL;
+  g_autoptr (MpTrace) trace = mp_trace_load (trace_path, NULL, &error);
+  g_autoptr (MpTrace) snap = NULL;
+  g_autoptr (GArray) by_op = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (trace->device, ==, "cpu");
+  g_assert_cmpuint (trace->n_allocations, ==, 90);
+  g_assert_cmpuint (trace->live_peak, ==, 3815152);
+  for (guint t = 0; t < trace->n_allocations; t++)
+    {
+      g_assert_nonnull (trace->sites[t].op);
+      g_assert_nonnull (trace->sites[t].frames);
+    }
+  by_op = mp_trace_by_op (trace);
+  g_assert_cmpstr (g_array_index (by_op, MpTraceOpUse, 0).op, ==, "aten::convolution_backward");
+  snap = mp_trace_load (snap_path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (snap->has_arena); /* converted from the profile: no segments */
+  g_assert_cmpuint (snap->reserved_peak, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -564,5 +609,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-input/attribution", test_attribution);
   g_test_add_func ("/analysis/trace-input/pre-existing", test_pre_existing);
   g_test_add_func ("/analysis/trace-input/dataloader", test_dataloader);
+  g_test_add_func ("/analysis/trace-input/torch-samples", test_torch_samples);
   return g_test_run ();
 }
