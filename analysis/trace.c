@@ -7,6 +7,7 @@
 
 #include "graph-private.h"
 #include "plan-io.h"
+#include "planner.h"
 #include "trace-private.h"
 
 /* ---- devices and shared texts ------------------------------------------ */
@@ -193,12 +194,12 @@ compact_ranges (MpTrace *trace, GArray *ranges)
   trace->ranges = (MpTraceRange *) g_array_free (ranges, FALSE);
 }
 
-static guint64
-observed_offset (const MpTrace *trace, guint64 address)
+/* The last range starting at or below the address. */
+static guint
+range_of (const MpTrace *trace, guint64 address)
 {
   guint lo = 0, hi = trace->n_ranges;
 
-  /* the last range starting at or below the address */
   while (hi - lo > 1)
     {
       guint mid = (lo + hi) / 2;
@@ -208,7 +209,50 @@ observed_offset (const MpTrace *trace, guint64 address)
       else
         hi = mid;
     }
-  return trace->ranges[lo].offset + (address - trace->ranges[lo].address);
+  return lo;
+}
+
+static guint64
+observed_offset (const MpTrace *trace, guint64 address)
+{
+  const MpTraceRange *range = &trace->ranges[range_of (trace, address)];
+
+  return range->offset + (address - range->address);
+}
+
+/* Without an arena (malloc'd blocks), laying every range ever touched end
+ * to end grows with the trace's length. Each range keeps malloc's layout
+ * inside it, and its space is reused once nothing in it is live: the
+ * ranges are placed as buffers over their live spans (greedy by size). */
+static void
+reuse_ranges (MpTrace *trace)
+{
+  const MpGraph     *graph = trace->graph;
+  g_autofree MpUsage *spans = g_new0 (MpUsage, trace->n_ranges);
+  g_autofree guint64 *offsets = g_new0 (guint64, trace->n_ranges);
+  guint               n_steps = MAX (trace->n_events, 1);
+
+  for (guint r = 0; r < trace->n_ranges; r++)
+    {
+      spans[r].tensor = r;
+      spans[r].first = G_MAXUINT;
+      spans[r].size = spans[r].bytes = trace->ranges[r].size;
+    }
+  for (guint t = 0; t < graph->n_tensors; t++)
+    {
+      MpUsage *u = &spans[range_of (trace, trace->addresses[t])];
+
+      u->first = MIN (u->first, (guint) graph->tensors[t].first);
+      u->last = MAX (u->last, (guint) graph->tensors[t].last);
+    }
+  for (guint r = 0; r < trace->n_ranges; r++)
+    if (spans[r].first == G_MAXUINT)
+      spans[r].first = 0, spans[r].last = n_steps - 1;
+  trace->observed_arena = mp_place_greedy_by_size (spans, trace->n_ranges, n_steps, offsets);
+  for (guint r = 0; r < trace->n_ranges; r++)
+    trace->ranges[r].offset = offsets[r];
+  for (guint t = 0; t < graph->n_tensors; t++)
+    trace->observed[t] = observed_offset (trace, trace->addresses[t]);
 }
 
 /* Peak of the reserved bytes: the allocator's own figure when the trace has
@@ -643,6 +687,9 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
   trace->observed = g_new (guint64, graph->n_tensors);
   for (guint t = 0; t < graph->n_tensors; t++)
     trace->observed[t] = observed_offset (trace, trace->addresses[t]);
+  trace->touched = trace->observed_arena;
+  if (!trace->has_arena)
+    reuse_ranges (trace);
   if (!mp_graph_check (graph, error))
     return NULL;
   return g_steal_pointer (&trace);
@@ -745,7 +792,7 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   MpPlan          *plan = mp_plan_new ("observed", lifetimes);
   g_autofree char *reserved = mp_format_bytes (trace->reserved_peak);
   g_autofree char *live = mp_format_bytes (trace->live_peak);
-  g_autofree char *span = mp_format_bytes (trace->observed_arena);
+  g_autofree char *span = mp_format_bytes (trace->touched);
   GString         *note = g_string_new (NULL);
 
   for (guint r = 0; r < plan->n_records; r++)
@@ -770,6 +817,9 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
                             trace->device, reserved);
   g_string_append_printf (note, "its blocks touched %s in %u address range%s", span,
                           trace->n_ranges, trace->n_ranges == 1 ? "" : "s");
+  if (!trace->has_arena)
+    g_string_append (note, ", laid out as malloc placed the blocks inside each, a range's space "
+                           "reused once nothing in it is live");
   if (trace->n_pre_existing)
     g_string_append_printf (note, "; %u block%s allocated before the trace began, live from "
                                   "its start",

@@ -65,7 +65,8 @@ typedef struct
   guint64       text_limit;      /* the most site text an output may expand to */
   MpTraceRange *ranges;
   guint         n_ranges;
-  guint64       observed_arena;  /* sum of the range sizes */
+  guint64       observed_arena;  /* span of the observed layout */
+  guint64       touched;         /* sum of the range sizes */
   guint64       reserved_peak;   /* peak reserved bytes (Total Reserved, or live segments) */
   gboolean      has_arena;       /* FALSE for the CPU: malloc'd blocks, no reserved pool */
   guint64       live_peak;       /* peak of the live bytes (the records' lower bound) */

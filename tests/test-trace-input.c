@@ -358,14 +358,19 @@ test_dataloader (void)
   g_assert_cmpuint (cpu->n_shared, ==, 1);
   g_assert_cmpstr (cpu_note, ==, "the CPU allocator has no arena (its blocks come from malloc): "
                                  "compare the planners with the peak of live bytes, 3.00 MiB; "
-                                 "its blocks touched 3.00 MiB in 2 address ranges; 1 "
-                                 "shared-memory block of DataLoader workers kept apart "
-                                 "(--device cpu-shm)");
+                                 "its blocks touched 3.00 MiB in 2 address ranges, laid out as "
+                                 "malloc placed the blocks inside each, a range's space reused "
+                                 "once nothing in it is live; 1 shared-memory block of "
+                                 "DataLoader workers kept apart (--device cpu-shm)");
+  /* the two ranges are live together: 1 MiB + 2 MiB */
+  g_assert_cmpuint (cpu->observed_arena, ==, 3145728);
   g_assert_cmpuint (shm->n_allocations, ==, 1);
   g_assert_cmpstr (shm->graph->tensors[0].name, ==, "rebuild_storage_filename#1");
   g_assert_cmpstr (shm_note, ==, "shared-memory blocks of DataLoader workers, kept apart from "
                                  "the CPU allocator's; at most 768 KiB live; its blocks touched "
-                                 "768 KiB in 1 address range");
+                                 "768 KiB in 1 address range, laid out as malloc placed the "
+                                 "blocks inside each, a range's space reused once nothing in it "
+                                 "is live");
 }
 
 /* ---- hostile inputs: memory and time in proportion to the file ---------- */
@@ -586,6 +591,17 @@ test_torch_samples (void)
       g_assert_nonnull (trace->sites[t].op);
       g_assert_nonnull (trace->sites[t].frames);
     }
+  /* the 43 ranges malloc touched (10.7 MiB) reuse their space over time:
+   * the observed layout is valid and between the live peak and that sum */
+  {
+    g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
+    g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
+
+    g_assert_true (mp_plan_check (trace->graph, observed));
+    g_assert_cmpuint (trace->touched, ==, 11255968);
+    g_assert_cmpuint (observed->arena, <, trace->touched / 2);
+    g_assert_cmpuint (observed->arena, >=, trace->live_peak);
+  }
   by_op = mp_trace_by_op (trace);
   g_assert_cmpstr (g_array_index (by_op, MpTraceOpUse, 0).op, ==, "aten::convolution_backward");
   snap = mp_trace_load (snap_path, NULL, &error);
