@@ -49,9 +49,9 @@ typedef struct
   const char *path;
 } TraceFile;
 
-/* Texts a file may make: 64 MiB plus 32 bytes per byte of input, far above
+/* Texts a file may make: 64 MiB plus 64 bytes per byte of input, far above
  * what any real trace needs and a bound on what memo references can grow. */
-#define TRACE_TEXT_LIMIT(length) ((guint64) 64 * 1024 * 1024 + (guint64) (length) * 32)
+#define TRACE_TEXT_LIMIT(length) ((guint64) 64 * 1024 * 1024 + (guint64) (length) * 64)
 
 TraceFile   *mp_trace_file_new     (const char *path, gsize length);
 void         mp_trace_file_free    (TraceFile *file);

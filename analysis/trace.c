@@ -95,7 +95,7 @@ mp_trace_file_intern (TraceFile *file, char *text, const char **out, GError **er
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path,
                          "the ops and stack frames of the allocations make more than %"
                          G_GUINT64_FORMAT " bytes of text, the most memplan reads from a file "
-                         "of this size (64 MiB plus 32 bytes per byte of input)",
+                         "of this size (64 MiB plus 64 bytes per byte of input)",
                          file->text_limit);
       return FALSE;
     }
@@ -777,7 +777,7 @@ mp_trace_check_expansion (const MpTrace *trace, GError **error)
                              trace->graph ? trace->graph->path : NULL,
                              "the allocations share their ops and stack frames, and writing "
                              "them out would take more than %" G_GUINT64_FORMAT " bytes, the "
-                             "most memplan writes for a file of this size (64 MiB plus 32 "
+                             "most memplan writes for a file of this size (64 MiB plus 64 "
                              "bytes per byte of input)",
                              trace->text_limit);
           return FALSE;

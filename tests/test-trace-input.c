@@ -479,8 +479,8 @@ test_amplification (void)
   want = g_strdup_printf ("hostile.pickle: the allocations share their ops and stack frames, "
                           "and writing them out would take more than %" G_GUINT64_FORMAT
                           " bytes, the most memplan writes for a file of this size (64 MiB "
-                          "plus 32 bytes per byte of input)",
-                          (guint64) 64 * 1024 * 1024 + 32 * (guint64) b->len);
+                          "plus 64 bytes per byte of input)",
+                          (guint64) 64 * 1024 * 1024 + 64 * (guint64) b->len);
   g_assert_false (mp_trace_check_expansion (trace, &error));
   g_assert_cmpstr (error->message, ==, want);
   getrusage (RUSAGE_SELF, &u);
