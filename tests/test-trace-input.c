@@ -344,6 +344,22 @@ test_attribution (void)
     g_assert_cmpstr (outside, ==, "allocated outside any op at 0x3000\nmain (train.py:40)");
     g_assert_null (mp_trace_describe_origin (csv, 0, 8));
   }
+  /* the CSV's op column; memplan reads the file back */
+  {
+    const char      *csv_args[] = { "import", "-f", "csv", path, NULL };
+    g_autofree char *csv = run_cli (csv_args, TRUE, NULL);
+    g_autofree guint64 *offsets = NULL;
+    GError          *error = NULL;
+    g_autoptr (MpGraph) back = mp_graph_parse_csv (csv, strlen (csv), "a.csv", &offsets, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (g_str_has_prefix (csv, "id,lower,upper,size,offset,op\n"
+                                          "aten::addmm#1,0,3,4096,0,aten::addmm\n"));
+    g_assert_nonnull (strstr (csv, "\nmain#1,6,7,1024,8192,\n"));
+    g_assert_cmpuint (back->n_tensors, ==, 4);
+    for (guint t = 0; t < 4; t++)
+      g_assert_cmpuint (offsets[t], ==, trace->observed[t]);
+  }
   g_assert_nonnull (strstr (table, "10.0 KiB live at the peak (event 2)"));
   g_assert_nonnull (strstr (table, "\naten::addmm                                  4.00 KiB     "
                                    "4.00 KiB        1\n"));
