@@ -317,6 +317,7 @@ typedef struct
   guint64     *addresses;
   guint8      *origins;
   guint        n;
+  gboolean     ops_known; /* a profiler trace: no op means outside any op */
 } GraphOrigins;
 
 static void
@@ -342,6 +343,7 @@ attach_origins (const MpTrace *trace)
   o->addresses = g_memdup2 (trace->addresses, n * sizeof (guint64));
   o->origins = g_memdup2 (trace->origins, n);
   o->n = n;
+  o->ops_known = trace->format == MP_TRACE_FORMAT_CHROME;
   trace->graph->origins = o;
   trace->graph->origins_free = graph_origins_free;
 }
@@ -373,7 +375,9 @@ mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines)
   site = &o->sites[tensor];
   s = g_string_new (o->origins[tensor] == MP_TRACE_BLOCK_PRE_EXISTING
                       ? "allocated before the trace began"
-                      : site->op ? site->op : "allocated outside any op");
+                      : site->op       ? site->op
+                      : o->ops_known   ? "allocated outside any op"
+                                       : "allocated");
   if (site->module)
     g_string_append_printf (s, " in %s", site->module);
   g_string_append_printf (s, " at 0x%" G_GINT64_MODIFIER "x", o->addresses[tensor]);

@@ -344,6 +344,17 @@ test_attribution (void)
     g_assert_cmpstr (outside, ==, "allocated outside any op at 0x3000\nmain (train.py:40)");
     g_assert_null (mp_trace_describe_origin (csv, 0, 8));
   }
+  /* a snapshot knows frames, not ops */
+  {
+    g_autofree char *snap_path = fixture ("snapshot.pickle");
+    g_autoptr (MpGraph) snap = mp_graph_load (snap_path, NULL);
+    g_autofree char *first = mp_trace_describe_origin (snap, 0, 8);
+    g_autofree char *before = mp_trace_describe_origin (snap, 3, 8);
+
+    g_assert_cmpstr (first, ==, "allocated at 0x7f0000000000\nforward (train.py:10)\n"
+                                "main (train.py:40)");
+    g_assert_cmpstr (before, ==, "allocated before the trace began at 0x7f0000001000");
+  }
   /* the CSV's op column; memplan reads the file back */
   {
     const char      *csv_args[] = { "import", "-f", "csv", path, NULL };
