@@ -59,6 +59,8 @@ mp_graph_free (MpGraph *graph)
   g_free (graph->ops);
   g_hash_table_unref (graph->tensor_index);
   g_hash_table_unref (graph->op_index);
+  if (graph->origins_free)
+    graph->origins_free (graph->origins);
   g_free (graph->name);
   g_free (graph->path);
   g_free (graph->note);

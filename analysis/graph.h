@@ -75,6 +75,10 @@ typedef struct
   GHashTable *tensor_index; /* name -> index + 1 */
   GHashTable *op_index;     /* name -> index + 1 */
   char       *note;         /* what the loader read but the planners do not use, or NULL */
+  /* An imported trace's record of who allocated each tensor (read through
+   * mp_trace_describe_origin), or NULL; freed with origins_free. */
+  gpointer       origins;
+  GDestroyNotify origins_free;
 } MpGraph;
 
 MpGraph    *mp_graph_new           (const char *name);

@@ -34,6 +34,8 @@ typedef struct
   GArray *events;   /* TraceEvent, in time order */
   GArray *segments; /* MpTraceRange: segments listed in a snapshot (state at its end) */
   GArray *blocks;   /* MpTraceRange: their allocated blocks at its end */
+  gboolean converted; /* made from a profile (torch.cuda._memory_viz): its
+                       * "segment" is the span of the addresses, not memory */
 } TraceDevice;
 
 /* What an importer read: the devices, and the texts their events share. */
@@ -47,9 +49,9 @@ typedef struct
   const char *path;
 } TraceFile;
 
-/* Texts a file may make: 64 MiB plus 32 bytes per byte of input, far above
+/* Texts a file may make: 64 MiB plus 64 bytes per byte of input, far above
  * what any real trace needs and a bound on what memo references can grow. */
-#define TRACE_TEXT_LIMIT(length) ((guint64) 64 * 1024 * 1024 + (guint64) (length) * 32)
+#define TRACE_TEXT_LIMIT(length) ((guint64) 64 * 1024 * 1024 + (guint64) (length) * 64)
 
 TraceFile   *mp_trace_file_new     (const char *path, gsize length);
 void         mp_trace_file_free    (TraceFile *file);

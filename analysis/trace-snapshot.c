@@ -175,20 +175,26 @@ compare_ranges (gconstpointer a, gconstpointer b)
   return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* Blocks the segment holds at the snapshot's end (live ones only). */
+/* Blocks the segment holds at the snapshot's end (live ones only). Blocks
+ * without an address follow each other from the segment's start, as
+ * PyTorch's profile-to-snapshot conversion writes them. */
 static gboolean
 parse_blocks (const MpPickleValue *s, guint i, const MpTraceRange *segment, const char *path,
               TraceDevice *d, GError **error)
 {
   const MpPickleValue *blocks = mp_pickle_get (s, "blocks");
+  guint64              next = segment->address;
 
   for (guint b = 0; b < mp_pickle_len (blocks); b++)
     {
       const MpPickleValue *block = mp_pickle_item (blocks, b);
       const MpPickleValue *state = mp_pickle_get (block, "state");
-      MpTraceRange         r = { 0 };
+      MpTraceRange         r = { next, 0, 0 };
 
-      if (!get_u64 (block, "address", &r.address) || !get_u64 (block, "size", &r.size) ||
+      if (mp_pickle_get (block, "address") == NULL)
+        d->converted = TRUE;
+      if ((!d->converted && !get_u64 (block, "address", &r.address)) ||
+          !get_u64 (block, "size", &r.size) ||
           r.address < segment->address || r.size > segment->size ||
           r.address - segment->address > segment->size - r.size)
         {
@@ -199,6 +205,7 @@ parse_blocks (const MpPickleValue *s, guint i, const MpTraceRange *segment, cons
                              i, b, segment->address, segment->size);
           return FALSE;
         }
+      next = r.address + r.size;
       if (state && state->type == MP_PICKLE_STRING &&
           (g_str_equal (state->str, "active_allocated") ||
            g_str_equal (state->str, "active_pending_free")))
@@ -247,7 +254,8 @@ parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file
       d = mp_trace_file_device (file, name);
       if (!parse_blocks (s, i, &r, path, d, error))
         return FALSE;
-      g_array_append_val (d->segments, r);
+      if (!d->converted)
+        g_array_append_val (d->segments, r);
     }
   for (guint k = 0; k < file->devices->len; k++)
     {

@@ -7,6 +7,7 @@
 
 #include "graph-private.h"
 #include "plan-io.h"
+#include "planner.h"
 #include "trace-private.h"
 
 /* ---- devices and shared texts ------------------------------------------ */
@@ -94,7 +95,7 @@ mp_trace_file_intern (TraceFile *file, char *text, const char **out, GError **er
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, file->path,
                          "the ops and stack frames of the allocations make more than %"
                          G_GUINT64_FORMAT " bytes of text, the most memplan reads from a file "
-                         "of this size (64 MiB plus 32 bytes per byte of input)",
+                         "of this size (64 MiB plus 64 bytes per byte of input)",
                          file->text_limit);
       return FALSE;
     }
@@ -193,12 +194,12 @@ compact_ranges (MpTrace *trace, GArray *ranges)
   trace->ranges = (MpTraceRange *) g_array_free (ranges, FALSE);
 }
 
-static guint64
-observed_offset (const MpTrace *trace, guint64 address)
+/* The last range starting at or below the address. */
+static guint
+range_of (const MpTrace *trace, guint64 address)
 {
   guint lo = 0, hi = trace->n_ranges;
 
-  /* the last range starting at or below the address */
   while (hi - lo > 1)
     {
       guint mid = (lo + hi) / 2;
@@ -208,7 +209,50 @@ observed_offset (const MpTrace *trace, guint64 address)
       else
         hi = mid;
     }
-  return trace->ranges[lo].offset + (address - trace->ranges[lo].address);
+  return lo;
+}
+
+static guint64
+observed_offset (const MpTrace *trace, guint64 address)
+{
+  const MpTraceRange *range = &trace->ranges[range_of (trace, address)];
+
+  return range->offset + (address - range->address);
+}
+
+/* Without an arena (malloc'd blocks), laying every range ever touched end
+ * to end grows with the trace's length. Each range keeps malloc's layout
+ * inside it, and its space is reused once nothing in it is live: the
+ * ranges are placed as buffers over their live spans (greedy by size). */
+static void
+reuse_ranges (MpTrace *trace)
+{
+  const MpGraph     *graph = trace->graph;
+  g_autofree MpUsage *spans = g_new0 (MpUsage, trace->n_ranges);
+  g_autofree guint64 *offsets = g_new0 (guint64, trace->n_ranges);
+  guint               n_steps = MAX (trace->n_events, 1);
+
+  for (guint r = 0; r < trace->n_ranges; r++)
+    {
+      spans[r].tensor = r;
+      spans[r].first = G_MAXUINT;
+      spans[r].size = spans[r].bytes = trace->ranges[r].size;
+    }
+  for (guint t = 0; t < graph->n_tensors; t++)
+    {
+      MpUsage *u = &spans[range_of (trace, trace->addresses[t])];
+
+      u->first = MIN (u->first, (guint) graph->tensors[t].first);
+      u->last = MAX (u->last, (guint) graph->tensors[t].last);
+    }
+  for (guint r = 0; r < trace->n_ranges; r++)
+    if (spans[r].first == G_MAXUINT)
+      spans[r].first = 0, spans[r].last = n_steps - 1;
+  trace->observed_arena = mp_place_greedy_by_size (spans, trace->n_ranges, n_steps, offsets);
+  for (guint r = 0; r < trace->n_ranges; r++)
+    trace->ranges[r].offset = offsets[r];
+  for (guint t = 0; t < graph->n_tensors; t++)
+    trace->observed[t] = observed_offset (trace, trace->addresses[t]);
 }
 
 /* Peak of the reserved bytes: the allocator's own figure when the trace has
@@ -262,6 +306,86 @@ reserved_peak (const TraceDevice *d)
       peak = MAX (peak, live);
     }
   return peak;
+}
+
+/* ---- who allocated each tensor, kept with the graph ---------------------- */
+
+typedef struct
+{
+  GHashTable  *strings; /* a reference to the trace's texts */
+  MpTraceSite *sites;
+  guint64     *addresses;
+  guint8      *origins;
+  guint        n;
+  gboolean     ops_known; /* a profiler trace: no op means outside any op */
+} GraphOrigins;
+
+static void
+graph_origins_free (gpointer data)
+{
+  GraphOrigins *o = data;
+
+  g_hash_table_unref (o->strings);
+  g_free (o->sites);
+  g_free (o->addresses);
+  g_free (o->origins);
+  g_free (o);
+}
+
+static void
+attach_origins (const MpTrace *trace)
+{
+  GraphOrigins *o = g_new0 (GraphOrigins, 1);
+  guint         n = trace->n_allocations;
+
+  o->strings = g_hash_table_ref (trace->strings);
+  o->sites = g_memdup2 (trace->sites, n * sizeof (MpTraceSite));
+  o->addresses = g_memdup2 (trace->addresses, n * sizeof (guint64));
+  o->origins = g_memdup2 (trace->origins, n);
+  o->n = n;
+  o->ops_known = trace->format == MP_TRACE_FORMAT_CHROME;
+  trace->graph->origins = o;
+  trace->graph->origins_free = graph_origins_free;
+}
+
+static void
+append_lines (GString *s, const char *text, guint *budget)
+{
+  for (const char *p = text; p && *p && *budget > 0; (*budget)--)
+    {
+      gsize n = strcspn (p, "\n");
+
+      g_string_append_printf (s, "\n%.*s", (int) n, p);
+      p += n + (p[n] == '\n');
+    }
+}
+
+char *
+mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines)
+{
+  const GraphOrigins *o;
+  const MpTraceSite  *site;
+  GString            *s;
+  guint               budget = max_lines;
+
+  g_return_val_if_fail (graph != NULL, NULL);
+  if (graph->origins_free != graph_origins_free || tensor >= ((GraphOrigins *) graph->origins)->n)
+    return NULL;
+  o = graph->origins;
+  site = &o->sites[tensor];
+  s = g_string_new (o->origins[tensor] == MP_TRACE_BLOCK_PRE_EXISTING
+                      ? "allocated before the trace began"
+                      : site->op       ? site->op
+                      : o->ops_known   ? "allocated outside any op"
+                                       : "allocated");
+  if (site->module)
+    g_string_append_printf (s, " in %s", site->module);
+  g_string_append_printf (s, " at 0x%" G_GINT64_MODIFIER "x", o->addresses[tensor]);
+  /* the op stack above the innermost op, then the Python frames */
+  if (site->ops && strchr (site->ops, '\n'))
+    append_lines (s, strchr (site->ops, '\n') + 1, &budget);
+  append_lines (s, site->frames, &budget);
+  return g_string_free (s, FALSE);
 }
 
 /* The device to import: the one asked for, else the first CUDA device
@@ -517,7 +641,7 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
     return NULL;
   trace->format = format;
   trace->device = g_strdup (d->name);
-  trace->has_arena = !g_str_has_prefix (d->name, "cpu");
+  trace->has_arena = !g_str_has_prefix (d->name, "cpu") && !d->converted;
   if (g_str_has_suffix (base, ".gz"))
     base[strlen (base) - 3] = '\0';
   if (strchr (base, '.'))
@@ -561,11 +685,15 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
   trace->origins = g_byte_array_free (g_steal_pointer (&rec.origins), FALSE);
   trace->strings = g_steal_pointer (&file->strings);
   trace->text_limit = file->text_limit;
+  attach_origins (trace);
   compact_ranges (trace, g_steal_pointer (&rec.ranges));
   records_clear (&rec);
   trace->observed = g_new (guint64, graph->n_tensors);
   for (guint t = 0; t < graph->n_tensors; t++)
     trace->observed[t] = observed_offset (trace, trace->addresses[t]);
+  trace->touched = trace->observed_arena;
+  if (!trace->has_arena)
+    reuse_ranges (trace);
   if (!mp_graph_check (graph, error))
     return NULL;
   return g_steal_pointer (&trace);
@@ -653,7 +781,7 @@ mp_trace_check_expansion (const MpTrace *trace, GError **error)
                              trace->graph ? trace->graph->path : NULL,
                              "the allocations share their ops and stack frames, and writing "
                              "them out would take more than %" G_GUINT64_FORMAT " bytes, the "
-                             "most memplan writes for a file of this size (64 MiB plus 32 "
+                             "most memplan writes for a file of this size (64 MiB plus 64 "
                              "bytes per byte of input)",
                              trace->text_limit);
           return FALSE;
@@ -668,7 +796,7 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   MpPlan          *plan = mp_plan_new ("observed", lifetimes);
   g_autofree char *reserved = mp_format_bytes (trace->reserved_peak);
   g_autofree char *live = mp_format_bytes (trace->live_peak);
-  g_autofree char *span = mp_format_bytes (trace->observed_arena);
+  g_autofree char *span = mp_format_bytes (trace->touched);
   GString         *note = g_string_new (NULL);
 
   for (guint r = 0; r < plan->n_records; r++)
@@ -680,6 +808,10 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   if (g_str_equal (trace->device, "cpu-shm"))
     g_string_append_printf (note, "shared-memory blocks of DataLoader workers, kept apart from "
                                   "the CPU allocator's; at most %s live; ", live);
+  else if (!trace->has_arena && trace->format == MP_TRACE_FORMAT_SNAPSHOT)
+    g_string_append_printf (note, "converted from a profiler trace, the snapshot has no "
+                                  "allocator segments: compare the planners with the peak of "
+                                  "live bytes, %s; ", live);
   else if (!trace->has_arena)
     g_string_append_printf (note, "the CPU allocator has no arena (its blocks come from "
                                   "malloc): compare the planners with the peak of live bytes, "
@@ -689,6 +821,9 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
                             trace->device, reserved);
   g_string_append_printf (note, "its blocks touched %s in %u address range%s", span,
                           trace->n_ranges, trace->n_ranges == 1 ? "" : "s");
+  if (!trace->has_arena)
+    g_string_append (note, ", laid out as malloc placed the blocks inside each, a range's space "
+                           "reused once nothing in it is live");
   if (trace->n_pre_existing)
     g_string_append_printf (note, "; %u block%s allocated before the trace began, live from "
                                   "its start",

@@ -65,7 +65,8 @@ typedef struct
   guint64       text_limit;      /* the most site text an output may expand to */
   MpTraceRange *ranges;
   guint         n_ranges;
-  guint64       observed_arena;  /* sum of the range sizes */
+  guint64       observed_arena;  /* span of the observed layout */
+  guint64       touched;         /* sum of the range sizes */
   guint64       reserved_peak;   /* peak reserved bytes (Total Reserved, or live segments) */
   gboolean      has_arena;       /* FALSE for the CPU: malloc'd blocks, no reserved pool */
   guint64       live_peak;       /* peak of the live bytes (the records' lower bound) */
@@ -111,6 +112,12 @@ typedef struct
 
 /* An array of MpTraceOpUse (it frees their names). */
 GArray       *mp_trace_by_op          (const MpTrace *trace);
+
+/* Who allocated a tensor of a graph imported from a trace, for a tooltip:
+ * "aten::addmm in MLP_0.Linear_0 at 0x1000" then the op stack and the
+ * Python frames, one per line (at most max_lines of them); NULL for a tensor
+ * of any other graph. */
+char         *mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines);
 
 /* The allocator's layout as a plan named "observed" over lifetimes of
  * trace->graph; its note gives the reserved peak. */

@@ -5,6 +5,8 @@
 
 /* Consumers listed in a tooltip before "and N more". */
 #define MAX_CONSUMERS 6
+/* Op stack and Python frame lines of a traced allocation in a tooltip. */
+#define MAX_ORIGIN_LINES 8
 
 char *
 mp_tensor_shape_string (const MpTensor *tensor)
@@ -85,6 +87,14 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
 
       g_string_append_printf (s, "\nview of %s at +%" G_GUINT64_FORMAT, base, t->view_offset);
     }
+  {
+    /* an allocation of a PyTorch trace: its op, module and Python frames */
+    g_autofree char *origin = mp_trace_describe_origin (graph, tensor, MAX_ORIGIN_LINES);
+    g_autofree char *esc = origin ? g_markup_escape_text (origin, -1) : NULL;
+
+    if (esc)
+      g_string_append_printf (s, "\n%s", esc);
+  }
 
   rec = lifetimes ? lifetimes->record_of[tensor] : -1;
   if (rec >= 0)

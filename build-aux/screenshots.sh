@@ -69,3 +69,8 @@ shot app-step-through-gaps.png 1280x860 --theme light --step-through greedy-by-s
 run python3 build-aux/x11-hover-shot.py screenshots/app-tooltip.png -- \
   "$app" --size 1280x860 --planner $two --theme light --hover l1.q
 echo "screenshots/app-tooltip.png"
+# a PyTorch trace: the tooltip names the op, module and Python frames
+run python3 build-aux/x11-hover-shot.py screenshots/app-trace-tooltip.png -- \
+  "$app" --size 1280x860 --planner greedy-by-size --theme light --hover "aten::clamp_min#2" \
+  data/torch/small-cnn-trace.json.gz
+echo "screenshots/app-trace-tooltip.png"

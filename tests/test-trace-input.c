@@ -232,6 +232,51 @@ test_gzip_errors (void)
   g_rmdir (dir);
 }
 
+static GBytes *
+gzip_bytes (const char *text)
+{
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+  guint8 out[4096];
+  gsize  read, written;
+
+  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), text, strlen (text), out, sizeof out,
+                                        G_CONVERTER_INPUT_AT_END, &read, &written, NULL),
+                   ==, G_CONVERTER_FINISHED);
+  return g_bytes_new (out, written);
+}
+
+/* cat a.gz b.gz inflates to both; a sniff reads only the head. */
+static void
+test_gzip_members (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "two.csv.gz", NULL);
+  g_autoptr (GBytes) a = gzip_bytes ("id,lower,upper,size\nx,0,2,64\n");
+  g_autoptr (GBytes) b = gzip_bytes ("y,1,3,128\n");
+  g_autoptr (GByteArray) both = g_byte_array_new ();
+  g_autofree char *text = NULL, *head = NULL;
+  gsize            length, head_length;
+  GError          *error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+
+  g_byte_array_append (both, g_bytes_get_data (a, NULL), g_bytes_get_size (a));
+  g_byte_array_append (both, g_bytes_get_data (b, NULL), g_bytes_get_size (b));
+  g_assert_true (g_file_set_contents (path, (char *) both->data, both->len, NULL));
+  g_assert_true (mp_read_file (path, &text, &length, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "id,lower,upper,size\nx,0,2,64\ny,1,3,128\n");
+  g_assert_cmpuint (length, ==, strlen (text));
+  g_assert_true (mp_read_file_head (path, 5, &head, &head_length));
+  g_assert_cmpmem (head, head_length, "id,lo", 5);
+  g_assert_true (mp_file_has_suffix (path, ".csv"));
+  g_assert_false (mp_file_has_suffix (path, ".json"));
+  graph = test_graph_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (graph->n_tensors, ==, 2);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 /* Each allocation carries the innermost op on its thread, the op stack,
  * the module path and the Python frames; the per-op view finds the ops
  * holding the peak. */
@@ -285,6 +330,47 @@ test_attribution (void)
       g_assert_cmpuint (u->allocated, ==, uses[i].allocated);
       g_assert_cmpuint (u->n_allocations, ==, 1);
     }
+  /* the tooltip's lines, also on the graph alone (as the app keeps it) */
+  {
+    g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
+    g_autofree char *first = mp_trace_describe_origin (graph, 0, 8);
+    g_autofree char *cut = mp_trace_describe_origin (graph, 0, 1);
+    g_autofree char *outside = mp_trace_describe_origin (graph, 3, 8);
+    g_autoptr (MpGraph) csv = test_graph_from_records ((TestRecord[]) { { 64, 0, 1 } }, 1);
+
+    g_assert_cmpstr (first, ==, "aten::addmm in MLP_0.Linear_0 at 0x1000\naten::linear\n"
+                                "forward (model.py:12)\nmain (train.py:40)");
+    g_assert_cmpstr (cut, ==, "aten::addmm in MLP_0.Linear_0 at 0x1000\naten::linear");
+    g_assert_cmpstr (outside, ==, "allocated outside any op at 0x3000\nmain (train.py:40)");
+    g_assert_null (mp_trace_describe_origin (csv, 0, 8));
+  }
+  /* a snapshot knows frames, not ops */
+  {
+    g_autofree char *snap_path = fixture ("snapshot.pickle");
+    g_autoptr (MpGraph) snap = test_graph_load (snap_path, NULL);
+    g_autofree char *first = mp_trace_describe_origin (snap, 0, 8);
+    g_autofree char *before = mp_trace_describe_origin (snap, 3, 8);
+
+    g_assert_cmpstr (first, ==, "allocated at 0x7f0000000000\nforward (train.py:10)\n"
+                                "main (train.py:40)");
+    g_assert_cmpstr (before, ==, "allocated before the trace began at 0x7f0000001000");
+  }
+  /* the CSV's op column; memplan reads the file back */
+  {
+    const char      *csv_args[] = { "import", "-f", "csv", path, NULL };
+    g_autofree char *csv = run_cli (csv_args, TRUE, NULL);
+    g_autofree guint64 *offsets = NULL;
+    GError          *error = NULL;
+    g_autoptr (MpGraph) back = mp_graph_parse_csv (csv, strlen (csv), "a.csv", &offsets, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (g_str_has_prefix (csv, "id,lower,upper,size,offset,op\n"
+                                          "aten::addmm#1,0,3,4096,0,aten::addmm\n"));
+    g_assert_nonnull (strstr (csv, "\nmain#1,6,7,1024,8192,\n"));
+    g_assert_cmpuint (back->n_tensors, ==, 4);
+    for (guint t = 0; t < 4; t++)
+      g_assert_cmpuint (offsets[t], ==, trace->observed[t]);
+  }
   g_assert_nonnull (strstr (table, "10.0 KiB live at the peak (event 2)"));
   g_assert_nonnull (strstr (table, "\naten::addmm                                  4.00 KiB     "
                                    "4.00 KiB        1\n"));
@@ -344,14 +430,159 @@ test_dataloader (void)
   g_assert_cmpuint (cpu->n_shared, ==, 1);
   g_assert_cmpstr (cpu_note, ==, "the CPU allocator has no arena (its blocks come from malloc): "
                                  "compare the planners with the peak of live bytes, 3.00 MiB; "
-                                 "its blocks touched 3.00 MiB in 2 address ranges; 1 "
-                                 "shared-memory block of DataLoader workers kept apart "
-                                 "(--device cpu-shm)");
+                                 "its blocks touched 3.00 MiB in 2 address ranges, laid out as "
+                                 "malloc placed the blocks inside each, a range's space reused "
+                                 "once nothing in it is live; 1 shared-memory block of "
+                                 "DataLoader workers kept apart (--device cpu-shm)");
+  /* the two ranges are live together: 1 MiB + 2 MiB */
+  g_assert_cmpuint (cpu->observed_arena, ==, 3145728);
   g_assert_cmpuint (shm->n_allocations, ==, 1);
   g_assert_cmpstr (shm->graph->tensors[0].name, ==, "rebuild_storage_filename#1");
   g_assert_cmpstr (shm_note, ==, "shared-memory blocks of DataLoader workers, kept apart from "
                                  "the CPU allocator's; at most 768 KiB live; its blocks touched "
-                                 "768 KiB in 1 address range");
+                                 "768 KiB in 1 address range, laid out as malloc placed the "
+                                 "blocks inside each, a range's space reused once nothing in it "
+                                 "is live");
+}
+
+/* ---- invariants on random traces ---------------------------------------- */
+
+typedef struct
+{
+  gdouble ts, end;
+  guint   thread;
+  char    name[16];
+} RandomSlice;
+
+/* Properly nested cpu_op slices in [from, to) on a thread, depth first. */
+static void
+random_slices (GRand *rand, GArray *out, guint thread, gdouble from, gdouble to, guint depth)
+{
+  gdouble at = from;
+
+  while (depth < 4 && to - at > 4 && g_rand_int_range (rand, 0, 3) > 0)
+    {
+      RandomSlice s = { 0 };
+
+      s.ts = at + g_rand_int_range (rand, 0, 3);
+      s.end = MIN (to - 1, s.ts + g_rand_int_range (rand, 1, (gint) (to - s.ts)));
+      if (s.end <= s.ts)
+        break;
+      s.thread = thread;
+      g_snprintf (s.name, sizeof s.name, "op%u", g_rand_int_range (rand, 0, 6));
+      g_array_append_val (out, s);
+      random_slices (rand, out, thread, s.ts + 1, s.end, depth + 1);
+      at = s.end + 1;
+    }
+}
+
+/* The innermost slice of the thread holding ts (the latest start). */
+static const char *
+innermost (GArray *slices, guint thread, gdouble ts)
+{
+  const RandomSlice *best = NULL;
+
+  for (guint i = 0; i < slices->len; i++)
+    {
+      const RandomSlice *s = &g_array_index (slices, RandomSlice, i);
+
+      if (s->thread == thread && s->ts <= ts && ts <= s->end && (!best || s->ts >= best->ts))
+        best = s;
+    }
+  return best ? best->name : NULL;
+}
+
+/* Random threads, nested ops and allocations: each allocation is charged
+ * to the innermost op of its thread (checked by brute force); the per-op
+ * figures add up to the totals; the observed layout is valid. */
+static void
+test_random_traces (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (16);
+  guint attributed = 0, outside = 0;
+
+  for (guint round = 0; round < 60; round++)
+    {
+      g_autoptr (GArray) slices = g_array_new (FALSE, FALSE, sizeof (RandomSlice));
+      g_autoptr (GString) json = g_string_new ("{\"traceEvents\": [");
+      g_autoptr (GPtrArray) expect = g_ptr_array_new ();
+      g_autoptr (GHashTable) live = g_hash_table_new (NULL, NULL);
+      guint     n_threads = g_rand_int_range (rand, 1, 4);
+      gboolean  cpu = round % 2;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpTrace) trace = NULL;
+      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpPlan) observed = NULL;
+      g_autoptr (GArray) by_op = NULL;
+      guint64   total = 0, sum_allocated = 0, sum_at_peak = 0;
+
+      for (guint t = 0; t < n_threads; t++)
+        random_slices (rand, slices, t, 0, 400, 0);
+      for (guint i = 0; i < slices->len; i++)
+        {
+          const RandomSlice *s = &g_array_index (slices, RandomSlice, i);
+
+          g_string_append_printf (json, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", "
+                                  "\"pid\": 1, \"tid\": %u, \"ts\": %g, \"dur\": %g},",
+                                  s->name, s->thread, s->ts, s->end - s->ts);
+        }
+      /* distinct timestamps, so that the expected order is the file's */
+      for (guint k = 0; k < 80; k++)
+        {
+          guint   thread = g_rand_int_range (rand, 0, n_threads);
+          guint   slot = g_rand_int_range (rand, 1, 12);
+          gdouble ts = 5 * k + 0.5;
+          guint64 size = 64 * g_rand_int_range (rand, 1, 9);
+          gboolean free_it = g_hash_table_contains (live, GUINT_TO_POINTER (slot));
+
+          if (free_it)
+            {
+              size = GPOINTER_TO_UINT (g_hash_table_lookup (live, GUINT_TO_POINTER (slot)));
+              g_hash_table_remove (live, GUINT_TO_POINTER (slot));
+            }
+          else
+            {
+              g_hash_table_insert (live, GUINT_TO_POINTER (slot), GUINT_TO_POINTER (size));
+              g_ptr_array_add (expect, (gpointer) innermost (slices, thread, ts));
+              total += size;
+            }
+          g_string_append_printf (json, "%s{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, "
+                                  "\"tid\": %u, \"ts\": %g, \"args\": {\"Addr\": %u, "
+                                  "\"Bytes\": %s%" G_GUINT64_FORMAT ", \"Device Type\": %d, "
+                                  "\"Total Reserved\": 1048576}}",
+                                  k ? "," : "", thread, ts, slot * 4096, free_it ? "-" : "", size,
+                                  cpu ? 0 : 1);
+        }
+      g_string_append (json, "]}");
+      trace = mp_trace_parse (json->str, json->len, "random.json", NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace->n_allocations, ==, expect->len);
+      for (guint t = 0; t < trace->n_allocations; t++)
+        {
+          g_assert_cmpstr (trace->sites[t].op, ==, expect->pdata[t]);
+          if (expect->pdata[t])
+            attributed++;
+          else
+            outside++;
+        }
+      lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
+      observed = mp_trace_observed_plan (trace, lt);
+      g_assert_true (mp_plan_judge (trace->graph, NULL, observed));
+      g_assert_cmpuint (trace->live_peak, ==, lt->lower_bound);
+      g_assert_cmpuint (observed->arena, >=, trace->live_peak);
+      g_assert_cmpuint (observed->arena, <=, cpu ? trace->touched : 1048576);
+      by_op = mp_trace_by_op (trace);
+      for (guint i = 0; i < by_op->len; i++)
+        {
+          sum_allocated += g_array_index (by_op, MpTraceOpUse, i).allocated;
+          sum_at_peak += g_array_index (by_op, MpTraceOpUse, i).at_peak;
+        }
+      g_assert_cmpuint (sum_allocated, ==, total);
+      g_assert_cmpuint (sum_at_peak, ==, trace->live_peak);
+    }
+  /* both cases occur: inside ops and between them */
+  g_assert_cmpuint (attributed, >, 200);
+  g_assert_cmpuint (outside, >, 200);
 }
 
 /* ---- hostile inputs: memory and time in proportion to the file ---------- */
@@ -460,8 +691,8 @@ test_amplification (void)
   want = g_strdup_printf ("hostile.pickle: the allocations share their ops and stack frames, "
                           "and writing them out would take more than %" G_GUINT64_FORMAT
                           " bytes, the most memplan writes for a file of this size (64 MiB "
-                          "plus 32 bytes per byte of input)",
-                          (guint64) 64 * 1024 * 1024 + 32 * (guint64) b->len);
+                          "plus 64 bytes per byte of input)",
+                          (guint64) 64 * 1024 * 1024 + 64 * (guint64) b->len);
   g_assert_false (mp_trace_check_expansion (trace, &error));
   g_assert_cmpstr (error->message, ==, want);
   getrusage (RUSAGE_SELF, &u);
@@ -501,11 +732,13 @@ test_big_dict (void)
   trace = parse_bytes (b, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (trace->n_allocations, ==, 30000);
-  /* the scan took 9e8 string comparisons (seconds); the index, milliseconds */
-  g_assert_cmpfloat (cpu_seconds () - start, <, 1.0);
+  /* the scan took 9e8 string comparisons (13 s of CPU for the CLI on a
+   * file like it); the index, 20 ms: the bound leaves room for sanitizers */
+  g_assert_cmpfloat (cpu_seconds () - start, <, 3.0);
 }
 
-/* 200,000 devices from one empty list named again and again. */
+/* 200,000 devices from one empty list named again and again: a scan per
+ * device took more than 120 s, the hash 0.1 s. */
 static void
 test_many_devices (void)
 {
@@ -523,7 +756,7 @@ test_many_devices (void)
   g_assert_cmpstr (error->message, ==, "hostile.pickle: the snapshot has no trace entries: "
                                        "record it after "
                                        "torch.cuda.memory._record_memory_history()");
-  g_assert_cmpfloat (cpu_seconds () - start, <, 2.0);
+  g_assert_cmpfloat (cpu_seconds () - start, <, 5.0);
 }
 
 /* list(x) of a 1,000-item list, 2,000 times: 2 million copies from 43 KB. */
@@ -549,6 +782,48 @@ test_reduce_copies (void)
                                        "of input): the file amplifies itself");
 }
 
+/* The samples recorded with PyTorch (build-aux/record-torch-samples.py):
+ * every allocation of the with_stack trace is attributed, and its peak is
+ * PyTorch's own largest "Total Allocated" (3,815,152 bytes). */
+static void
+test_torch_samples (void)
+{
+  const char *data = g_getenv ("MEMPLAN_DATA_DIR");
+  g_autofree char *trace_path = g_build_filename (data, "torch", "small-cnn-trace.json.gz", NULL);
+  g_autofree char *snap_path = g_build_filename (data, "torch", "small-cnn-snapshot.pickle", NULL);
+  GError          *error = NULL;
+  g_autoptr (MpTrace) trace = mp_trace_load (trace_path, NULL, &error);
+  g_autoptr (MpTrace) snap = NULL;
+  g_autoptr (GArray) by_op = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (trace->device, ==, "cpu");
+  g_assert_cmpuint (trace->n_allocations, ==, 90);
+  g_assert_cmpuint (trace->live_peak, ==, 3815152);
+  for (guint t = 0; t < trace->n_allocations; t++)
+    {
+      g_assert_nonnull (trace->sites[t].op);
+      g_assert_nonnull (trace->sites[t].frames);
+    }
+  /* the 43 ranges malloc touched (10.7 MiB) reuse their space over time:
+   * the observed layout is valid and between the live peak and that sum */
+  {
+    g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (trace->graph, NULL, NULL);
+    g_autoptr (MpPlan) observed = mp_trace_observed_plan (trace, lt);
+
+    g_assert_true (mp_plan_judge (trace->graph, NULL, observed));
+    g_assert_cmpuint (trace->touched, ==, 11255968);
+    g_assert_cmpuint (observed->arena, <, trace->touched / 2);
+    g_assert_cmpuint (observed->arena, >=, trace->live_peak);
+  }
+  by_op = mp_trace_by_op (trace);
+  g_assert_cmpstr (g_array_index (by_op, MpTraceOpUse, 0).op, ==, "aten::convolution_backward");
+  snap = mp_trace_load (snap_path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (snap->has_arena); /* converted from the profile: no segments */
+  g_assert_cmpuint (snap->reserved_peak, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -561,8 +836,11 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-input/gzip/same-figures", test_gzip_same_figures);
   g_test_add_func ("/analysis/trace-input/gzip/render-suite", test_gzip_render_suite);
   g_test_add_func ("/analysis/trace-input/gzip/errors", test_gzip_errors);
+  g_test_add_func ("/analysis/trace-input/gzip/members", test_gzip_members);
   g_test_add_func ("/analysis/trace-input/attribution", test_attribution);
   g_test_add_func ("/analysis/trace-input/pre-existing", test_pre_existing);
   g_test_add_func ("/analysis/trace-input/dataloader", test_dataloader);
+  g_test_add_func ("/analysis/trace-input/random-traces", test_random_traces);
+  g_test_add_func ("/analysis/trace-input/torch-samples", test_torch_samples);
   return g_test_run ();
 }

@@ -117,6 +117,7 @@ trace_to_json (const MpTrace *trace, const MpGraph *graph, const MpLifetimes *lt
   json_object_object_add (root, "pre_existing", json_object_new_int64 (trace->n_pre_existing));
   json_object_object_add (root, "shared_memory_blocks", json_object_new_int64 (trace->n_shared));
   json_object_object_add (root, "observed_span", json_object_new_uint64 (trace->observed_arena));
+  json_object_object_add (root, "touched", json_object_new_uint64 (trace->touched));
   json_object_object_add (root, "lower_bound", json_object_new_uint64 (lt->lower_bound));
   json_object_object_add (root, "unmatched_frees",
                           json_object_new_int64 (trace->n_unmatched_frees));
