@@ -8,6 +8,7 @@
 #include "plan-io.h"
 #include "planner-private.h"
 #include "validate.h"
+#include "verdict.h"
 
 /* The optimal planner: the best heuristic plan is the first incumbent; time
  * is cut where no buffer crosses into independent partitions (the arena is
@@ -21,6 +22,11 @@
  * needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
 #define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
+
+/* The proofs of a lower bound, as explain and the JSON name them. */
+#define BOUND_LIVE    "peak of live bytes"
+#define BOUND_PADDING "padding at the peak (its top buffer ends with its bytes)"
+#define BOUND_REFUTED "search's refutation of every smaller capacity"
 
 typedef struct
 {
@@ -43,6 +49,7 @@ typedef struct
   Partition     *parts;
   guint          n_parts;
   guint64        bound;   /* proved lower bound of the whole plan */
+  const char    *bound_name; /* the proof of bound, in words */
   gint64         deadline;
   GCancellable  *cancellable;
   gboolean       stopped;
@@ -131,6 +138,18 @@ partition_clear (Partition *p)
   g_free (p->members);
   g_free (p->best);
   g_clear_pointer (&p->search, mp_opt_search_free);
+}
+
+/* Every proof of a lower bound goes through here, so the strongest one is
+ * the one named. */
+static void
+raise_bound (Optimal *opt, guint64 value, const char *name)
+{
+  if (value > opt->bound)
+    {
+      opt->bound = value;
+      opt->bound_name = name;
+    }
 }
 
 /* The best plan of the other planners (those that place these very records)
@@ -274,7 +293,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
           return MP_OPT_LIMIT;
         }
       p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
-      opt->bound = MAX (opt->bound, p->proved);
+      raise_bound (opt, p->proved, BOUND_PADDING);
     }
   if (target < p->proved)
     return MP_OPT_INFEASIBLE;
@@ -302,7 +321,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
       break;
     case MP_OPT_INFEASIBLE:
       p->proved = MAX (p->proved, target + 1);
-      opt->bound = MAX (opt->bound, p->proved);
+      raise_bound (opt, p->proved, BOUND_REFUTED);
       break;
     case MP_OPT_STOPPED:
       opt->stopped = TRUE;
@@ -377,28 +396,35 @@ all_done (const Optimal *opt, guint64 capacity)
   return TRUE;
 }
 
+static gboolean
+capacity_refuted (const Optimal *opt, guint64 capacity)
+{
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].proved > capacity)
+      return TRUE;
+  return FALSE;
+}
+
+/* The note: the answer to the capacity asked, then the search's status; the
+ * verdict (verdict.c) says why a plan does not fit in full. */
 static char *
 describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, guint64 nodes,
           const char *from, gboolean *proved)
 {
   g_autofree char *bound = mp_format_bytes (opt->bound);
-  g_autofree char *cap = mp_format_bytes (capacity);
+  g_autofree char *cap = mp_format_capacity (capacity);
   g_autofree char *secs = mp_format_seconds (seconds);
   gdouble          gap = opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0;
   GString         *s = g_string_new (NULL);
-  gboolean         infeasible = FALSE;
 
   *proved = arena <= opt->bound;
-  for (guint k = 0; k < opt->n_parts && capacity; k++)
-    infeasible |= opt->parts[k].proved > capacity;
-
-  if (capacity && infeasible)
-    g_string_append_printf (s, "does not fit in capacity %s (proved, no plan is below %s); ",
-                            cap, bound);
-  else if (capacity && arena <= capacity)
+  if (capacity && arena <= capacity)
     g_string_append_printf (s, "fits in capacity %s; ", cap);
+  else if (capacity && capacity_refuted (opt, capacity))
+    g_string_append_printf (s, "does not fit in capacity %s (proved infeasible); ", cap);
   else if (capacity)
-    g_string_append_printf (s, "no plan within capacity %s found; ", cap);
+    g_string_append_printf (s, "does not fit in capacity %s (none found within the budget); ",
+                            cap);
 
   if (*proved)
     g_string_append (s, "proved optimal");
@@ -410,8 +436,8 @@ describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, 
     g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
   if (opt->bound > 0 && !*proved && opt->unsearched)
     g_string_append (s, " (a partition too large for the exact search kept its heuristic plan)");
-  g_string_append_printf (s, " (proved lower bound %s, first incumbent %s, %" G_GUINT64_FORMAT
-                          " nodes)", bound, from, nodes);
+  g_string_append_printf (s, " (proved lower bound %s from the %s, first incumbent %s, %"
+                          G_GUINT64_FORMAT " nodes)", bound, opt->bound_name, from, nodes);
   return g_string_free (s, FALSE);
 }
 
@@ -439,6 +465,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.next_progress = start + G_USEC_PER_SEC;
   opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   opt.bound = plan->lower_bound;
+  opt.bound_name = BOUND_LIVE;
 
   incumbent = best_heuristic (graph, lifetimes, options, &from);
   split_partitions (&opt, plan->n_steps);
@@ -450,7 +477,6 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
       for (guint i = 0; i < p->n; i++)
         p->best[i] = incumbent[p->members[i]];
       p->arena = partition_arena (&opt, p, p->best);
-      opt.bound = MAX (opt.bound, p->proved);
     }
 
   if (options->trace)
@@ -474,15 +500,8 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
           else
             minimize_partition (&opt, p, limit);
         }
-      if (capacity)
-        {
-          gboolean infeasible = FALSE;
-
-          for (guint k = 0; k < opt.n_parts; k++)
-            infeasible |= opt.parts[k].proved > capacity;
-          if (infeasible)
-            break;
-        }
+      if (capacity && capacity_refuted (&opt, capacity))
+        break;
     }
 
   for (guint k = 0; k < opt.n_parts; k++)
@@ -508,6 +527,11 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->note = describe (&opt, plan_arena (&opt), capacity,
                          (g_get_monotonic_time () - start) / 1e6, nodes, from,
                          &plan->proved_optimal);
+  plan->proved_bound = opt.bound;
+  plan->bound_name = opt.bound_name;
+  plan->capacity = capacity;
+  plan->fits = capacity && plan_arena (&opt) <= capacity;
+  plan->fit_refuted = capacity && capacity_refuted (&opt, capacity);
   if (options->trace)
     {
       options->trace->search.nodes = MAX (options->trace->search.nodes, nodes);

@@ -17,8 +17,12 @@ run_optimal (const MpGraph *graph, const MpLifetimes *lt, gdouble budget, guint6
 
   g_assert_no_error (error);
   g_assert_nonnull (plan);
-  g_assert_true (mp_plan_judge (graph, NULL, plan));
+  /* a plan above the capacity asked for is no answer: invalid for it */
+  g_assert_true (mp_plan_judge (graph, NULL, plan) == (!capacity || plan->arena <= capacity));
+  g_assert_true (plan->over_capacity == (capacity && plan->arena > capacity));
+  g_assert_true (plan->fits == (capacity && plan->arena <= capacity));
   g_assert_cmpuint (plan->arena, >=, lt->lower_bound);
+  g_assert_cmpuint (plan->arena, >=, plan->proved_bound);
   g_assert_nonnull (plan->note);
   return plan;
 }
@@ -46,6 +50,8 @@ test_example_12 (void)
   g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0, 0, NULL);
   g_autoptr (MpPlan) fits = run_optimal (graph, lt, 0, 12, NULL);
   g_autoptr (MpPlan) too_small = run_optimal (graph, lt, 0, 11, NULL);
+  g_autofree char *verdict = NULL;
+  g_autofree char *fit = NULL;
 
   g_assert_cmpuint (lt->n_records, ==, 5);
   g_assert_cmpuint (plan->arena, ==, 12);
@@ -53,7 +59,40 @@ test_example_12 (void)
   g_assert_true (g_str_has_prefix (plan->note, "proved optimal"));
   g_assert_cmpuint (fits->arena, <=, 12);
   g_assert_true (g_str_has_prefix (fits->note, "fits in capacity 12 B; proved optimal"));
-  g_assert_true (g_str_has_prefix (too_small->note, "does not fit in capacity 11 B"));
+  g_assert_true (g_str_has_prefix (too_small->note,
+                                   "does not fit in capacity 11 B (proved infeasible); "));
+  g_assert_false (too_small->valid);
+  g_assert_true (too_small->fit_refuted);
+  g_assert_cmpstr (too_small->problem, ==, "does not fit in capacity 11 B: proved infeasible "
+                                           "(no plan is below 12 B; proof: peak of live bytes)");
+  verdict = mp_plan_verdict (too_small);
+  g_assert_cmpstr (verdict, ==, too_small->problem);
+  fit = mp_plan_fit (fits);
+  g_assert_cmpstr (fit, ==, "fits in capacity 12 B");
+}
+
+/* Out of budget before anything fits: not valid for the question, and the
+ * words say it was not found rather than proved impossible. */
+static void
+test_not_found (void)
+{
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpGraph) graph = load_data ("minimalloc/E.1048576.csv", &lt);
+  g_autoptr (MpPlan) plan = run_optimal (graph, lt, 1e-5, 1048576, NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *secs = NULL;
+  g_autofree char *best = NULL;
+
+  g_assert_cmpuint (plan->arena, >, 1048576);
+  g_assert_false (plan->valid);
+  g_assert_false (plan->fit_refuted);
+  best = mp_format_capacity (plan->arena);
+  secs = mp_format_seconds (plan->seconds);
+  expected = g_strdup_printf ("does not fit in capacity 1048576 B (1.00 MiB): none found within "
+                              "the budget (best found %s after %s)", best, secs);
+  g_assert_cmpstr (plan->problem, ==, expected);
+  g_assert_true (g_str_has_prefix (plan->note, "does not fit in capacity 1048576 B (1.00 MiB) "
+                                               "(none found within the budget); "));
 }
 
 /* The search core alone, on the same buffers (steps: [0,3) [3,9) [9,21)
@@ -320,7 +359,10 @@ test_cli_capacity (void)
   g_assert_true (json_object_get_boolean (v));
   g_assert_true (json_object_object_get_ex (plan, "proven_optimal", &v));
   g_assert_true (json_object_object_get_ex (plan, "note", &v));
-  g_assert_true (g_str_has_prefix (json_object_get_string (v), "fits in capacity 1.00 MiB; "));
+  g_assert_true (g_str_has_prefix (json_object_get_string (v),
+                                   "fits in capacity 1048576 B (1.00 MiB); "));
+  g_assert_true (json_object_object_get_ex (plan, "fits", &v));
+  g_assert_true (json_object_get_boolean (v));
   json_object_put (root);
 
   g_free (args);
@@ -329,6 +371,50 @@ test_cli_capacity (void)
   g_assert_cmpint (status, ==, 2);
   g_assert_cmpstr (bad_out, ==, "");
   g_assert_cmpstr (bad_err, ==, "memplan-cli: --capacity must not be negative\n");
+}
+
+/* Nothing within the capacity: exit 1, and the table, the JSON and the
+ * error stream say so in the same words. */
+static void
+test_cli_no_fit (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autofree char *args = g_strdup_printf ("plan %s --planner optimal --capacity 11", path);
+  g_autofree char *json_args = g_strdup_printf ("%s --format json", args);
+  g_autofree char *err = NULL;
+  g_autofree char *json_err = NULL;
+  int              status;
+  g_autofree char *out = run_cli (args, &status, &err);
+  g_autofree char *json = NULL;
+  json_object     *root, *plans, *plan, *v;
+  const char      *words = "does not fit in capacity 11 B: proved infeasible (no plan is below "
+                           "12 B; proof: peak of live bytes)";
+  g_autofree char *line = g_strdup_printf ("optimal: %s\n", words);
+  g_autofree char *want_err = NULL;
+
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (out, line));
+  g_assert_nonnull (strstr (out, "optimal: does not fit in capacity 11 B (proved infeasible); "));
+  want_err = g_strdup_printf ("memplan-cli: %s", line);
+  g_assert_cmpstr (err, ==, want_err);
+
+  json = run_cli (json_args, &status, &json_err);
+  g_assert_cmpint (status, ==, 1);
+  root = json_tokener_parse (json);
+  g_assert_nonnull (root);
+  g_assert_true (json_object_object_get_ex (root, "plans", &plans));
+  plan = json_object_array_get_idx (plans, 0);
+  g_assert_true (json_object_object_get_ex (plan, "valid", &v));
+  g_assert_false (json_object_get_boolean (v));
+  g_assert_true (json_object_object_get_ex (plan, "fits", &v));
+  g_assert_false (json_object_get_boolean (v));
+  g_assert_true (json_object_object_get_ex (plan, "capacity", &v));
+  g_assert_cmpint (json_object_get_int64 (v), ==, 11);
+  g_assert_true (json_object_object_get_ex (plan, "fit_reason", &v));
+  g_assert_cmpstr (json_object_get_string (v), ==, "proved infeasible");
+  g_assert_true (json_object_object_get_ex (plan, "problem", &v));
+  g_assert_cmpstr (json_object_get_string (v), ==, words);
+  json_object_put (root);
 }
 
 int
@@ -343,5 +429,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/not-worse-than-greedy", test_not_worse_than_greedy);
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
+  g_test_add_func ("/analysis/optimal/cli-no-fit", test_cli_no_fit);
+  g_test_add_func ("/analysis/optimal/not-found", test_not_found);
   return g_test_run ();
 }
