@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optimal-bounds.h"
 #include "optimal-search.h"
 #include "plan-io.h"
 #include "planner-private.h"
@@ -22,11 +23,12 @@
  * needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
 #define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
-
-/* The proofs of a lower bound, as explain and the JSON name them. */
-#define BOUND_LIVE    "peak of live bytes"
-#define BOUND_PADDING "padding at the peak (its top buffer ends with its bytes)"
-#define BOUND_REFUTED "search's refutation of every smaller capacity"
+/* The window bounds: at most this share of the budget, windows of at most
+ * this many buffers around this many peaks, this many nodes per probe. */
+#define WINDOW_SHARE     0.1
+#define WINDOW_BUFFERS   40
+#define WINDOW_PEAKS     6
+#define WINDOW_NODES     (1u << 14)
 
 typedef struct
 {
@@ -143,12 +145,14 @@ partition_clear (Partition *p)
 /* Every proof of a lower bound goes through here, so the strongest one is
  * the one named. */
 static void
-raise_bound (Optimal *opt, guint64 value, const char *name)
+raise_bound (Optimal *opt, guint64 value, MpOptBound proof)
 {
   if (value > opt->bound)
     {
       opt->bound = value;
-      opt->bound_name = name;
+      opt->bound_name = mp_opt_bound_name (proof);
+      if (opt->options->trace)
+        mp_plan_trace_search_bound (opt->options->trace, value, opt->bound_name);
     }
 }
 
@@ -261,6 +265,49 @@ total_nodes (const Optimal *opt)
   return nodes;
 }
 
+static MpOptBuffer *
+partition_buffers (const Optimal *opt, const Partition *p)
+{
+  MpOptBuffer *buffers = g_new (MpOptBuffer, MAX (p->n, 1));
+
+  for (guint i = 0; i < p->n; i++)
+    {
+      const MpUsage *r = &opt->records[p->members[i]];
+      gint64         first, last;
+
+      mp_usage_times (opt->graph, r, &first, &last);
+      buffers[i].first = r->first;
+      buffers[i].last = r->last;
+      buffers[i].size = r->size;
+      buffers[i].bytes = r->bytes;
+      buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
+    }
+  return buffers;
+}
+
+/* Before the search proper: exact minima of small windows around the peaks
+ * of every partition that is not settled yet lift its proved bound. */
+static void
+window_bounds (Optimal *opt, guint64 capacity, gint64 deadline)
+{
+  for (guint k = 0; k < opt->n_parts && g_get_monotonic_time () < deadline; k++)
+    {
+      Partition              *p = &opt->parts[k];
+      g_autofree MpOptBuffer *buffers = NULL;
+      guint64                 ceiling = capacity ? MIN (p->arena, capacity + 1) : p->arena;
+      guint64                 proved;
+
+      if (ceiling <= p->proved)
+        continue;
+      buffers = partition_buffers (opt, p);
+      proved = mp_opt_window_bound (buffers, p->n, opt->alignment, p->proved, ceiling,
+                                    WINDOW_PEAKS, WINDOW_BUFFERS, WINDOW_NODES, deadline,
+                                    opt->cancellable);
+      p->proved = MAX (p->proved, proved);
+      raise_bound (opt, p->proved, MP_OPT_BOUND_WINDOW);
+    }
+}
+
 static MpOptResult
 probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
 {
@@ -271,20 +318,8 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
     return MP_OPT_LIMIT;
   if (p->search == NULL)
     {
-      g_autofree MpOptBuffer *buffers = g_new (MpOptBuffer, MAX (p->n, 1));
+      g_autofree MpOptBuffer *buffers = partition_buffers (opt, p);
 
-      for (guint i = 0; i < p->n; i++)
-        {
-          const MpUsage *r = &opt->records[p->members[i]];
-          gint64         first, last;
-
-          mp_usage_times (opt->graph, r, &first, &last);
-          buffers[i].first = r->first;
-          buffers[i].last = r->last;
-          buffers[i].size = r->size;
-          buffers[i].bytes = r->bytes;
-          buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
-        }
       if (p->n > MAX_SEARCH_N ||
           !(p->search = mp_opt_search_new (buffers, p->n, opt->alignment, MAX_SEARCH_ENTRIES)))
         {
@@ -293,7 +328,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
           return MP_OPT_LIMIT;
         }
       p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
-      raise_bound (opt, p->proved, BOUND_PADDING);
+      raise_bound (opt, p->proved, MP_OPT_BOUND_PADDING);
     }
   if (target < p->proved)
     return MP_OPT_INFEASIBLE;
@@ -321,7 +356,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
       break;
     case MP_OPT_INFEASIBLE:
       p->proved = MAX (p->proved, target + 1);
-      raise_bound (opt, p->proved, BOUND_REFUTED);
+      raise_bound (opt, p->proved, MP_OPT_BOUND_REFUTED);
       break;
     case MP_OPT_STOPPED:
       opt->stopped = TRUE;
@@ -464,8 +499,10 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.start = start;
   opt.next_progress = start + G_USEC_PER_SEC;
   opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
+  opt.bound_name = mp_opt_bound_name (MP_OPT_BOUND_LIVE);
+  if (options->trace)
+    mp_plan_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);
   opt.bound = plan->lower_bound;
-  opt.bound_name = BOUND_LIVE;
 
   incumbent = best_heuristic (graph, lifetimes, options, &from);
   split_partitions (&opt, plan->n_steps);
@@ -482,6 +519,8 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   if (options->trace)
     mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
                                     plan_arena (&opt), from);
+
+  window_bounds (&opt, capacity, start + (gint64) (WINDOW_SHARE * budget * G_USEC_PER_SEC));
 
   /* passes with doubling node limits, the largest partitions first */
   by_arena = g_new (guint, MAX (opt.n_parts, 1));

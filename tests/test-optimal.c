@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <json.h>
 
+#include "optimal-bounds.h"
 #include "optimal-search.h"
 #include "hand-cases.h"
 
@@ -178,6 +179,32 @@ test_aligned (void)
   g_assert_true (p3->proved_optimal);
 }
 
+/* explain names each bound as it rises and the one that is the proof: the
+ * four aligned buffers above reach 32 B only by an exact search. */
+static void
+test_explain_bounds (void)
+{
+  static const TestRecord four[] = { { 10, 0, 1 }, { 10, 1, 2 }, { 16, 0, 0 }, { 16, 2, 2 } };
+  MpLifetimeOptions opts = { .alignment = 16 };
+  g_autoptr (MpGraph) graph = test_graph_from_records (four, 4);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
+  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  MpPlannerOptions options = { .trace = trace };
+  g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options,
+                                            NULL, NULL);
+  g_autofree char *text = mp_plan_trace_explain (trace, graph, plan);
+
+  g_assert_cmpuint (plan->proved_bound, ==, 32);
+  g_assert_cmpstr (plan->bound_name, ==, "exact search of the buffers live around a peak");
+  g_assert_true (g_str_has_prefix (text, "optimal on test: 4 tensors, lower bound 26 B\n"
+                                         "search:\n"
+                                         "  lower bound 26 B from the peak of live bytes\n"
+                                         "  lower bound 32 B from the exact search of the "
+                                         "buffers live around a peak\n"));
+  g_assert_nonnull (strstr (text, " nodes; optimality proved; the proof of the lower bound: the "
+                                  "exact search of the buffers live around a peak\n"));
+}
+
 /* Brute force: every order of the buffers, each placed first-fit at the
  * lowest offset where its slot is free over its lifetime; the arena counts
  * bytes. Placing an optimal plan's buffers in order of offset puts each at
@@ -246,35 +273,77 @@ random_graph (GRand *rand, guint n, guint n_steps, guint max_size)
   return test_graph_from_records (recs, n);
 }
 
+static MpOptBuffer *
+buffers_of (const MpLifetimes *lt)
+{
+  MpOptBuffer *b = g_new (MpOptBuffer, MAX (lt->n_records, 1));
+
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      b[i].first = lt->records[i].first;
+      b[i].last = lt->records[i].last;
+      b[i].size = lt->records[i].size;
+      b[i].bytes = lt->records[i].bytes;
+      b[i].width = b[i].last - b[i].first + 1;
+    }
+  return b;
+}
+
+/* Every plan optimal returns is the brute-force minimum, and every lower
+ * bound (each proof on its own, and the one the planner reports) is at most
+ * that minimum: a bound above it would be a false proof. */
 static void
 test_brute_force (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (4);
-  guint above_greedy = 0, above_bound = 0;
+  guint above_greedy = 0, above_bound = 0, window_lifts = 0, small_window_lifts = 0;
 
-  for (guint iter = 0; iter < 400; iter++)
+  for (guint iter = 0; iter < 3000; iter++)
     {
       /* 7! orders now and then, 6! or fewer mostly: the brute force is slow */
-      guint n = iter % 10 == 0 ? 7 : g_rand_int_range (rand, 1, 7);
+      guint n = iter % 25 == 0 ? 7 : g_rand_int_range (rand, 1, 7);
       g_autoptr (MpGraph) graph = random_graph (rand, n, g_rand_int_range (rand, 1, 6), 9);
       /* alignment 4 now and then: padding makes the lower bound loose */
       MpLifetimeOptions opts = { .alignment = iter % 3 == 0 ? 4 : 1 };
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
       g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0, 0, NULL);
       g_autofree guint64 *greedy = g_new (guint64, n);
+      g_autofree MpOptBuffer *buffers = buffers_of (lt);
+      g_autoptr (MpOptSearch) search = mp_opt_search_new (buffers, n, lt->alignment, 1000);
       guint order[8];
-      guint64 off[8];
+      guint64 off[8], minimum, naive = 0, whole, small;
 
       for (guint i = 0; i < n; i++)
-        order[i] = i;
-      g_assert_cmpuint (plan->arena, ==, brute_force (lt->records, order, off, 0, n, 0));
+        {
+          order[i] = i;
+          naive += lt->records[i].size;
+        }
+      minimum = brute_force (lt->records, order, off, 0, n, 0);
+      g_assert_cmpuint (plan->arena, ==, minimum);
       g_assert_true (plan->proved_optimal);
+      g_assert_cmpuint (plan->proved_bound, ==, minimum);
+
+      g_assert_cmpuint (lt->lower_bound, <=, minimum);
+      g_assert_cmpuint (mp_opt_search_bound (search), <=, minimum);
+      /* windows of every buffer: the exact minimum; of at most 3: below it */
+      whole = mp_opt_window_bound (buffers, n, lt->alignment, lt->lower_bound, naive, 8, 8,
+                                   G_MAXUINT64, G_MAXINT64, NULL);
+      g_assert_cmpuint (whole, ==, minimum);
+      small = mp_opt_window_bound (buffers, n, lt->alignment, lt->lower_bound, naive, 4, 3,
+                                   G_MAXUINT64, G_MAXINT64, NULL);
+      g_assert_cmpuint (small, <=, minimum);
+      window_lifts += whole > lt->lower_bound;
+      small_window_lifts += small > lt->lower_bound;
+
       above_greedy += mp_place_greedy_by_size (lt->records, n, lt->n_steps, greedy) > plan->arena;
       above_bound += plan->arena > lt->lower_bound;
     }
-  g_assert_cmpuint (above_bound, >, 10);
+  g_assert_cmpuint (above_bound, >, 100);
+  g_assert_cmpuint (window_lifts, ==, above_bound);
+  /* a window smaller than the instance still proves more than the peak */
+  g_assert_cmpuint (small_window_lifts, >, 10);
   /* the instances are not all trivial for the heuristic */
-  g_assert_cmpuint (above_greedy, >, 3);
+  g_assert_cmpuint (above_greedy, >, 30);
 }
 
 static void
@@ -426,6 +495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/greedy-cases", test_greedy_cases);
   g_test_add_func ("/analysis/optimal/aligned", test_aligned);
   g_test_add_func ("/analysis/optimal/brute-force", test_brute_force);
+  g_test_add_func ("/analysis/optimal/explain-bounds", test_explain_bounds);
   g_test_add_func ("/analysis/optimal/not-worse-than-greedy", test_not_worse_than_greedy);
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
