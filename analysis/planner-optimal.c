@@ -376,34 +376,32 @@ fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
     probe (opt, p, capacity, node_limit);
 }
 
-/* Minimisation: the lowest target first (most real instances reach their
- * lower bound), then bisection between what is proved and what was found. A
- * target that runs out of nodes is passed over until the next pass. */
+/* One pass of minimisation with node_limit nodes for the main probe: the
+ * lowest target (most real instances reach their lower bound), then the
+ * capacity just below the incumbent, again while it yields (the question a
+ * capacity search asks, so minimising is as strong as asking), then one
+ * bisection probe, whose refutation proves half the gap. Every probe starts
+ * from what earlier ones proved (p->proved) and found (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 {
-  guint64 lo = MAX (opt->bound, p->proved), hi = p->arena, target = lo;
+  guint64 side = MAX (node_limit / 4, 2 * (guint64) p->n);
 
-  while (lo < hi && !opt->stopped)
+#define LO() MAX (opt->bound, p->proved)
+  if (LO () < p->arena && probe (opt, p, LO (), node_limit) == MP_OPT_STOPPED)
+    return;
+  while (LO () < p->arena)
     {
-      /* most of a pass goes to the lowest target, the one that can prove */
-      guint64 limit = target == lo ? node_limit : MAX (node_limit / 4, 2 * (guint64) p->n);
+      MpOptResult r = probe (opt, p, p->arena - 1, node_limit);
 
-      switch (probe (opt, p, target, limit))
-        {
-        case MP_OPT_FOUND:
-          hi = p->arena;
-          break;
-        case MP_OPT_INFEASIBLE:
-        case MP_OPT_LIMIT:
-          lo = target + 1;
-          break;
-        case MP_OPT_STOPPED:
-          return;
-        }
-      lo = MAX (lo, MAX (opt->bound, p->proved));
-      target = lo + (hi - lo) / 2;
+      if (r == MP_OPT_STOPPED)
+        return;
+      if (r != MP_OPT_FOUND)
+        break;
     }
+  if (LO () + 1 < p->arena)
+    probe (opt, p, LO () + (p->arena - LO ()) / 2, side);
+#undef LO
 }
 
 static int
