@@ -93,8 +93,8 @@ mp_opt_cmp_u32 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static int
-cmp_u64 (const void *a, const void *b)
+int
+mp_opt_cmp_u64 (const void *a, const void *b)
 {
   guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
 
@@ -166,7 +166,7 @@ compute_overlaps (MpOptSearch *s, const MpOptBuffer *buffers)
 
   for (guint i = 0; i < n; i++)
     keys[i] = ((guint64) buffers[i].first << 32) | i;
-  qsort (keys, n, sizeof (guint64), cmp_u64);
+  qsort (keys, n, sizeof (guint64), mp_opt_cmp_u64);
 
   s->ov_start = g_new0 (guint, n + 1);
   for (guint p = 0; p < n; p++)

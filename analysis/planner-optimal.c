@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "optimal-bounds.h"
+#include "optimal-lns.h"
 #include "optimal-search.h"
 #include "plan-io.h"
 #include "planner-private.h"
@@ -308,15 +309,11 @@ window_bounds (Optimal *opt, guint64 capacity, gint64 deadline)
     }
 }
 
-static MpOptResult
-probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
+/* Builds p's exact search; FALSE when p is too large for it. */
+static gboolean
+ensure_search (Optimal *opt, Partition *p)
 {
-  g_autofree guint64 *offsets = NULL;
-  MpOptResult         result;
-
-  if (p->too_big)
-    return MP_OPT_LIMIT;
-  if (p->search == NULL)
+  if (p->search == NULL && !p->too_big)
     {
       g_autofree MpOptBuffer *buffers = partition_buffers (opt, p);
 
@@ -325,11 +322,74 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
         {
           p->too_big = TRUE;
           opt->unsearched = TRUE;
-          return MP_OPT_LIMIT;
+          return FALSE;
         }
       p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
       raise_bound (opt, p->proved, MP_OPT_BOUND_PADDING);
     }
+  return !p->too_big;
+}
+
+typedef struct
+{
+  Optimal   *opt;
+  Partition *p;
+} Improving;
+
+/* The large-neighbourhood search works on p->best itself, valid after every
+ * move: only the arena and the watchers need to hear of it. */
+static void
+lns_improved (const guint64 *offsets, guint64 arena, gpointer data)
+{
+  Improving *imp = data;
+
+  imp->p->arena = arena;
+  if (imp->opt->options->trace)
+    mp_plan_trace_search_incumbent (imp->opt->options->trace,
+                                    (g_get_monotonic_time () - imp->opt->start) / 1e6,
+                                    total_nodes (imp->opt), plan_arena (imp->opt),
+                                    "large-neighbourhood search");
+  report_progress (imp->opt);
+}
+
+/* Partitions too large for the exact search are improved from their
+ * heuristic plan by the large-neighbourhood search, sharing time by their
+ * buffers: the budget's share of all the buffers they hold. */
+static void
+search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
+{
+  guint64 big = 0;
+  gint64  from = g_get_monotonic_time ();
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (!ensure_search (opt, &opt->parts[k]))
+      big += opt->parts[k].n;
+  for (guint k = 0; k < opt->n_parts && big; k++)
+    {
+      Partition              *p = &opt->parts[k];
+      g_autofree MpOptBuffer *buffers = NULL;
+      Improving               imp = { opt, p };
+      gint64                  until;
+
+      if (!p->too_big)
+        continue;
+      until = from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n);
+      buffers = partition_buffers (opt, p);
+      /* with a capacity, reaching it is enough */
+      mp_opt_lns (buffers, p->n, p->best, capacity ? MAX (capacity, p->proved) : p->proved, k + 1,
+                  MIN (until, opt->deadline), opt->cancellable, lns_improved, &imp);
+      from = MIN (until, opt->deadline);
+    }
+}
+
+static MpOptResult
+probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
+{
+  g_autofree guint64 *offsets = NULL;
+  MpOptResult         result;
+
+  if (!ensure_search (opt, p))
+    return MP_OPT_LIMIT;
   if (target < p->proved)
     return MP_OPT_INFEASIBLE;
 
@@ -468,7 +528,8 @@ describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, 
   else
     g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
   if (opt->bound > 0 && !*proved && opt->unsearched)
-    g_string_append (s, " (a partition too large for the exact search kept its heuristic plan)");
+    g_string_append (s, " (partitions too large for the exact search were improved by a "
+                        "large-neighbourhood search)");
   g_string_append_printf (s, " (proved lower bound %s from the %s, first incumbent %s, %"
                           G_GUINT64_FORMAT " nodes)", bound, opt->bound_name, from, nodes);
   return g_string_free (s, FALSE);
@@ -518,6 +579,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
     mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
                                     plan_arena (&opt), from);
 
+  search_at_scale (&opt, capacity, budget);
   window_bounds (&opt, capacity, start + (gint64) (WINDOW_SHARE * budget * G_USEC_PER_SEC));
 
   /* passes with doubling node limits, the largest partitions first */

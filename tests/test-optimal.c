@@ -4,7 +4,9 @@
 #include <json.h>
 
 #include "optimal-bounds.h"
+#include "optimal-lns.h"
 #include "optimal-search.h"
+#include "gen.h"
 #include "hand-cases.h"
 
 static MpPlan *
@@ -273,6 +275,18 @@ random_graph (GRand *rand, guint n, guint n_steps, guint max_size)
   return test_graph_from_records (recs, n);
 }
 
+/* n buffers of up to 4 KiB over up to max_steps steps, aligned to a
+ * random power of two below 2^max_shift. */
+static MpLifetimes *
+random_aligned (GRand *rand, guint n, guint max_steps, guint max_shift, MpGraph **graph)
+{
+  MpLifetimeOptions opts = { 0 };
+
+  *graph = random_graph (rand, n, g_rand_int_range (rand, 2, max_steps), 4096);
+  opts.alignment = 1u << g_rand_int_range (rand, 0, max_shift);
+  return mp_lifetimes_compute (*graph, &opts, NULL);
+}
+
 static MpOptBuffer *
 buffers_of (const MpLifetimes *lt)
 {
@@ -354,9 +368,8 @@ test_not_worse_than_greedy (void)
   for (guint iter = 0; iter < 100; iter++)
     {
       guint n = g_rand_int_range (rand, 10, 80);
-      g_autoptr (MpGraph) graph = random_graph (rand, n, g_rand_int_range (rand, 2, 30), 4096);
-      MpLifetimeOptions opts = { .alignment = 1u << g_rand_int_range (rand, 0, 8) };
-      g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = random_aligned (rand, n, 30, 8, &graph);
       g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0.05, 0, NULL);
       g_autoptr (MpPlan) greedy_plan = mp_plan_new ("greedy-by-size", lt);
 
@@ -365,6 +378,99 @@ test_not_worse_than_greedy (void)
       g_assert_cmpuint (plan->arena, <=, greedy_plan->arena);
       if (plan->arena == lt->lower_bound)
         g_assert_true (plan->proved_optimal);
+    }
+}
+
+static void
+count_improved (const guint64 *offsets, guint64 arena, gpointer data)
+{
+  GArray *arenas = data;
+
+  g_array_append_val (arenas, arena);
+}
+
+/* The large-neighbourhood search by hand: the only buffer on top sits above
+ * a free gap, so the first move puts it down, and the arena reaches the
+ * peak, where the search stops. */
+static void
+test_lns_hand (void)
+{
+  static const MpOptBuffer buffers[] = { { 0, 0, 10, 10, 1 }, { 1, 1, 10, 10, 1 },
+                                         { 0, 1, 6, 6, 2 } };
+  guint64 offsets[] = { 0, 16, 10 };
+  g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  g_assert_cmpuint (mp_opt_lns (buffers, 3, offsets, 16, 1, G_MAXINT64, NULL, count_improved,
+                                arenas), ==, 16);
+  g_assert_cmpuint (offsets[0], ==, 0);
+  g_assert_cmpuint (offsets[1], ==, 0);
+  g_assert_cmpuint (offsets[2], ==, 10);
+  g_assert_cmpuint (arenas->len, ==, 1);
+  g_assert_cmpuint (g_array_index (arenas, guint64, 0), ==, 16);
+}
+
+/* On random buffers from a greedy plan: every move keeps the plan valid,
+ * the arena never rises, each reported arena is lower than the last. */
+static void
+test_lns_random (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+
+  for (guint iter = 0; iter < 20; iter++)
+    {
+      guint n = g_rand_int_range (rand, 50, 400);
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = random_aligned (rand, n, 200, 7, &graph);
+      g_autofree MpOptBuffer *buffers = buffers_of (lt);
+      g_autofree guint64 *offsets = g_new (guint64, n);
+      g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+      guint64 start = mp_place_greedy_by_size (lt->records, n, lt->n_steps, offsets);
+      guint64 arena = mp_opt_lns (buffers, n, offsets, lt->lower_bound, iter,
+                                  g_get_monotonic_time () + G_USEC_PER_SEC / 20, NULL,
+                                  count_improved, arenas);
+      guint64 top = 0;
+
+      g_assert_cmpuint (arena, <=, start);
+      g_assert_cmpuint (arena, >=, lt->lower_bound);
+      for (guint i = 0; i < n; i++)
+        top = MAX (top, offsets[i] + lt->records[i].bytes);
+      g_assert_cmpuint (top, ==, arena);
+      g_assert_true (mp_validate_records (graph, lt->records, n, offsets, lt->alignment, arena,
+                                          NULL));
+      for (guint k = 0; k < arenas->len; k++)
+        g_assert_cmpuint (g_array_index (arenas, guint64, k), <,
+                          k ? g_array_index (arenas, guint64, k - 1) : start);
+    }
+}
+
+/* A partition above the exact search's size: the large-neighbourhood search
+ * improves the best heuristic plan and the result stays valid. */
+static void
+test_at_scale (void)
+{
+  MpGenRandomOptions gen = { .n_tensors = 6000, .seed = 3 };
+  gsize              length;
+  g_autofree char   *csv = mp_gen_random (&gen, TRUE, &length);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_csv (csv, length, "random.csv", NULL, &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpPlan) plan = NULL;
+  guint                n_info;
+  const MpPlannerInfo *infos = mp_planners (&n_info);
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  plan = run_optimal (graph, lt, 1.0, 0, NULL);
+  g_assert_nonnull (strstr (plan->note, "improved by a large-neighbourhood search"));
+  for (guint k = 0; k < n_info; k++)
+    {
+      g_autoptr (MpPlan) other = NULL;
+
+      if (infos[k].needs_ops || g_str_equal (infos[k].name, "optimal"))
+        continue;
+      other = mp_planner_run (&infos[k], graph, lt, &(MpPlannerOptions) { 0 }, NULL, NULL);
+      g_assert_cmpuint (plan->arena, <=, other->arena);
     }
 }
 
@@ -498,6 +604,9 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/explain-bounds", test_explain_bounds);
   g_test_add_func ("/analysis/optimal/not-worse-than-greedy", test_not_worse_than_greedy);
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
+  g_test_add_func ("/analysis/optimal/lns-hand", test_lns_hand);
+  g_test_add_func ("/analysis/optimal/lns-random", test_lns_random);
+  g_test_add_func ("/analysis/optimal/at-scale", test_at_scale);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
   g_test_add_func ("/analysis/optimal/cli-no-fit", test_cli_no_fit);
   g_test_add_func ("/analysis/optimal/not-found", test_not_found);
