@@ -68,6 +68,7 @@ plan_to_json (const MpGraph *graph, const MpPlan *plan)
                                 json_object_new_int64 (plan->proved_bound));
       if (plan->bound_name)
         json_object_object_add (obj, "bound", json_object_new_string (plan->bound_name));
+      json_object_object_add (obj, "nodes", json_object_new_int64 (plan->nodes));
     }
   if (plan->capacity)
     {

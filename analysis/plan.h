@@ -27,6 +27,7 @@ typedef struct
   gboolean proved_optimal;
   guint64  proved_bound;   /* the strongest lower bound the search proved, 0 = none */
   const char *bound_name;  /* the bound that proved it, in words (static), or NULL */
+  guint64  nodes;          /* explored by the search */
   /* --capacity: the question "does it fit in capacity bytes?"; a plan above
    * it is no answer, so mp_plan_judge calls it invalid */
   guint64  capacity;       /* 0 = not asked */

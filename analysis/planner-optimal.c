@@ -627,6 +627,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
                          (g_get_monotonic_time () - start) / 1e6, nodes, from,
                          &plan->proved_optimal);
   plan->proved_bound = opt.bound;
+  plan->nodes = nodes;
   plan->bound_name = opt.bound_name;
   plan->capacity = capacity;
   plan->fits = capacity && plan_arena (&opt) <= capacity;

@@ -592,6 +592,33 @@ test_cli_no_fit (void)
   json_object_put (root);
 }
 
+/* bench-optimal: a row minimising and a row asking per input, with the
+ * nodes, the proved bound and the proof; a capacity not reached fails. */
+static void
+test_cli_bench (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autofree char *args = g_strdup_printf ("bench-optimal --capacity 11 %s", path);
+  g_autofree char *err = NULL;
+  int              status;
+  g_autofree char *out = run_cli (args, &status, &err);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+
+  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  g_assert_true (g_str_has_prefix (lines[0], "instance       buffers capacity    live peak"));
+  g_assert_nonnull (strstr (lines[0], " proved LB result "));
+  g_assert_true (g_str_has_prefix (lines[1], "example.12           5 minimise           12"
+                                             "          12 greedy-by-size          12"
+                                             "          12 proved                     0 "));
+  g_assert_true (g_str_has_suffix (lines[1], "  peak of live bytes"));
+  g_assert_true (g_str_has_prefix (lines[2], "example.12           5 11                 12"
+                                             "          12 greedy-by-size          12"
+                                             "          12 no fit (proved)            0 "));
+  g_assert_cmpstr (lines[3], ==, "");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -609,6 +636,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/at-scale", test_at_scale);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
   g_test_add_func ("/analysis/optimal/cli-no-fit", test_cli_no_fit);
+  g_test_add_func ("/analysis/optimal/cli-bench", test_cli_bench);
   g_test_add_func ("/analysis/optimal/not-found", test_not_found);
   return g_test_run ();
 }
