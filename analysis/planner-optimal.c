@@ -436,20 +436,40 @@ fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
     probe (opt, p, capacity, node_limit);
 }
 
-/* One pass of minimisation with node_limit nodes for the main probe: the
- * lowest target (most real instances reach their lower bound), then the
- * capacity just below the incumbent, again while it yields (the question a
- * capacity search asks, so minimising is as strong as asking), then one
- * bisection probe, whose refutation proves half the gap. Every probe starts
- * from what earlier ones proved (p->proved) and found (p->arena). */
+/* One pass of minimisation with node_limit nodes for the main probes: the
+ * lowest target (most real instances reach their lower bound); then
+ * bisection between what is proved and what was found, where a target
+ * that runs out of nodes is passed over (upwards) until the next pass;
+ * then the capacity just below the incumbent, again while it yields (the
+ * question a capacity search asks, so minimising is as strong as asking).
+ * Every probe starts from what earlier ones proved (p->proved) and found
+ * (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 {
-  guint64 side = MAX (node_limit / 4, 2 * (guint64) p->n);
+  guint64 side = MAX (node_limit / 8, 2 * (guint64) p->n);
+  guint64 skip;
 
 #define LO() MAX (opt->bound, p->proved)
   if (LO () < p->arena && probe (opt, p, LO (), node_limit) == MP_OPT_STOPPED)
     return;
+  for (skip = LO (); MAX (skip, LO ()) + 1 < p->arena;)
+    {
+      guint64 from = MAX (skip, LO ());
+      guint64 target = from + (p->arena - from) / 2;
+
+      switch (probe (opt, p, target, side))
+        {
+        case MP_OPT_STOPPED:
+          return;
+        case MP_OPT_LIMIT:
+          skip = target + 1;
+          break;
+        case MP_OPT_FOUND:
+        case MP_OPT_INFEASIBLE:
+          break;
+        }
+    }
   while (LO () < p->arena)
     {
       MpOptResult r = probe (opt, p, p->arena - 1, node_limit);
@@ -459,8 +479,6 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
       if (r != MP_OPT_FOUND)
         break;
     }
-  if (LO () + 1 < p->arena)
-    probe (opt, p, LO () + (p->arena - LO ()) / 2, side);
 #undef LO
 }
 
