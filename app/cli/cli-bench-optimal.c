@@ -38,7 +38,7 @@ best_heuristic (MpWorkload *w, const char **name)
   return best;
 }
 
-/* "proved", "gap 3.9%", "fits", "no fit (proved)", "no fit (budget)" */
+/* "proved", "gap 3.90%", "fits", "no fit (proved)", "no fit (budget)" */
 static char *
 result_words (const MpPlan *plan)
 {
@@ -50,7 +50,7 @@ result_words (const MpPlan *plan)
     return g_strdup (plan->fit_refuted ? "no fit (proved)" : "no fit (budget)");
   if (plan->proved_optimal)
     return g_strdup ("proved");
-  return g_strdup_printf ("gap %.1f%%", bound ? 100.0 * ((gdouble) plan->arena / bound - 1) : 0);
+  return g_strdup_printf ("gap %.2f%%", bound ? 100.0 * ((gdouble) plan->arena / bound - 1) : 0);
 }
 
 /* One row: the optimal planner on w, minimising (capacity 0) or asking. */
