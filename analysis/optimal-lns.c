@@ -246,12 +246,13 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
     }
   measure (&lns);
 
-  for (guint64 iter = 0; lns.arena > floor; iter++)
+  while (lns.arena > floor)
     {
       guint v;
 
-      if ((iter & 15) == 0 &&
-          (g_get_monotonic_time () > deadline_us || g_cancellable_is_cancelled (cancellable)))
+      /* a move around a long-lived buffer can take milliseconds: look
+       * every time */
+      if (g_get_monotonic_time () > deadline_us || g_cancellable_is_cancelled (cancellable))
         break;
       if (n_tops == 0)
         for (guint i = 0; i < n; i++)

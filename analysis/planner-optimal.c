@@ -379,6 +379,9 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
       mp_opt_lns (buffers, p->n, p->best, capacity ? MAX (capacity, p->proved) : p->proved, k + 1,
                   MIN (until, opt->deadline), opt->cancellable, lns_improved, &imp);
       from = MIN (until, opt->deadline);
+      /* the note tells a search cut short from one that ran out of moves */
+      if (g_cancellable_is_cancelled (opt->cancellable) || g_get_monotonic_time () > opt->deadline)
+        opt->stopped = TRUE;
     }
 }
 

@@ -455,6 +455,8 @@ test_at_scale (void)
   g_autoptr (MpGraph) graph = mp_graph_parse_csv (csv, length, "random.csv", NULL, &error);
   g_autoptr (MpLifetimes) lt = NULL;
   g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpPlan) cancelled = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
 
@@ -463,6 +465,11 @@ test_at_scale (void)
   g_assert_no_error (error);
   plan = run_optimal (graph, lt, 1.0, 0, NULL);
   g_assert_nonnull (strstr (plan->note, "improved by a large-neighbourhood search"));
+  /* cancelled at once: the heuristic plan, valid, and said so */
+  g_cancellable_cancel (cancellable);
+  cancelled = run_optimal (graph, lt, 0, 0, cancellable);
+  g_assert_true (g_str_has_prefix (cancelled->note, "cancelled: best found, "));
+  g_assert_cmpuint (plan->arena, <=, cancelled->arena);
   for (guint k = 0; k < n_info; k++)
     {
       g_autoptr (MpPlan) other = NULL;
