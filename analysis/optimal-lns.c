@@ -26,7 +26,8 @@ typedef struct
   guint              n_long;
   guint8            *out;       /* lifted out by the current move */
   GArray            *near;      /* scratch: overlapping buffer indices */
-  GArray            *spans;     /* scratch: busy [start, end) pairs */
+  GArray            *spans;     /* scratch: busy [start, end) pairs of long-lived */
+  GArray            *shorts;    /* scratch: short-lived buffer indices */
   guint64            arena;
   guint              at_top;    /* buffers that end at the arena */
 } Lns;
@@ -72,14 +73,19 @@ cmp_span (const void *pa, const void *pb)
 }
 
 /* The lowest offset where i's slot is free of the placed buffers that
- * overlap it in time. */
+ * overlap it in time. The long-lived ones are few and decide most of it:
+ * their spans are sorted and walked; the short-lived ones, many along a
+ * long lifetime, are only checked against the offset found, which rises
+ * past any that collides until none does. */
 static guint64
 first_fit (Lns *lns, guint i)
 {
-  guint64 o = 0;
+  guint64  size = lns->b[i].size, o = 0;
+  gboolean moved = TRUE;
 
   collect_near (lns, i);
   g_array_set_size (lns->spans, 0);
+  g_array_set_size (lns->shorts, 0);
   for (guint k = 0; k < lns->near->len; k++)
     {
       guint   j = g_array_index (lns->near, guint, k);
@@ -87,19 +93,38 @@ first_fit (Lns *lns, guint i)
 
       if (lns->out[j])
         continue;
+      if (lns->b[j].last - lns->b[j].first < SHORT_SPAN)
+        {
+          g_array_append_val (lns->shorts, j);
+          continue;
+        }
       span[0] = lns->off[j];
       span[1] = lns->off[j] + lns->b[j].size;
       g_array_append_vals (lns->spans, span, 2);
     }
   qsort (lns->spans->data, lns->spans->len / 2, 2 * sizeof (guint64), cmp_span);
-  for (guint k = 0; k < lns->spans->len; k += 2)
+  while (moved)
     {
-      guint64 start = g_array_index (lns->spans, guint64, k);
-      guint64 end = g_array_index (lns->spans, guint64, k + 1);
+      moved = FALSE;
+      for (guint k = 0; k < lns->spans->len; k += 2)
+        {
+          guint64 start = g_array_index (lns->spans, guint64, k);
+          guint64 end = g_array_index (lns->spans, guint64, k + 1);
 
-      if (start >= o + lns->b[i].size)
-        break;
-      o = MAX (o, end);
+          if (start >= o + size)
+            break;
+          o = MAX (o, end);
+        }
+      for (guint k = 0; k < lns->shorts->len; k++)
+        {
+          guint j = g_array_index (lns->shorts, guint, k);
+
+          if (lns->off[j] < o + size && o < lns->off[j] + lns->b[j].size)
+            {
+              o = lns->off[j] + lns->b[j].size;
+              moved = TRUE;
+            }
+        }
     }
   return o;
 }
@@ -154,17 +179,16 @@ move (Lns *lns, guint v, GRand *rand, guint *set, guint *ids, guint64 *saved, gu
 
   collect_near (lns, v);
   set[m++] = v;
-  /* the short-lived near buffers that end highest (kept sorted in set by
-   * insertion: the list can be long, the set is short), each with some
-   * chance left out so that moves around one buffer differ; a long-lived
-   * buffer would cost a scan of all it overlaps to put back */
+  /* the near buffers that end highest (kept sorted in set by insertion:
+   * the list can be long, the set is short), each with some chance left
+   * out so that moves around one buffer differ */
   for (guint k = 0; k < lns->near->len; k++)
     {
       guint   j = g_array_index (lns->near, guint, k);
       guint64 top = lns->off[j] + lns->b[j].size;
       guint   at;
 
-      if (lns->b[j].last - lns->b[j].first >= SHORT_SPAN || g_rand_int_range (rand, 0, 4) == 0)
+      if (g_rand_int_range (rand, 0, 4) == 0)
         continue;
       if (m == MOVE_BUFFERS && top <= lns->off[set[m - 1]] + lns->b[set[m - 1]].size)
         continue;
@@ -230,6 +254,7 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
   lns.out = g_new0 (guint8, n);
   lns.near = g_array_new (FALSE, FALSE, sizeof (guint));
   lns.spans = g_array_new (FALSE, FALSE, sizeof (guint64));
+  lns.shorts = g_array_new (FALSE, FALSE, sizeof (guint));
   lns.by_first = g_new (guint, n);
   lns.firsts = g_new (guint, n);
   lns.longs = g_new (guint, n);
@@ -276,6 +301,7 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
     }
   g_array_unref (lns.near);
   g_array_unref (lns.spans);
+  g_array_unref (lns.shorts);
   g_free (lns.out);
   g_free (lns.by_first);
   g_free (lns.firsts);
