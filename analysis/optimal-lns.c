@@ -176,19 +176,23 @@ move (Lns *lns, guint v, GRand *rand, guint *set, guint *ids, guint64 *saved, gu
   guint     m = 0, top_before = 0, top_after = 0;
   gboolean  ok = TRUE;
   MoveOrder order = { lns->b, lns->off, noise };
+  gboolean  with_long = g_rand_boolean (rand);
 
   collect_near (lns, v);
   set[m++] = v;
   /* the near buffers that end highest (kept sorted in set by insertion:
    * the list can be long, the set is short), each with some chance left
-   * out so that moves around one buffer differ */
+   * out so that moves around one buffer differ; every other move leaves
+   * the long-lived ones in place, cheaper and enough where the short-lived
+   * ones make the arena */
   for (guint k = 0; k < lns->near->len; k++)
     {
       guint   j = g_array_index (lns->near, guint, k);
       guint64 top = lns->off[j] + lns->b[j].size;
       guint   at;
 
-      if (g_rand_int_range (rand, 0, 4) == 0)
+      if (g_rand_int_range (rand, 0, 4) == 0 ||
+          (!with_long && lns->b[j].last - lns->b[j].first >= SHORT_SPAN))
         continue;
       if (m == MOVE_BUFFERS && top <= lns->off[set[m - 1]] + lns->b[set[m - 1]].size)
         continue;
