@@ -12,7 +12,10 @@
  * starts more than SHORT_SPAN steps before the lifetime), the long-lived
  * ones, few in real and random workloads, by a scan. */
 #define SHORT_SPAN   64
-#define MOVE_BUFFERS 48
+/* Moves lift out this many buffers, twice as many after as many failures
+ * in a row, up to the largest: a plateau calls for deeper rearrangements. */
+#define MOVE_BUFFERS     48
+#define MAX_MOVE_BUFFERS 768
 
 typedef struct
 {
@@ -30,6 +33,7 @@ typedef struct
   GArray            *shorts;    /* scratch: short-lived buffer indices */
   guint64            arena;
   guint              at_top;    /* buffers that end at the arena */
+  guint              move_size; /* buffers a move lifts out, at most */
 } Lns;
 
 static gboolean
@@ -194,9 +198,9 @@ move (Lns *lns, guint v, GRand *rand, guint *set, guint *ids, guint64 *saved, gu
       if (g_rand_int_range (rand, 0, 4) == 0 ||
           (!with_long && lns->b[j].last - lns->b[j].first >= SHORT_SPAN))
         continue;
-      if (m == MOVE_BUFFERS && top <= lns->off[set[m - 1]] + lns->b[set[m - 1]].size)
+      if (m == lns->move_size && top <= lns->off[set[m - 1]] + lns->b[set[m - 1]].size)
         continue;
-      at = m < MOVE_BUFFERS ? m++ : m - 1;
+      at = m < lns->move_size ? m++ : m - 1;
       while (at > 1 && lns->off[set[at - 1]] + lns->b[set[at - 1]].size < top)
         {
           set[at] = set[at - 1];
@@ -245,9 +249,10 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
 {
   Lns                 lns = { buffers, n, offsets };
   g_autoptr (GRand)   rand = g_rand_new_with_seed (seed);
-  g_autofree guint   *set = g_new (guint, MOVE_BUFFERS);
-  g_autofree guint64 *saved = g_new (guint64, MOVE_BUFFERS);
-  g_autofree guint   *saved_ids = g_new (guint, MOVE_BUFFERS);
+  g_autofree guint   *set = g_new (guint, MAX_MOVE_BUFFERS);
+  g_autofree guint64 *saved = g_new (guint64, MAX_MOVE_BUFFERS);
+  g_autofree guint   *saved_ids = g_new (guint, MAX_MOVE_BUFFERS);
+  guint               failures = 0;
   g_autofree guint32 *noise = g_new0 (guint32, MAX (n, 1));
   g_autofree guint   *tops = g_new (guint, MAX (n, 1));
   g_autofree guint64 *keys = g_new (guint64, MAX (n, 1));
@@ -258,6 +263,7 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
   lns.out = g_new0 (guint8, n);
   lns.near = g_array_new (FALSE, FALSE, sizeof (guint));
   lns.spans = g_array_new (FALSE, FALSE, sizeof (guint64));
+  lns.move_size = MOVE_BUFFERS;
   lns.shorts = g_array_new (FALSE, FALSE, sizeof (guint));
   lns.by_first = g_new (guint, n);
   lns.firsts = g_new (guint, n);
@@ -294,7 +300,16 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
           continue;
         }
       if (!move (&lns, v, rand, set, saved_ids, saved, noise))
-        continue;
+        {
+          if (++failures == lns.move_size && lns.move_size < MAX_MOVE_BUFFERS)
+            {
+              lns.move_size *= 2;
+              failures = 0;
+            }
+          continue;
+        }
+      failures = 0;
+      lns.move_size = MOVE_BUFFERS;
       n_tops = 0;
       if (lns.at_top == 0)
         {
