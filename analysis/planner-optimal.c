@@ -14,14 +14,17 @@
 
 /* The optimal planner: the best heuristic plan is the first incumbent; time
  * is cut where no buffer crosses into independent partitions (the arena is
- * their maximum); each partition whose arena is above the proved lower bound
- * is searched exactly (optimal-search.c) at target capacities, the lower
- * bound first, then bisecting towards its incumbent, with node limits that
- * double from pass to pass so that no single hard target eats the budget. */
+ * their maximum). Partitions too large for the exact search are improved by
+ * a large-neighbourhood search (optimal-lns.c) for their share of the
+ * budget; exact minima of windows around the peaks lift the proved bounds
+ * (optimal-bounds.c); then each partition whose arena is above its proved
+ * bound is searched exactly (optimal-search.c) at target capacities (see
+ * minimize_partition), with node limits that double from pass to pass so
+ * that no single hard target eats the budget. */
 
 #define DEFAULT_BUDGET   10.0
-/* Partitions above these sizes keep their heuristic placement: the search
- * needs memory quadratic in the buffers of a partition. */
+/* Partitions above these sizes are left to the large-neighbourhood search:
+ * the exact search needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
 #define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
 /* The window bounds: at most this share of the budget, windows of at most
