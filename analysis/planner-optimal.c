@@ -444,16 +444,18 @@ fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
 
 /* One pass of minimisation with node_limit nodes for the main probes: the
  * lowest target (most real instances reach their lower bound); then
- * bisection between what is proved and what was found, where a target
- * that runs out of nodes is passed over (upwards) until the next pass;
- * then the capacity just below the incumbent, again while it yields (the
- * question a capacity search asks, so minimising is as strong as asking).
+ * bisection between what is proved and what was found, a quarter of the
+ * nodes per probe, where a target that runs out of nodes is passed over
+ * (upwards) until the next pass (a capacity some way below the incumbent is
+ * often easier to reach than the one just below it); then the capacity just
+ * below the incumbent, again while it yields (the question a capacity search
+ * asks).
  * Every probe starts from what earlier ones proved (p->proved) and found
  * (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 {
-  guint64 side = MAX (node_limit / 8, 2 * (guint64) p->n);
+  guint64 side = MAX (node_limit / 4, 2 * (guint64) p->n);
   guint64 skip;
 
 #define LO() MAX (opt->bound, p->proved)
