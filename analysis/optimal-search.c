@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optimal-search.h"
+#include "optimal-private.h"
 
 /* Time is cut into sections at every lifetime boundary; a buffer covers a
  * range of sections. Per buffer the search keeps its lowest possible offset
@@ -85,24 +85,24 @@ struct _MpOptSearch
   gboolean      stopped;
 };
 
-static int
-cmp_u32 (const void *a, const void *b)
+int
+mp_opt_cmp_u32 (const void *a, const void *b)
 {
   guint x = *(const guint *) a, y = *(const guint *) b;
 
   return (x > y) - (x < y);
 }
 
-static int
-cmp_u64 (const void *a, const void *b)
+int
+mp_opt_cmp_u64 (const void *a, const void *b)
 {
   guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
 
   return (x > y) - (x < y);
 }
 
-static guint
-find_boundary (const guint *bnd, guint nb, guint t)
+guint
+mp_opt_count_below (const guint *bnd, guint nb, guint t)
 {
   guint lo = 0, hi = nb;
 
@@ -166,7 +166,7 @@ compute_overlaps (MpOptSearch *s, const MpOptBuffer *buffers)
 
   for (guint i = 0; i < n; i++)
     keys[i] = ((guint64) buffers[i].first << 32) | i;
-  qsort (keys, n, sizeof (guint64), cmp_u64);
+  qsort (keys, n, sizeof (guint64), mp_opt_cmp_u64);
 
   s->ov_start = g_new0 (guint, n + 1);
   for (guint p = 0; p < n; p++)
@@ -211,13 +211,13 @@ count_overlaps (const MpOptBuffer *buffers, guint n)
       firsts[i] = buffers[i].first;
       lasts[i] = buffers[i].last;
     }
-  qsort (firsts, n, sizeof (guint), cmp_u32);
-  qsort (lasts, n, sizeof (guint), cmp_u32);
+  qsort (firsts, n, sizeof (guint), mp_opt_cmp_u32);
+  qsort (lasts, n, sizeof (guint), mp_opt_cmp_u32);
   for (guint i = 0; i < n; i++)
     {
       /* starting at or before my last, minus ending before my first */
-      guint started = find_boundary (firsts, n, buffers[i].last + 1);
-      guint ended = find_boundary (lasts, n, buffers[i].first);
+      guint started = mp_opt_count_below (firsts, n, buffers[i].last + 1);
+      guint ended = mp_opt_count_below (lasts, n, buffers[i].first);
 
       pairs += started - ended - 1;
     }
@@ -242,7 +242,7 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
       bnd[nb++] = buffers[i].first;
       bnd[nb++] = buffers[i].last + 1;
     }
-  qsort (bnd, nb, sizeof (guint), cmp_u32);
+  qsort (bnd, nb, sizeof (guint), mp_opt_cmp_u32);
   {
     guint u = 0;
 
@@ -253,8 +253,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   }
   /* the section lists: every buffer in each section it spans */
   for (guint i = 0; i < n && entries <= max_entries; i++)
-    entries += find_boundary (bnd, nb, buffers[i].last + 1) -
-               find_boundary (bnd, nb, buffers[i].first);
+    entries += mp_opt_count_below (bnd, nb, buffers[i].last + 1) -
+               mp_opt_count_below (bnd, nb, buffers[i].first);
   if (entries > max_entries)
     return NULL;
 
@@ -278,8 +278,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
       s->size[i] = buffers[i].size;
       s->bytes[i] = buffers[i].bytes;
       s->width[i] = buffers[i].width;
-      s->s0[i] = find_boundary (bnd, nb, buffers[i].first);
-      s->s1[i] = find_boundary (bnd, nb, buffers[i].last + 1) - 1;
+      s->s0[i] = mp_opt_count_below (bnd, nb, buffers[i].first);
+      s->s1[i] = mp_opt_count_below (bnd, nb, buffers[i].last + 1) - 1;
       for (guint k = s->s0[i]; k <= s->s1[i]; k++)
         {
           s->init_total[k] += buffers[i].size;

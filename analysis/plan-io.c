@@ -64,6 +64,26 @@ plan_header_json (const MpPlan *plan)
       json_object_object_add (obj, "proven_optimal",
                               json_object_new_boolean (plan->proved_optimal));
       json_object_object_add (obj, "proof", json_object_new_string (proof));
+      if (plan->proved_bound)
+        json_object_object_add (obj, "proved_lower_bound",
+                                json_object_new_int64 (plan->proved_bound));
+      if (plan->bound_name)
+        json_object_object_add (obj, "bound", json_object_new_string (plan->bound_name));
+      json_object_object_add (obj, "nodes", json_object_new_int64 (plan->nodes));
+    }
+  if (plan->capacity)
+    {
+      g_autofree char *fit = mp_plan_fit (plan);
+      gboolean         fits = plan->arena <= plan->capacity;
+
+      json_object_object_add (obj, "capacity", json_object_new_int64 (plan->capacity));
+      json_object_object_add (obj, "fits", json_object_new_boolean (fits));
+      if (!fits)
+        json_object_object_add (obj, "fit_reason",
+                                json_object_new_string (plan->fit_refuted
+                                                        ? "proved infeasible"
+                                                        : "not found within the budget"));
+      json_object_object_add (obj, "fit", json_object_new_string (fit));
     }
   return obj;
 }

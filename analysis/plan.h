@@ -26,11 +26,20 @@ typedef struct
   guint    n_partitions;
   gboolean searched;       /* an exact search made it: proved_optimal says whether it finished */
   gboolean proved_optimal;
+  guint64  proved_bound;   /* the strongest lower bound the search proved, 0 = none */
+  const char *bound_name;  /* the bound that proved it, in words (static), or NULL */
+  guint64  nodes;          /* explored by the search */
+  /* --capacity: the question "does it fit in capacity bytes?"; a plan above
+   * it is no answer, so mp_plan_judge calls it invalid */
+  guint64  capacity;       /* 0 = not asked */
+  gboolean fits;
+  gboolean fit_refuted;    /* proved: no plan fits (else none was found in the budget) */
   char    *note;         /* one line for the user, or NULL */
   /* set by mp_plan_judge (verdict.h) */
   gboolean checked;
   gboolean valid;
   char    *problem;      /* why it is invalid, or NULL */
+  gboolean over_capacity; /* invalid only because it does not fit in capacity */
   /* multistream: the lifetimes (and n_steps) are parallel groups, not ops */
   gboolean parallel;
   guint    max_parallel_ops;

@@ -4,23 +4,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "optimal-bounds.h"
+#include "optimal-lns.h"
 #include "optimal-search.h"
 #include "plan-io.h"
 #include "planner-private.h"
 #include "validate.h"
+#include "verdict.h"
 
 /* The optimal planner: the best heuristic plan is the first incumbent; time
  * is cut where no buffer crosses into independent partitions (the arena is
- * their maximum); each partition whose arena is above the proved lower bound
- * is searched exactly (optimal-search.c) at target capacities, the lower
- * bound first, then bisecting towards its incumbent, with node limits that
- * double from pass to pass so that no single hard target eats the budget. */
+ * their maximum). Partitions too large for the exact search are improved by
+ * a large-neighbourhood search (optimal-lns.c) for their share of the
+ * budget; exact minima of windows around the peaks lift the proved bounds
+ * (optimal-bounds.c); then each partition whose arena is above its proved
+ * bound is searched exactly (optimal-search.c) at target capacities (see
+ * minimize_partition), with node limits that double from pass to pass so
+ * that no single hard target eats the budget. */
 
 #define DEFAULT_BUDGET   10.0
-/* Partitions above these sizes keep their heuristic placement: the search
- * needs memory quadratic in the buffers of a partition. */
+/* Partitions above these sizes are left to the large-neighbourhood search:
+ * the exact search needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
 #define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
+/* The window bounds: at most this share of the budget, windows of at most
+ * this many buffers around this many peaks, this many nodes per probe. */
+#define WINDOW_SHARE     0.1
+#define WINDOW_BUFFERS   40
+#define WINDOW_PEAKS     6
+#define WINDOW_NODES     (1u << 14)
 
 typedef struct
 {
@@ -43,6 +55,7 @@ typedef struct
   Partition     *parts;
   guint          n_parts;
   guint64        bound;   /* proved lower bound of the whole plan */
+  const char    *bound_name; /* the proof of bound, in words */
   gint64         deadline;
   GCancellable  *cancellable;
   gboolean       stopped;
@@ -131,6 +144,20 @@ partition_clear (Partition *p)
   g_free (p->members);
   g_free (p->best);
   g_clear_pointer (&p->search, mp_opt_search_free);
+}
+
+/* Every proof of a lower bound goes through here, so the strongest one is
+ * the one named. */
+static void
+raise_bound (Optimal *opt, guint64 value, MpOptBound proof)
+{
+  if (value > opt->bound)
+    {
+      opt->bound = value;
+      opt->bound_name = mp_opt_bound_name (proof);
+      if (opt->options->trace)
+        mp_plan_trace_search_bound (opt->options->trace, value, opt->bound_name);
+    }
 }
 
 /* The best plan of the other planners (those that place these very records)
@@ -242,40 +269,133 @@ total_nodes (const Optimal *opt)
   return nodes;
 }
 
+static MpOptBuffer *
+partition_buffers (const Optimal *opt, const Partition *p)
+{
+  MpOptBuffer *buffers = g_new (MpOptBuffer, MAX (p->n, 1));
+
+  for (guint i = 0; i < p->n; i++)
+    {
+      const MpUsage *r = &opt->records[p->members[i]];
+      gint64         first, last;
+
+      mp_usage_times (opt->graph, r, &first, &last);
+      buffers[i].first = r->first;
+      buffers[i].last = r->last;
+      buffers[i].size = r->size;
+      buffers[i].bytes = r->bytes;
+      buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
+    }
+  return buffers;
+}
+
+/* Before the search proper: exact minima of small windows around the peaks
+ * of every partition that is not settled yet lift its proved bound. */
+static void
+window_bounds (Optimal *opt, guint64 capacity, gint64 deadline)
+{
+  for (guint k = 0; k < opt->n_parts && g_get_monotonic_time () < deadline; k++)
+    {
+      Partition              *p = &opt->parts[k];
+      g_autofree MpOptBuffer *buffers = NULL;
+      guint64                 ceiling = capacity ? MIN (p->arena, capacity + 1) : p->arena;
+      guint64                 proved;
+
+      if (ceiling <= p->proved)
+        continue;
+      buffers = partition_buffers (opt, p);
+      proved = mp_opt_window_bound (buffers, p->n, opt->alignment, p->proved, ceiling,
+                                    WINDOW_PEAKS, WINDOW_BUFFERS, WINDOW_NODES, deadline,
+                                    opt->cancellable);
+      p->proved = MAX (p->proved, proved);
+      raise_bound (opt, p->proved, MP_OPT_BOUND_WINDOW);
+    }
+}
+
+/* Builds p's exact search; FALSE when p is too large for it. */
+static gboolean
+ensure_search (Optimal *opt, Partition *p)
+{
+  if (p->search == NULL && !p->too_big)
+    {
+      g_autofree MpOptBuffer *buffers = partition_buffers (opt, p);
+
+      if (p->n > MAX_SEARCH_N ||
+          !(p->search = mp_opt_search_new (buffers, p->n, opt->alignment, MAX_SEARCH_ENTRIES)))
+        {
+          p->too_big = TRUE;
+          opt->unsearched = TRUE;
+          return FALSE;
+        }
+      p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
+      raise_bound (opt, p->proved, MP_OPT_BOUND_PADDING);
+    }
+  return !p->too_big;
+}
+
+typedef struct
+{
+  Optimal   *opt;
+  Partition *p;
+} Improving;
+
+/* The large-neighbourhood search works on p->best itself, valid after every
+ * move: only the arena and the watchers need to hear of it. */
+static void
+lns_improved (const guint64 *offsets, guint64 arena, gpointer data)
+{
+  Improving *imp = data;
+
+  imp->p->arena = arena;
+  if (imp->opt->options->trace)
+    mp_plan_trace_search_incumbent (imp->opt->options->trace,
+                                    (g_get_monotonic_time () - imp->opt->start) / 1e6,
+                                    total_nodes (imp->opt), plan_arena (imp->opt),
+                                    "large-neighbourhood search");
+  report_progress (imp->opt);
+}
+
+/* Partitions too large for the exact search are improved from their
+ * heuristic plan by the large-neighbourhood search, sharing time by their
+ * buffers: the budget's share of all the buffers they hold. */
+static void
+search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
+{
+  guint64 big = 0;
+  gint64  from = g_get_monotonic_time ();
+
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (!ensure_search (opt, &opt->parts[k]))
+      big += opt->parts[k].n;
+  for (guint k = 0; k < opt->n_parts && big; k++)
+    {
+      Partition              *p = &opt->parts[k];
+      g_autofree MpOptBuffer *buffers = NULL;
+      Improving               imp = { opt, p };
+      gint64                  until;
+
+      if (!p->too_big)
+        continue;
+      until = from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n);
+      buffers = partition_buffers (opt, p);
+      /* with a capacity, reaching it is enough */
+      mp_opt_lns (buffers, p->n, p->best, capacity ? MAX (capacity, p->proved) : p->proved, k + 1,
+                  MIN (until, opt->deadline), opt->cancellable, lns_improved, &imp);
+      from = MIN (until, opt->deadline);
+      /* the note tells a search cut short from one that ran out of moves */
+      if (g_cancellable_is_cancelled (opt->cancellable) || g_get_monotonic_time () > opt->deadline)
+        opt->stopped = TRUE;
+    }
+}
+
 static MpOptResult
 probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
 {
   g_autofree guint64 *offsets = NULL;
   MpOptResult         result;
 
-  if (p->too_big)
+  if (!ensure_search (opt, p))
     return MP_OPT_LIMIT;
-  if (p->search == NULL)
-    {
-      g_autofree MpOptBuffer *buffers = g_new (MpOptBuffer, MAX (p->n, 1));
-
-      for (guint i = 0; i < p->n; i++)
-        {
-          const MpUsage *r = &opt->records[p->members[i]];
-          gint64         first, last;
-
-          mp_usage_times (opt->graph, r, &first, &last);
-          buffers[i].first = r->first;
-          buffers[i].last = r->last;
-          buffers[i].size = r->size;
-          buffers[i].bytes = r->bytes;
-          buffers[i].width = last >= first ? (guint64) (last - first) + 1 : 1;
-        }
-      if (p->n > MAX_SEARCH_N ||
-          !(p->search = mp_opt_search_new (buffers, p->n, opt->alignment, MAX_SEARCH_ENTRIES)))
-        {
-          p->too_big = TRUE;
-          opt->unsearched = TRUE;
-          return MP_OPT_LIMIT;
-        }
-      p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
-      opt->bound = MAX (opt->bound, p->proved);
-    }
   if (target < p->proved)
     return MP_OPT_INFEASIBLE;
 
@@ -302,7 +422,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
       break;
     case MP_OPT_INFEASIBLE:
       p->proved = MAX (p->proved, target + 1);
-      opt->bound = MAX (opt->bound, p->proved);
+      raise_bound (opt, p->proved, MP_OPT_BOUND_REFUTED);
       break;
     case MP_OPT_STOPPED:
       opt->stopped = TRUE;
@@ -322,34 +442,52 @@ fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
     probe (opt, p, capacity, node_limit);
 }
 
-/* Minimisation: the lowest target first (most real instances reach their
- * lower bound), then bisection between what is proved and what was found. A
- * target that runs out of nodes is passed over until the next pass. */
+/* One pass of minimisation with node_limit nodes for the main probes: the
+ * lowest target (most real instances reach their lower bound); then
+ * bisection between what is proved and what was found, a quarter of the
+ * nodes per probe, where a target that runs out of nodes is passed over
+ * (upwards) until the next pass (a capacity some way below the incumbent is
+ * often easier to reach than the one just below it); then the capacity just
+ * below the incumbent, again while it yields (the question a capacity search
+ * asks).
+ * Every probe starts from what earlier ones proved (p->proved) and found
+ * (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 {
-  guint64 lo = MAX (opt->bound, p->proved), hi = p->arena, target = lo;
+  guint64 side = MAX (node_limit / 4, 2 * (guint64) p->n);
+  guint64 skip;
 
-  while (lo < hi && !opt->stopped)
+#define LO() MAX (opt->bound, p->proved)
+  if (LO () < p->arena && probe (opt, p, LO (), node_limit) == MP_OPT_STOPPED)
+    return;
+  for (skip = LO (); MAX (skip, LO ()) + 1 < p->arena;)
     {
-      /* most of a pass goes to the lowest target, the one that can prove */
-      guint64 limit = target == lo ? node_limit : MAX (node_limit / 4, 2 * (guint64) p->n);
+      guint64 from = MAX (skip, LO ());
+      guint64 target = from + (p->arena - from) / 2;
 
-      switch (probe (opt, p, target, limit))
+      switch (probe (opt, p, target, side))
         {
-        case MP_OPT_FOUND:
-          hi = p->arena;
-          break;
-        case MP_OPT_INFEASIBLE:
-        case MP_OPT_LIMIT:
-          lo = target + 1;
-          break;
         case MP_OPT_STOPPED:
           return;
+        case MP_OPT_LIMIT:
+          skip = target + 1;
+          break;
+        case MP_OPT_FOUND:
+        case MP_OPT_INFEASIBLE:
+          break;
         }
-      lo = MAX (lo, MAX (opt->bound, p->proved));
-      target = lo + (hi - lo) / 2;
     }
+  while (LO () < p->arena)
+    {
+      MpOptResult r = probe (opt, p, p->arena - 1, node_limit);
+
+      if (r == MP_OPT_STOPPED)
+        return;
+      if (r != MP_OPT_FOUND)
+        break;
+    }
+#undef LO
 }
 
 static int
@@ -377,28 +515,35 @@ all_done (const Optimal *opt, guint64 capacity)
   return TRUE;
 }
 
+static gboolean
+capacity_refuted (const Optimal *opt, guint64 capacity)
+{
+  for (guint k = 0; k < opt->n_parts; k++)
+    if (opt->parts[k].proved > capacity)
+      return TRUE;
+  return FALSE;
+}
+
+/* The note: the answer to the capacity asked, then the search's status; the
+ * verdict (verdict.c) says why a plan does not fit in full. */
 static char *
 describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, guint64 nodes,
           const char *from, gboolean *proved)
 {
   g_autofree char *bound = mp_format_bytes (opt->bound);
-  g_autofree char *cap = mp_format_bytes (capacity);
+  g_autofree char *cap = mp_format_capacity (capacity);
   g_autofree char *secs = mp_format_seconds (seconds);
   gdouble          gap = opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0;
   GString         *s = g_string_new (NULL);
-  gboolean         infeasible = FALSE;
 
   *proved = arena <= opt->bound;
-  for (guint k = 0; k < opt->n_parts && capacity; k++)
-    infeasible |= opt->parts[k].proved > capacity;
-
-  if (capacity && infeasible)
-    g_string_append_printf (s, "does not fit in capacity %s (proved, no plan is below %s); ",
-                            cap, bound);
-  else if (capacity && arena <= capacity)
+  if (capacity && arena <= capacity)
     g_string_append_printf (s, "fits in capacity %s; ", cap);
+  else if (capacity && capacity_refuted (opt, capacity))
+    g_string_append_printf (s, "does not fit in capacity %s (proved infeasible); ", cap);
   else if (capacity)
-    g_string_append_printf (s, "no plan within capacity %s found; ", cap);
+    g_string_append_printf (s, "does not fit in capacity %s (none found within the budget); ",
+                            cap);
 
   if (*proved)
     g_string_append (s, "proved optimal");
@@ -409,9 +554,10 @@ describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, 
   else
     g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
   if (opt->bound > 0 && !*proved && opt->unsearched)
-    g_string_append (s, " (a partition too large for the exact search kept its heuristic plan)");
-  g_string_append_printf (s, " (proved lower bound %s, first incumbent %s, %" G_GUINT64_FORMAT
-                          " nodes)", bound, from, nodes);
+    g_string_append (s, " (partitions too large for the exact search were improved by a "
+                        "large-neighbourhood search)");
+  g_string_append_printf (s, " (proved lower bound %s from the %s, first incumbent %s, %"
+                          G_GUINT64_FORMAT " nodes)", bound, opt->bound_name, from, nodes);
   return g_string_free (s, FALSE);
 }
 
@@ -439,6 +585,9 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.next_progress = start + G_USEC_PER_SEC;
   /* an infinite (or absurd) budget would overflow the conversion: 1e9 s is forever */
   opt.deadline = start + (gint64) (MIN (budget, 1e9) * G_USEC_PER_SEC);
+  opt.bound_name = mp_opt_bound_name (MP_OPT_BOUND_LIVE);
+  if (options->trace)
+    mp_plan_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);
   opt.bound = plan->lower_bound;
 
   incumbent = best_heuristic (graph, lifetimes, options, &from);
@@ -451,12 +600,14 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
       for (guint i = 0; i < p->n; i++)
         p->best[i] = incumbent[p->members[i]];
       p->arena = partition_arena (&opt, p, p->best);
-      opt.bound = MAX (opt.bound, p->proved);
     }
 
   if (options->trace)
     mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
                                     plan_arena (&opt), from);
+
+  search_at_scale (&opt, capacity, budget);
+  window_bounds (&opt, capacity, start + (gint64) (WINDOW_SHARE * budget * G_USEC_PER_SEC));
 
   /* passes with doubling node limits, the largest partitions first */
   by_arena = g_new (guint, MAX (opt.n_parts, 1));
@@ -475,15 +626,8 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
           else
             minimize_partition (&opt, p, limit);
         }
-      if (capacity)
-        {
-          gboolean infeasible = FALSE;
-
-          for (guint k = 0; k < opt.n_parts; k++)
-            infeasible |= opt.parts[k].proved > capacity;
-          if (infeasible)
-            break;
-        }
+      if (capacity && capacity_refuted (&opt, capacity))
+        break;
     }
 
   for (guint k = 0; k < opt.n_parts; k++)
@@ -509,6 +653,12 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->note = describe (&opt, plan_arena (&opt), capacity,
                          (g_get_monotonic_time () - start) / 1e6, nodes, from,
                          &plan->proved_optimal);
+  plan->proved_bound = opt.bound;
+  plan->nodes = nodes;
+  plan->bound_name = opt.bound_name;
+  plan->capacity = capacity;
+  plan->fits = capacity && plan_arena (&opt) <= capacity;
+  plan->fit_refuted = capacity && capacity_refuted (&opt, capacity);
   if (options->trace)
     {
       options->trace->search.nodes = MAX (options->trace->search.nodes, nodes);

@@ -5,6 +5,7 @@
 #include "planner-private.h"
 #include "plan-io.h"
 #include "time-index.h"
+#include "verdict.h"
 
 /* Recording runs only on the tracing path: the planners call these helpers
  * behind a NULL check, with the sorted span union they already have (or,
@@ -17,6 +18,9 @@ search_clear (MpSearchSummary *s)
     g_free (g_array_index (s->incumbents, MpSearchIncumbent, i).source);
   for (guint i = 0; s->prunes && i < s->prunes->len; i++)
     g_free (g_array_index (s->prunes, MpSearchPrunes, i).reason);
+  for (guint i = 0; s->bounds && i < s->bounds->len; i++)
+    g_free (g_array_index (s->bounds, MpSearchBound, i).proof);
+  g_clear_pointer (&s->bounds, g_array_unref);
   g_clear_pointer (&s->incumbents, g_array_unref);
   g_clear_pointer (&s->prunes, g_array_unref);
   s->nodes = 0;
@@ -191,6 +195,18 @@ mp_plan_trace_search_incumbent (MpPlanTrace *trace, gdouble seconds, guint64 nod
     trace->search.incumbents = g_array_new (FALSE, FALSE, sizeof (MpSearchIncumbent));
   g_array_append_val (trace->search.incumbents, inc);
   trace->search.nodes = MAX (trace->search.nodes, nodes);
+  trace->has_search = TRUE;
+}
+
+void
+mp_plan_trace_search_bound (MpPlanTrace *trace, guint64 value, const char *proof)
+{
+  MpSearchBound b = { value, g_strdup (proof) };
+
+  g_return_if_fail (trace != NULL && proof != NULL);
+  if (trace->search.bounds == NULL)
+    trace->search.bounds = g_array_new (FALSE, FALSE, sizeof (MpSearchBound));
+  g_array_append_val (trace->search.bounds, b);
   trace->has_search = TRUE;
 }
 
@@ -504,6 +520,13 @@ static void
 explain_search (GString *s, const MpSearchSummary *search)
 {
   g_string_append (s, "search:\n");
+  for (guint i = 0; search->bounds && i < search->bounds->len; i++)
+    {
+      const MpSearchBound *b = &g_array_index (search->bounds, MpSearchBound, i);
+      g_autofree char     *value = mp_format_capacity (b->value);
+
+      g_string_append_printf (s, "  lower bound %s from the %s\n", value, b->proof);
+    }
   for (guint i = 0; search->incumbents && i < search->incumbents->len; i++)
     {
       const MpSearchIncumbent *inc = &g_array_index (search->incumbents, MpSearchIncumbent, i);
@@ -520,8 +543,13 @@ explain_search (GString *s, const MpSearchSummary *search)
 
       g_string_append_printf (s, "  pruned by %s: %" G_GUINT64_FORMAT "\n", p->reason, p->count);
     }
-  g_string_append_printf (s, "  %" G_GUINT64_FORMAT " nodes; %s\n", search->nodes,
+  g_string_append_printf (s, "  %" G_GUINT64_FORMAT " nodes; %s", search->nodes,
                           search->proved ? "optimality proved" : "optimality not proved");
+  if (search->bounds && search->bounds->len)
+    g_string_append_printf (s, "; the proof of the lower bound: the %s",
+                            g_array_index (search->bounds, MpSearchBound,
+                                           search->bounds->len - 1).proof);
+  g_string_append_c (s, '\n');
 }
 
 char *

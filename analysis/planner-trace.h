@@ -76,10 +76,20 @@ typedef struct
   guint64 count;
 } MpSearchPrunes;
 
-/* The optimal planner's summary: each incumbent improvement and the prunes
- * by reason (filled with mp_plan_trace_search_incumbent / _prune). */
+/* A lower bound proved, and its proof in words. */
 typedef struct
 {
+  guint64 value;
+  char   *proof; /* "peak of live bytes", … */
+} MpSearchBound;
+
+/* The optimal planner's summary: each lower bound raised, each incumbent
+ * improvement and the prunes by reason (filled with
+ * mp_plan_trace_search_bound / _incumbent / _prune); the last bound is the
+ * proof. */
+typedef struct
+{
+  GArray  *bounds;     /* MpSearchBound, rising */
   GArray  *incumbents; /* MpSearchIncumbent */
   GArray  *prunes;     /* MpSearchPrunes, one per reason */
   guint64  nodes;
@@ -166,6 +176,9 @@ void         mp_plan_trace_search_incumbent (MpPlanTrace *trace,
 void         mp_plan_trace_search_prune     (MpPlanTrace *trace,
                                              const char  *reason,
                                              guint64      count);
+void         mp_plan_trace_search_bound     (MpPlanTrace *trace,
+                                             guint64      value,
+                                             const char  *proof);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanTrace, mp_plan_trace_free)
 

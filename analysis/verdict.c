@@ -57,6 +57,17 @@ mp_plan_judge (const MpGraph *graph, const MpSchedule *parallel, MpPlan *plan)
       ok = mp_validate_schedule (graph, plan, own, &own_error);
       record (ok, own_error, &plan->valid, &plan->problem);
     }
+
+  /* a placement above the capacity asked for answers another question */
+  plan->over_capacity = plan->valid && plan->capacity && plan->arena > plan->capacity;
+  if (plan->over_capacity)
+    {
+      plan->valid = plan->sequential_valid = FALSE;
+      g_free (plan->problem);
+      plan->problem = mp_plan_fit (plan);
+      g_free (plan->sequential_problem);
+      plan->sequential_problem = g_strdup (plan->problem);
+    }
   return plan->valid;
 }
 
@@ -74,6 +85,8 @@ mp_plan_verdict (const MpPlan *plan)
     return g_strdup ("not checked");
   if (plan->valid)
     return g_strdup_printf ("valid%s", own_schedule (plan));
+  if (plan->over_capacity)
+    return g_strdup (plan->problem);
   if (plan->parallel)
     return g_strdup_printf ("INVALID when streams run concurrently: %s", plan->problem);
   return g_strdup_printf ("INVALID%s: %s", own_schedule (plan), plan->problem);
@@ -108,12 +121,50 @@ char *
 mp_plan_proof (const MpPlan *plan)
 {
   g_autofree char *secs = NULL;
+  guint64          bound;
 
   if (!plan->searched)
     return NULL;
   if (plan->proved_optimal)
     return g_strdup ("proved optimal");
+  bound = MAX (plan->lower_bound, plan->proved_bound);
   secs = mp_format_seconds (plan->seconds);
   return g_strdup_printf ("not proved: best found, %.1f%% above the lower bound after %s",
-                          100.0 * (mp_plan_ratio (plan) - 1.0), secs);
+                          bound ? 100.0 * ((gdouble) plan->arena / bound - 1.0) : 0.0, secs);
+}
+
+char *
+mp_format_capacity (guint64 capacity)
+{
+  g_autofree char *human = mp_format_bytes (capacity);
+
+  if (capacity < 1024)
+    return g_steal_pointer (&human);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " B (%s)", capacity, human);
+}
+
+char *
+mp_plan_fit (const MpPlan *plan)
+{
+  g_autofree char *cap = NULL;
+  g_autofree char *bound = NULL;
+  g_autofree char *best = NULL;
+  g_autofree char *secs = NULL;
+
+  if (plan->capacity == 0)
+    return NULL;
+  cap = mp_format_capacity (plan->capacity);
+  if (plan->arena <= plan->capacity)
+    return g_strdup_printf ("fits in capacity %s", cap);
+  if (plan->fit_refuted)
+    {
+      bound = mp_format_capacity (plan->proved_bound);
+      return g_strdup_printf ("does not fit in capacity %s: proved infeasible (no plan is below "
+                              "%s; proof: %s)", cap, bound,
+                              plan->bound_name ? plan->bound_name : "the search");
+    }
+  best = mp_format_capacity (plan->arena);
+  secs = mp_format_seconds (plan->seconds);
+  return g_strdup_printf ("does not fit in capacity %s: none found within the budget (best "
+                          "found %s after %s)", cap, best, secs);
 }

@@ -29,4 +29,11 @@ char       *mp_plan_verdict_other      (const MpPlan *plan);
  * 4.6% above the lower bound after 2.0 s"; NULL for heuristics. */
 char       *mp_plan_proof              (const MpPlan *plan);
 
+/* The answer to --capacity: "fits in capacity 12 B", "does not fit in
+ * capacity 11 B: proved infeasible (…)" or "… none found within the budget
+ * (…)"; NULL when no capacity was asked. */
+char       *mp_plan_fit                (const MpPlan *plan);
+/* A capacity in exact bytes, with the human unit where it differs. */
+char       *mp_format_capacity         (guint64 capacity);
+
 G_END_DECLS

@@ -3,7 +3,10 @@
 #include <sys/wait.h>
 #include <json.h>
 
+#include "optimal-bounds.h"
+#include "optimal-lns.h"
 #include "optimal-search.h"
+#include "gen.h"
 #include "hand-cases.h"
 
 static MpPlan *
@@ -17,8 +20,12 @@ run_optimal (const MpGraph *graph, const MpLifetimes *lt, gdouble budget, guint6
 
   g_assert_no_error (error);
   g_assert_nonnull (plan);
-  g_assert_true (mp_plan_judge (graph, NULL, plan));
+  /* a plan above the capacity asked for is no answer: invalid for it */
+  g_assert_true (mp_plan_judge (graph, NULL, plan) == (!capacity || plan->arena <= capacity));
+  g_assert_true (plan->over_capacity == (capacity && plan->arena > capacity));
+  g_assert_true (plan->fits == (capacity && plan->arena <= capacity));
   g_assert_cmpuint (plan->arena, >=, lt->lower_bound);
+  g_assert_cmpuint (plan->arena, >=, plan->proved_bound);
   g_assert_nonnull (plan->note);
   return plan;
 }
@@ -46,6 +53,8 @@ test_example_12 (void)
   g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0, 0, NULL);
   g_autoptr (MpPlan) fits = run_optimal (graph, lt, 0, 12, NULL);
   g_autoptr (MpPlan) too_small = run_optimal (graph, lt, 0, 11, NULL);
+  g_autofree char *verdict = NULL;
+  g_autofree char *fit = NULL;
 
   g_assert_cmpuint (lt->n_records, ==, 5);
   g_assert_cmpuint (plan->arena, ==, 12);
@@ -53,7 +62,40 @@ test_example_12 (void)
   g_assert_true (g_str_has_prefix (plan->note, "proved optimal"));
   g_assert_cmpuint (fits->arena, <=, 12);
   g_assert_true (g_str_has_prefix (fits->note, "fits in capacity 12 B; proved optimal"));
-  g_assert_true (g_str_has_prefix (too_small->note, "does not fit in capacity 11 B"));
+  g_assert_true (g_str_has_prefix (too_small->note,
+                                   "does not fit in capacity 11 B (proved infeasible); "));
+  g_assert_false (too_small->valid);
+  g_assert_true (too_small->fit_refuted);
+  g_assert_cmpstr (too_small->problem, ==, "does not fit in capacity 11 B: proved infeasible "
+                                           "(no plan is below 12 B; proof: peak of live bytes)");
+  verdict = mp_plan_verdict (too_small);
+  g_assert_cmpstr (verdict, ==, too_small->problem);
+  fit = mp_plan_fit (fits);
+  g_assert_cmpstr (fit, ==, "fits in capacity 12 B");
+}
+
+/* Out of budget before anything fits: not valid for the question, and the
+ * words say it was not found rather than proved impossible. */
+static void
+test_not_found (void)
+{
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpGraph) graph = load_data ("minimalloc/E.1048576.csv", &lt);
+  g_autoptr (MpPlan) plan = run_optimal (graph, lt, 1e-5, 1048576, NULL);
+  g_autofree char *expected = NULL;
+  g_autofree char *secs = NULL;
+  g_autofree char *best = NULL;
+
+  g_assert_cmpuint (plan->arena, >, 1048576);
+  g_assert_false (plan->valid);
+  g_assert_false (plan->fit_refuted);
+  best = mp_format_capacity (plan->arena);
+  secs = mp_format_seconds (plan->seconds);
+  expected = g_strdup_printf ("does not fit in capacity 1048576 B (1.00 MiB): none found within "
+                              "the budget (best found %s after %s)", best, secs);
+  g_assert_cmpstr (plan->problem, ==, expected);
+  g_assert_true (g_str_has_prefix (plan->note, "does not fit in capacity 1048576 B (1.00 MiB) "
+                                               "(none found within the budget); "));
 }
 
 /* The search core alone, on the same buffers (steps: [0,3) [3,9) [9,21)
@@ -139,6 +181,32 @@ test_aligned (void)
   g_assert_true (p3->proved_optimal);
 }
 
+/* explain names each bound as it rises and the one that is the proof: the
+ * four aligned buffers above reach 32 B only by an exact search. */
+static void
+test_explain_bounds (void)
+{
+  static const TestRecord four[] = { { 10, 0, 1 }, { 10, 1, 2 }, { 16, 0, 0 }, { 16, 2, 2 } };
+  MpLifetimeOptions opts = { .alignment = 16 };
+  g_autoptr (MpGraph) graph = test_graph_from_records (four, 4);
+  g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
+  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  MpPlannerOptions options = { .trace = trace };
+  g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options,
+                                            NULL, NULL);
+  g_autofree char *text = mp_plan_trace_explain (trace, graph, plan);
+
+  g_assert_cmpuint (plan->proved_bound, ==, 32);
+  g_assert_cmpstr (plan->bound_name, ==, "exact search of the buffers live around a peak");
+  g_assert_true (g_str_has_prefix (text, "optimal on test: 4 tensors, lower bound 26 B\n"
+                                         "search:\n"
+                                         "  lower bound 26 B from the peak of live bytes\n"
+                                         "  lower bound 32 B from the exact search of the "
+                                         "buffers live around a peak\n"));
+  g_assert_nonnull (strstr (text, " nodes; optimality proved; the proof of the lower bound: the "
+                                  "exact search of the buffers live around a peak\n"));
+}
+
 /* Brute force: every order of the buffers, each placed first-fit at the
  * lowest offset where its slot is free over its lifetime; the arena counts
  * bytes. Placing an optimal plan's buffers in order of offset puts each at
@@ -207,35 +275,89 @@ random_graph (GRand *rand, guint n, guint n_steps, guint max_size)
   return test_graph_from_records (recs, n);
 }
 
+/* n buffers of up to 4 KiB over up to max_steps steps, aligned to a
+ * random power of two below 2^max_shift. */
+static MpLifetimes *
+random_aligned (GRand *rand, guint n, guint max_steps, guint max_shift, MpGraph **graph)
+{
+  MpLifetimeOptions opts = { 0 };
+
+  *graph = random_graph (rand, n, g_rand_int_range (rand, 2, max_steps), 4096);
+  opts.alignment = 1u << g_rand_int_range (rand, 0, max_shift);
+  return mp_lifetimes_compute (*graph, &opts, NULL);
+}
+
+static MpOptBuffer *
+buffers_of (const MpLifetimes *lt)
+{
+  MpOptBuffer *b = g_new (MpOptBuffer, MAX (lt->n_records, 1));
+
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      b[i].first = lt->records[i].first;
+      b[i].last = lt->records[i].last;
+      b[i].size = lt->records[i].size;
+      b[i].bytes = lt->records[i].bytes;
+      b[i].width = b[i].last - b[i].first + 1;
+    }
+  return b;
+}
+
+/* Every plan optimal returns is the brute-force minimum, and every lower
+ * bound (each proof on its own, and the one the planner reports) is at most
+ * that minimum: a bound above it would be a false proof. */
 static void
 test_brute_force (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (4);
-  guint above_greedy = 0, above_bound = 0;
+  guint above_greedy = 0, above_bound = 0, window_lifts = 0, small_window_lifts = 0;
 
-  for (guint iter = 0; iter < 400; iter++)
+  for (guint iter = 0; iter < 3000; iter++)
     {
       /* 7! orders now and then, 6! or fewer mostly: the brute force is slow */
-      guint n = iter % 10 == 0 ? 7 : g_rand_int_range (rand, 1, 7);
+      guint n = iter % 25 == 0 ? 7 : g_rand_int_range (rand, 1, 7);
       g_autoptr (MpGraph) graph = random_graph (rand, n, g_rand_int_range (rand, 1, 6), 9);
       /* alignment 4 now and then: padding makes the lower bound loose */
       MpLifetimeOptions opts = { .alignment = iter % 3 == 0 ? 4 : 1 };
       g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
       g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0, 0, NULL);
       g_autofree guint64 *greedy = g_new (guint64, n);
+      g_autofree MpOptBuffer *buffers = buffers_of (lt);
+      g_autoptr (MpOptSearch) search = mp_opt_search_new (buffers, n, lt->alignment, 1000);
       guint order[8];
-      guint64 off[8];
+      guint64 off[8], minimum, naive = 0, whole, small;
 
       for (guint i = 0; i < n; i++)
-        order[i] = i;
-      g_assert_cmpuint (plan->arena, ==, brute_force (lt->records, order, off, 0, n, 0));
+        {
+          order[i] = i;
+          naive += lt->records[i].size;
+        }
+      minimum = brute_force (lt->records, order, off, 0, n, 0);
+      g_assert_cmpuint (plan->arena, ==, minimum);
       g_assert_true (plan->proved_optimal);
+      g_assert_cmpuint (plan->proved_bound, ==, minimum);
+
+      g_assert_cmpuint (lt->lower_bound, <=, minimum);
+      g_assert_cmpuint (mp_opt_search_bound (search), <=, minimum);
+      /* windows of every buffer: the exact minimum; of at most 3: below it */
+      whole = mp_opt_window_bound (buffers, n, lt->alignment, lt->lower_bound, naive, 8, 8,
+                                   G_MAXUINT64, G_MAXINT64, NULL);
+      g_assert_cmpuint (whole, ==, minimum);
+      small = mp_opt_window_bound (buffers, n, lt->alignment, lt->lower_bound, naive, 4, 3,
+                                   G_MAXUINT64, G_MAXINT64, NULL);
+      g_assert_cmpuint (small, <=, minimum);
+      window_lifts += whole > lt->lower_bound;
+      small_window_lifts += small > lt->lower_bound;
+
       above_greedy += mp_place_greedy_by_size (lt->records, n, lt->n_steps, greedy) > plan->arena;
       above_bound += plan->arena > lt->lower_bound;
     }
-  g_assert_cmpuint (above_bound, >, 10);
+  g_assert_cmpuint (above_bound, >, 100);
+  g_assert_cmpuint (window_lifts, ==, above_bound);
+  /* a window smaller than the instance still proves more than the peak */
+  g_assert_cmpuint (small_window_lifts, >, 10);
   /* the instances are not all trivial for the heuristic */
-  g_assert_cmpuint (above_greedy, >, 3);
+  g_assert_cmpuint (above_greedy, >, 30);
 }
 
 static void
@@ -246,9 +368,8 @@ test_not_worse_than_greedy (void)
   for (guint iter = 0; iter < 100; iter++)
     {
       guint n = g_rand_int_range (rand, 10, 80);
-      g_autoptr (MpGraph) graph = random_graph (rand, n, g_rand_int_range (rand, 2, 30), 4096);
-      MpLifetimeOptions opts = { .alignment = 1u << g_rand_int_range (rand, 0, 8) };
-      g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = random_aligned (rand, n, 30, 8, &graph);
       g_autoptr (MpPlan) plan = run_optimal (graph, lt, 0.05, 0, NULL);
       g_autoptr (MpPlan) greedy_plan = mp_plan_new ("greedy-by-size", lt);
 
@@ -257,6 +378,106 @@ test_not_worse_than_greedy (void)
       g_assert_cmpuint (plan->arena, <=, greedy_plan->arena);
       if (plan->arena == lt->lower_bound)
         g_assert_true (plan->proved_optimal);
+    }
+}
+
+static void
+count_improved (const guint64 *offsets, guint64 arena, gpointer data)
+{
+  GArray *arenas = data;
+
+  g_array_append_val (arenas, arena);
+}
+
+/* The large-neighbourhood search by hand: the only buffer on top sits above
+ * a free gap, so the first move puts it down, and the arena reaches the
+ * peak, where the search stops. */
+static void
+test_lns_hand (void)
+{
+  static const MpOptBuffer buffers[] = { { 0, 0, 10, 10, 1 }, { 1, 1, 10, 10, 1 },
+                                         { 0, 1, 6, 6, 2 } };
+  guint64 offsets[] = { 0, 16, 10 };
+  g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  g_assert_cmpuint (mp_opt_lns (buffers, 3, offsets, 16, 1, G_MAXINT64, NULL, count_improved,
+                                arenas), ==, 16);
+  g_assert_cmpuint (offsets[0], ==, 0);
+  g_assert_cmpuint (offsets[1], ==, 0);
+  g_assert_cmpuint (offsets[2], ==, 10);
+  g_assert_cmpuint (arenas->len, ==, 1);
+  g_assert_cmpuint (g_array_index (arenas, guint64, 0), ==, 16);
+}
+
+/* On random buffers from a greedy plan: every move keeps the plan valid,
+ * the arena never rises, each reported arena is lower than the last. */
+static void
+test_lns_random (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+
+  for (guint iter = 0; iter < 20; iter++)
+    {
+      guint n = g_rand_int_range (rand, 50, 400);
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = random_aligned (rand, n, 200, 7, &graph);
+      g_autofree MpOptBuffer *buffers = buffers_of (lt);
+      g_autofree guint64 *offsets = g_new (guint64, n);
+      g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+      guint64 start = mp_place_greedy_by_size (lt->records, n, lt->n_steps, offsets);
+      guint64 arena = mp_opt_lns (buffers, n, offsets, lt->lower_bound, iter,
+                                  g_get_monotonic_time () + G_USEC_PER_SEC / 20, NULL,
+                                  count_improved, arenas);
+      guint64 top = 0;
+
+      g_assert_cmpuint (arena, <=, start);
+      g_assert_cmpuint (arena, >=, lt->lower_bound);
+      for (guint i = 0; i < n; i++)
+        top = MAX (top, offsets[i] + lt->records[i].bytes);
+      g_assert_cmpuint (top, ==, arena);
+      g_assert_true (mp_validate_records (graph, lt->records, n, offsets, lt->alignment, arena,
+                                          NULL));
+      for (guint k = 0; k < arenas->len; k++)
+        g_assert_cmpuint (g_array_index (arenas, guint64, k), <,
+                          k ? g_array_index (arenas, guint64, k - 1) : start);
+    }
+}
+
+/* A partition above the exact search's size: the large-neighbourhood search
+ * improves the best heuristic plan and the result stays valid. */
+static void
+test_at_scale (void)
+{
+  MpGenRandomOptions gen = { .n_tensors = 6000, .seed = 3 };
+  gsize              length;
+  g_autofree char   *csv = mp_gen_random (&gen, TRUE, &length);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_graph_parse_csv (csv, length, "random.csv", NULL, &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpPlan) cancelled = NULL;
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  guint                n_info;
+  const MpPlannerInfo *infos = mp_planners (&n_info);
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, NULL, &error);
+  g_assert_no_error (error);
+  plan = run_optimal (graph, lt, 1.0, 0, NULL);
+  g_assert_nonnull (strstr (plan->note, "improved by a large-neighbourhood search"));
+  /* cancelled at once: the heuristic plan, valid, and said so */
+  g_cancellable_cancel (cancellable);
+  cancelled = run_optimal (graph, lt, 0, 0, cancellable);
+  g_assert_true (g_str_has_prefix (cancelled->note, "cancelled: best found, "));
+  g_assert_cmpuint (plan->arena, <=, cancelled->arena);
+  for (guint k = 0; k < n_info; k++)
+    {
+      g_autoptr (MpPlan) other = NULL;
+
+      if (infos[k].needs_ops || g_str_equal (infos[k].name, "optimal"))
+        continue;
+      other = mp_planner_run (&infos[k], graph, lt, &(MpPlannerOptions) { 0 }, NULL, NULL);
+      g_assert_cmpuint (plan->arena, <=, other->arena);
     }
 }
 
@@ -320,7 +541,10 @@ test_cli_capacity (void)
   g_assert_true (json_object_get_boolean (v));
   g_assert_true (json_object_object_get_ex (plan, "proven_optimal", &v));
   g_assert_true (json_object_object_get_ex (plan, "note", &v));
-  g_assert_true (g_str_has_prefix (json_object_get_string (v), "fits in capacity 1.00 MiB; "));
+  g_assert_true (g_str_has_prefix (json_object_get_string (v),
+                                   "fits in capacity 1048576 B (1.00 MiB); "));
+  g_assert_true (json_object_object_get_ex (plan, "fits", &v));
+  g_assert_true (json_object_get_boolean (v));
   json_object_put (root);
 
   g_free (args);
@@ -329,6 +553,77 @@ test_cli_capacity (void)
   g_assert_cmpint (status, ==, 2);
   g_assert_cmpstr (bad_out, ==, "");
   g_assert_cmpstr (bad_err, ==, "memplan-cli: --capacity must be from 0 to 9223372036854775807, not -5\n");
+}
+
+/* Nothing within the capacity: exit 1, and the table, the JSON and the
+ * error stream say so in the same words. */
+static void
+test_cli_no_fit (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autofree char *args = g_strdup_printf ("plan %s --planner optimal --capacity 11", path);
+  g_autofree char *json_args = g_strdup_printf ("%s --format json", args);
+  g_autofree char *err = NULL;
+  g_autofree char *json_err = NULL;
+  int              status;
+  g_autofree char *out = run_cli (args, &status, &err);
+  g_autofree char *json = NULL;
+  json_object     *root, *plans, *plan, *v;
+  const char      *words = "does not fit in capacity 11 B: proved infeasible (no plan is below "
+                           "12 B; proof: peak of live bytes)";
+  g_autofree char *line = g_strdup_printf ("optimal: %s\n", words);
+  g_autofree char *want_err = NULL;
+
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (out, line));
+  g_assert_nonnull (strstr (out, "optimal: does not fit in capacity 11 B (proved infeasible); "));
+  want_err = g_strdup_printf ("memplan-cli: %s", line);
+  g_assert_cmpstr (err, ==, want_err);
+
+  json = run_cli (json_args, &status, &json_err);
+  g_assert_cmpint (status, ==, 1);
+  root = json_tokener_parse (json);
+  g_assert_nonnull (root);
+  g_assert_true (json_object_object_get_ex (root, "plans", &plans));
+  plan = json_object_array_get_idx (plans, 0);
+  g_assert_true (json_object_object_get_ex (plan, "valid", &v));
+  g_assert_false (json_object_get_boolean (v));
+  g_assert_true (json_object_object_get_ex (plan, "fits", &v));
+  g_assert_false (json_object_get_boolean (v));
+  g_assert_true (json_object_object_get_ex (plan, "capacity", &v));
+  g_assert_cmpint (json_object_get_int64 (v), ==, 11);
+  g_assert_true (json_object_object_get_ex (plan, "fit_reason", &v));
+  g_assert_cmpstr (json_object_get_string (v), ==, "proved infeasible");
+  g_assert_true (json_object_object_get_ex (plan, "problem", &v));
+  g_assert_cmpstr (json_object_get_string (v), ==, words);
+  json_object_put (root);
+}
+
+/* bench-optimal: a row minimising and a row asking per input, with the
+ * nodes, the proved bound and the proof; a capacity not reached fails. */
+static void
+test_cli_bench (void)
+{
+  g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
+  g_autofree char *args = g_strdup_printf ("bench-optimal --capacity 11 %s", path);
+  g_autofree char *err = NULL;
+  int              status;
+  g_autofree char *out = run_cli (args, &status, &err);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+
+  g_assert_cmpint (status, ==, 1);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  g_assert_true (g_str_has_prefix (lines[0], "instance       buffers capacity    live peak"));
+  g_assert_nonnull (strstr (lines[0], " proved LB result "));
+  g_assert_true (g_str_has_prefix (lines[1], "example.12           5 minimise           12"
+                                             "          12 greedy-by-size          12"
+                                             "          12 proved                     0 "));
+  g_assert_true (g_str_has_suffix (lines[1], "  peak of live bytes"));
+  g_assert_true (g_str_has_prefix (lines[2], "example.12           5 11                 12"
+                                             "          12 greedy-by-size          12"
+                                             "          12 no fit (proved)            0 "));
+  g_assert_cmpstr (lines[3], ==, "");
 }
 
 int
@@ -340,8 +635,15 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/greedy-cases", test_greedy_cases);
   g_test_add_func ("/analysis/optimal/aligned", test_aligned);
   g_test_add_func ("/analysis/optimal/brute-force", test_brute_force);
+  g_test_add_func ("/analysis/optimal/explain-bounds", test_explain_bounds);
   g_test_add_func ("/analysis/optimal/not-worse-than-greedy", test_not_worse_than_greedy);
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
+  g_test_add_func ("/analysis/optimal/lns-hand", test_lns_hand);
+  g_test_add_func ("/analysis/optimal/lns-random", test_lns_random);
+  g_test_add_func ("/analysis/optimal/at-scale", test_at_scale);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
+  g_test_add_func ("/analysis/optimal/cli-no-fit", test_cli_no_fit);
+  g_test_add_func ("/analysis/optimal/cli-bench", test_cli_bench);
+  g_test_add_func ("/analysis/optimal/not-found", test_not_found);
   return g_test_run ();
 }

@@ -160,7 +160,9 @@ mp_cli_plan (int argc, char **argv)
           MpPlan          *p = run->plans->pdata[i];
           g_autofree char *verdict = mp_plan_verdict (p);
 
-          if (!p->valid)
+          if (p->over_capacity)
+            mp_cli_error ("%s: %s", p->planner, verdict);
+          else if (!p->valid)
             mp_cli_error ("%s produced an invalid plan: %s", p->planner, verdict);
         }
       return MP_EXIT_FAILED;
