@@ -362,8 +362,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-build_progress (const char *planner, guint index, guint total, MpPlanSet *partial,
-                gpointer data)
+build_progress (const char *planner, guint index, guint total, const char *detail,
+                MpPlanSet *partial, gpointer data)
 {
   BuildCall       *call = data;
   MpWindow        *self = call->self;
@@ -379,6 +379,14 @@ build_progress (const char *planner, guint index, guint total, MpPlanSet *partia
     }
   if (planner == NULL)
     text = g_strdup ("Loading…");
+  else if (detail)
+    {
+      /* "optimal: 2.0 s, best …": the planner is named already */
+      if (g_str_has_prefix (detail, planner) && g_str_has_prefix (detail + strlen (planner), ": "))
+        detail += strlen (planner) + 2;
+      text = g_strdup_printf ("Planning %s (%u of %u): %s", planner, index + 1, total, detail);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->busy_label), text);
+    }
   else
     text = g_strdup_printf ("Planning %s (%u of %u)…", planner, index + 1, total);
   gtk_label_set_text (self->busy_label, text);

@@ -201,6 +201,25 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
   return mp_plan_set_build_full (path, base, planners, options, cancellable, NULL, NULL, error);
 }
 
+/* The exact search's progress line, passed on as the running planner's
+ * detail so the window can show its incumbent improving. */
+typedef struct
+{
+  MpPlanSetProgress report;
+  gpointer          report_data;
+  const char       *planner;
+  guint             index;
+  guint             total;
+} SearchProgress;
+
+static void
+search_progress (const char *line, gpointer data)
+{
+  SearchProgress *sp = data;
+
+  sp->report (sp->planner, sp->index, sp->total, line, NULL, sp->report_data);
+}
+
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
                         const MpPlanSetOptions *options, GCancellable *cancellable,
@@ -210,6 +229,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
   guint            total = 0, index = 0;
   MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
+  SearchProgress   sp = { report, report_data };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
@@ -230,7 +250,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->loaded = loaded;
       set->path = g_strdup (path);
       if (report)
-        report (NULL, 0, 0, NULL, report_data);
+        report (NULL, 0, 0, NULL, NULL, report_data);
       if (!(loaded->workload = mp_workload_open (path, NULL, error)))
         return NULL;
       if (loaded->workload->observed)
@@ -272,7 +292,12 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
         {
           g_autoptr (MpPlanSet) partial = set->plans->len ? snapshot (set, start) : NULL;
 
-          report (infos[i].name, index++, total, partial, report_data);
+          sp.planner = infos[i].name;
+          sp.index = index;
+          sp.total = total;
+          popts.progress = search_progress;
+          popts.progress_data = &sp;
+          report (infos[i].name, index++, total, NULL, partial, report_data);
         }
       plan = mp_workload_plan (workload, &infos[i], &popts, cancellable, &local_error);
       if (plan == NULL)
@@ -316,6 +341,7 @@ typedef struct
   char      *planner;
   guint      index;
   guint      total;
+  char      *detail;
   MpPlanSet *partial;
 } Report;
 
@@ -324,7 +350,8 @@ report_dispatch (gpointer data)
 {
   Report *r = data;
 
-  r->bd->progress (r->planner, r->index, r->total, r->partial, r->bd->progress_data);
+  r->bd->progress (r->planner, r->index, r->total, r->detail, r->partial,
+                   r->bd->progress_data);
   return G_SOURCE_REMOVE;
 }
 
@@ -336,6 +363,7 @@ report_free (gpointer data)
   g_object_unref (r->task);
   g_clear_pointer (&r->partial, mp_plan_set_unref);
   g_free (r->planner);
+  g_free (r->detail);
   g_free (r);
 }
 
@@ -370,8 +398,8 @@ build_data_free (gpointer data)
 }
 
 static void
-report_in_thread (const char *planner, guint index, guint total, MpPlanSet *partial,
-                  gpointer data)
+report_in_thread (const char *planner, guint index, guint total, const char *detail,
+                  MpPlanSet *partial, gpointer data)
 {
   GTask   *task = data;
   Report  *r = g_new0 (Report, 1);
@@ -382,6 +410,7 @@ report_in_thread (const char *planner, guint index, guint total, MpPlanSet *part
   r->planner = g_strdup (planner);
   r->index = index;
   r->total = total;
+  r->detail = g_strdup (detail);
   r->partial = partial ? mp_plan_set_ref (partial) : NULL;
   /* always an idle on the caller's context: g_main_context_invoke could run
    * it right here, in the worker thread, when the context is free */
@@ -400,8 +429,8 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
   MpPlanSet *set;
 
   set = mp_plan_set_build_full (bd->path, bd->base, (const char * const *) bd->planners,
-                                &bd->options, cancellable, bd->progress ? report_in_thread : NULL, task,
-                                &error);
+                                &bd->options, cancellable,
+                                bd->progress ? report_in_thread : NULL, task, &error);
   if (set == NULL)
     g_task_return_error (task, error);
   else
@@ -410,8 +439,8 @@ build_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *ca
 
 void
 mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *planners,
-                         const MpPlanSetOptions *options, GCancellable *cancellable, MpPlanSetProgress progress,
-                         gpointer progress_data, GDestroyNotify progress_destroy,
+                         const MpPlanSetOptions *options, GCancellable *cancellable,
+                         MpPlanSetProgress progress, gpointer progress_data, GDestroyNotify progress_destroy,
                          GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);

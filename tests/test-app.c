@@ -953,6 +953,35 @@ test_application (void)
   g_test_trap_assert_passed ();
 }
 
+/* While the exact search runs, the plan set passes its best plan so far on
+ * as the running planner's detail: the window shows the incumbent improve. */
+static void
+record_detail (const char *planner, guint index, guint total, const char *detail,
+               MpPlanSet *partial, gpointer data)
+{
+  if (detail)
+    g_ptr_array_add (data, g_strdup (detail));
+}
+
+static void
+test_search_progress (void)
+{
+  g_autofree char *path = data_path ("minimalloc/D.1048576.csv");
+  const char      *planners[] = { "optimal", NULL };
+  MpPlanSetOptions options = { .time_budget = 2 };
+  g_autoptr (GPtrArray) details = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpPlanSet) set = mp_plan_set_build_full (path, NULL, planners, &options, NULL,
+                                                      record_detail, details, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (mp_plan_set_find_plan (set, "optimal"));
+  g_assert_cmpuint (details->len, >=, 1);
+  for (guint i = 0; i < details->len; i++)
+    g_assert_true (g_str_has_prefix (details->pdata[i], "optimal: "));
+  g_assert_nonnull (strstr (details->pdata[0], " above the lower bound "));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -973,6 +1002,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/export", test_export);
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
   g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
+  g_test_add_func ("/app/plan-set/search-progress", test_search_progress);
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
