@@ -106,7 +106,9 @@ first_fit (Lns *lns, guint i)
       span[1] = lns->off[j] + lns->b[j].size;
       g_array_append_vals (lns->spans, span, 2);
     }
-  qsort (lns->spans->data, lns->spans->len / 2, 2 * sizeof (guint64), cmp_span);
+  /* qsort must not see the NULL data of an empty array */
+  if (lns->spans->len)
+    qsort (lns->spans->data, lns->spans->len / 2, 2 * sizeof (guint64), cmp_span);
   while (moved)
     {
       moved = FALSE;

@@ -96,8 +96,14 @@ test_store (void)
 
   g_object_get (s, "settings-schema", &schema, NULL);
   key = g_settings_schema_get_key (schema, "optimal-time-budget");
-  g_assert_false (g_settings_schema_key_range_check (key, g_variant_new_double (-1)));
-  g_assert_false (g_settings_schema_key_range_check (key, g_variant_new_double (3601)));
+  {
+    /* range_check does not take the floating reference */
+    g_autoptr (GVariant) below = g_variant_ref_sink (g_variant_new_double (-1));
+    g_autoptr (GVariant) above = g_variant_ref_sink (g_variant_new_double (3601));
+
+    g_assert_false (g_settings_schema_key_range_check (key, below));
+    g_assert_false (g_settings_schema_key_range_check (key, above));
+  }
   g_settings_reset (s, "window-width");
   g_assert_cmpint (g_settings_get_int (again, "window-width"), ==, 1280);
 }
