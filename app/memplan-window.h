@@ -24,6 +24,8 @@ MpViewState *mp_window_get_state           (MpWindow *self);
 GPtrArray   *mp_window_get_plan_views      (MpWindow *self);
 GtkWidget   *mp_window_get_summary_table   (MpWindow *self);
 GtkWidget   *mp_window_get_live_list       (MpWindow *self);
+/* The "By op" tab: where the memory went, per op. */
+GtkWidget   *mp_window_get_by_op_view      (MpWindow *self);
 /* The message of the error bar, or NULL when none is shown. */
 const char  *mp_window_get_error           (MpWindow *self);
 const char  *mp_window_get_notice          (MpWindow *self);
