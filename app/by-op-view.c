@@ -140,6 +140,7 @@ static void
 refresh (MpByOpView *self)
 {
   MpWorkload      *w;
+  MpRenderIndex   *index;
   g_autoptr (GArray) uses = NULL;
   g_autofree char *peak_text = NULL, *where = NULL, *text = NULL;
   guint64          peak;
@@ -162,17 +163,17 @@ refresh (MpByOpView *self)
     {
       uses = mp_trace_by_op (w->trace);
       peak = w->trace->live_peak;
-      where = g_strdup_printf ("event %" G_GINT64_FORMAT, w->trace->peak_step);
     }
   else
     {
       uses = graph_by_op (w->graph, w->lifetimes);
       peak = w->lifetimes->lower_bound;
-      where = w->lifetimes->peak_step < w->graph->n_ops
-                ? g_strdup_printf ("step %u (op %s)", w->lifetimes->peak_step,
-                                   w->graph->ops[w->lifetimes->peak_step].name)
-                : g_strdup_printf ("step %u", w->lifetimes->peak_step);
     }
+  /* the step in the words of the panes' axis ("step 36 (time 59 in the
+   * file)", "step 1 (op relu)") */
+  index = mp_plan_set_get_n_plans (self->set) ? mp_plan_set_get_index (self->set, 0) : NULL;
+  where = index ? mp_render_step_words (index, w->lifetimes->peak_step)
+                : g_strdup_printf ("step %u", w->lifetimes->peak_step);
   for (guint i = 0; i < uses->len; i++)
     g_ptr_array_add (rows, row_new (&g_array_index (uses, MpTraceOpUse, i), peak));
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
@@ -191,9 +192,9 @@ refresh (MpByOpView *self)
         if (compare_rows (rows->pdata[i], top, "at_peak") == GTK_ORDERING_LARGER)
           top = rows->pdata[i];
       held = mp_format_bytes (top->at_peak);
-      text = g_strdup_printf ("%s holds the most at the peak: %s of the %s live at %s (%.1f%%).",
-                              top->op, held, peak_text, where,
-                              peak ? 100.0 * top->at_peak / peak : 0.0);
+      text = g_strdup_printf ("%s holds the most at the peak: %s (%.1f%%) of the %s live at %s.",
+                              top->op, held, peak ? 100.0 * top->at_peak / peak : 0.0,
+                              peak_text, where);
     }
   gtk_label_set_text (self->heading, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);

@@ -603,6 +603,14 @@ mp_window_get_live_list (MpWindow *self)
   return self->live_list;
 }
 
+void
+mp_window_show_by_op (MpWindow *self)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  gtk_notebook_set_current_page (self->notebook,
+                                 gtk_notebook_page_num (self->notebook, self->by_op_view));
+}
+
 GtkWidget *
 mp_window_get_by_op_view (MpWindow *self)
 {

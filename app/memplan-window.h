@@ -35,6 +35,7 @@ const char  *mp_window_get_cursor_text     (MpWindow *self);
 const char  *mp_window_get_status_text     (MpWindow *self);
 /* Brings the "Live at step" tab to the front. */
 void         mp_window_show_live_list      (MpWindow *self);
+void         mp_window_show_by_op          (MpWindow *self);
 /* Finds a tensor (selects it) or an op (moves the step cursor) by name, as
  * the search entry does; returns FALSE when nothing matches. */
 gboolean     mp_window_search              (MpWindow *self, const char *text);
