@@ -75,8 +75,9 @@ run python3 build-aux/x11-hover-shot.py screenshots/app-trace-tooltip.png -- \
   data/torch/small-cnn-trace.json.gz
 echo "screenshots/app-trace-tooltip.png"
 # the same trace by op: the backward convolutions hold the peak; the
-# observed pane of the snapshot shows its allocator segment
+# observed pane of a snapshot shows its allocator segment (the small CNN's
+# snapshot, converted from a profiler trace, has none)
 shot app-trace-by-op.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
   data/torch/small-cnn-trace.json.gz
 shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
-  data/torch/small-cnn-snapshot.pickle
+  tests/data/snapshot.pickle
