@@ -90,11 +90,13 @@ struct _MpByOpView
   GtkWidget      parent_instance;
   GtkWidget     *box;
   GtkLabel      *heading;
+  GtkWidget     *per;     /* "Per op" / "Per module", for traces with modules */
   GtkColumnView *view;
   GListStore    *store;
   GtkSortListModel *sorted;
   MpPlanSet     *set;
   gboolean       stale;  /* a new set while hidden: rows are made when shown */
+  gboolean       per_module;
 };
 
 G_DEFINE_FINAL_TYPE (MpByOpView, mp_by_op_view, GTK_TYPE_WIDGET)
@@ -141,6 +143,7 @@ refresh (MpByOpView *self)
 {
   MpWorkload      *w;
   MpRenderIndex   *index;
+  gboolean         per_module;
   g_autoptr (GArray) uses = NULL;
   g_autofree char *peak_text = NULL, *where = NULL, *text = NULL;
   guint64          peak;
@@ -159,9 +162,14 @@ refresh (MpByOpView *self)
       return;
     }
   w = mp_plan_set_get_workload (self->set);
+  /* the choice stays for the next trace with modules */
+  per_module = self->per_module && w->trace && mp_trace_has_modules (w->trace);
+  gtk_widget_set_visible (self->per, w->trace && mp_trace_has_modules (w->trace));
+  gtk_column_view_column_set_title (mp_column_view_find (self->view, "op"),
+                                    per_module ? "Module" : "Op");
   if (w->trace)
     {
-      uses = mp_trace_by_op (w->trace);
+      uses = per_module ? mp_trace_by_module (w->trace) : mp_trace_by_op (w->trace);
       peak = w->trace->live_peak;
     }
   else
@@ -248,9 +256,17 @@ static const struct
 };
 
 static void
+per_changed (MpByOpView *self, GParamSpec *pspec, GtkDropDown *dropdown)
+{
+  mp_by_op_view_set_per_module (self, gtk_drop_down_get_selected (dropdown) == 1);
+}
+
+static void
 mp_by_op_view_init (MpByOpView *self)
 {
-  GtkWidget *scroller = gtk_scrolled_window_new ();
+  static const char *pers[] = { "Per op", "Per module", NULL };
+  GtkWidget         *scroller = gtk_scrolled_window_new ();
+  GtkWidget         *top = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
 
   self->store = g_list_store_new (MP_TYPE_BY_OP_ROW);
   self->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
@@ -278,15 +294,22 @@ mp_by_op_view_init (MpByOpView *self)
   self->heading = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->heading, 0);
   gtk_label_set_ellipsize (self->heading, PANGO_ELLIPSIZE_END);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->heading), 6);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->heading), 6);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->heading), 4);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->heading), 4);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->heading), TRUE);
+  self->per = gtk_drop_down_new_from_strings (pers);
+  gtk_widget_set_tooltip_text (self->per, "Charge each allocation to its innermost op, or to "
+                                          "the module it was made in (with_modules=True)");
+  g_signal_connect_swapped (self->per, "notify::selected", G_CALLBACK (per_changed), self);
+  gtk_box_append (GTK_BOX (top), GTK_WIDGET (self->heading));
+  gtk_box_append (GTK_BOX (top), self->per);
+  gtk_widget_set_margin_start (top, 6);
+  gtk_widget_set_margin_end (top, 6);
+  gtk_widget_set_margin_top (top, 4);
+  gtk_widget_set_margin_bottom (top, 4);
 
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->view));
   gtk_widget_set_vexpand (scroller, TRUE);
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (self->box), GTK_WIDGET (self->heading));
+  gtk_box_append (GTK_BOX (self->box), top);
   gtk_box_append (GTK_BOX (self->box), scroller);
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
 }
@@ -339,6 +362,17 @@ mp_by_op_view_sort (MpByOpView *self, const char *column, GtkSortType order)
 {
   g_return_if_fail (MP_IS_BY_OP_VIEW (self));
   gtk_column_view_sort_by_column (self->view, mp_column_view_find (self->view, column), order);
+}
+
+void
+mp_by_op_view_set_per_module (MpByOpView *self, gboolean per_module)
+{
+  g_return_if_fail (MP_IS_BY_OP_VIEW (self));
+  if (self->per_module == per_module)
+    return;
+  self->per_module = per_module;
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->per), per_module);
+  refresh (self);
 }
 
 const char *

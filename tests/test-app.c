@@ -984,6 +984,8 @@ test_by_op (void)
                                                 "snapshot.pickle", NULL);
   g_autofree char *cnn = data_path ("torch/small-cnn-trace.json.gz");
   g_autofree char *teaching = data_path ("teaching.json");
+  g_autofree char *attribution = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests",
+                                                   "data", "trace-attribution.json", NULL);
   g_autofree char *csv = data_path ("minimalloc/A.1048576.csv");
   MpWindow        *win = open_window (snapshot);
   MpByOpView      *view = show_by_op (win);
@@ -1026,6 +1028,26 @@ test_by_op (void)
                    "aten::convolution_backward holds the most at the peak: "
                    "1.54 MiB (42.4%) of the 3.64 MiB live at step 36 (time 59 "
                    "in the file).");
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  /* a hand-made trace with modules, per module: MLP_0 (relu) and
+   * MLP_0.Linear_0 (addmm) hold 4 KiB each at the peak; aten::empty's
+   * 2 KiB and main's 1 KiB were made outside any module */
+  win = open_window (attribution);
+  view = show_by_op (win);
+  assert_by_op_cell (view, 0, "op", "aten::addmm");
+  mp_by_op_view_set_per_module (view, TRUE);
+  g_assert_cmpuint (g_list_model_get_n_items (mp_by_op_view_get_model (view)), ==, 3);
+  assert_by_op_cell (view, 0, "op", "MLP_0");
+  assert_by_op_cell (view, 0, "at_peak", "4.00 KiB");
+  assert_by_op_cell (view, 1, "op", "MLP_0.Linear_0");
+  assert_by_op_cell (view, 2, "op", "(no module)");
+  assert_by_op_cell (view, 2, "at_peak", "2.00 KiB");
+  assert_by_op_cell (view, 2, "allocated", "3.00 KiB");
+  assert_by_op_cell (view, 2, "allocations", "2");
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "MLP_0 holds the most at the peak: 4.00 KiB (40.0%) of the 10.0 KiB live at "
+                   "step 2 (time 2 in the file).");
   gtk_window_destroy (GTK_WINDOW (win));
 
   win = open_window (teaching);
