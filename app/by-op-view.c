@@ -142,7 +142,7 @@ static void
 refresh (MpByOpView *self)
 {
   MpWorkload      *w;
-  MpRenderIndex   *index;
+  MpRenderIndex   *index = NULL;
   gboolean         per_module;
   g_autoptr (GArray) uses = NULL;
   g_autofree char *peak_text = NULL, *where = NULL, *text = NULL;
@@ -179,7 +179,9 @@ refresh (MpByOpView *self)
     }
   /* the step in the words of the panes' axis ("step 36 (time 59 in the
    * file)", "step 1 (op relu)") */
-  index = mp_plan_set_get_n_plans (self->set) ? mp_plan_set_get_index (self->set, 0) : NULL;
+  for (guint i = 0; i < mp_plan_set_get_n_plans (self->set) && index == NULL; i++)
+    if (!mp_plan_set_get_plan (self->set, i)->parallel) /* whose steps are groups */
+      index = mp_plan_set_get_index (self->set, i);
   where = index ? mp_render_step_words (index, w->lifetimes->peak_step)
                 : g_strdup_printf ("step %u", w->lifetimes->peak_step);
   for (guint i = 0; i < uses->len; i++)
