@@ -566,7 +566,10 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
                     const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
 {
   MpPlan             *plan = mp_plan_new ("optimal", lifetimes);
-  gdouble             budget = options->time_budget > 0 ? options->time_budget : DEFAULT_BUDGET;
+  /* an infinite (or absurd) budget would overflow the conversions to
+   * microseconds below: 1e9 s is forever */
+  gdouble             budget = options->time_budget > 0 ? MIN (options->time_budget, 1e9)
+                                                        : DEFAULT_BUDGET;
   guint64             capacity = options->capacity;
   gint64              start = g_get_monotonic_time ();
   g_autofree guint64 *incumbent = NULL;
@@ -583,8 +586,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.options = options;
   opt.start = start;
   opt.next_progress = start + G_USEC_PER_SEC;
-  /* an infinite (or absurd) budget would overflow the conversion: 1e9 s is forever */
-  opt.deadline = start + (gint64) (MIN (budget, 1e9) * G_USEC_PER_SEC);
+  opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   opt.bound_name = mp_opt_bound_name (MP_OPT_BOUND_LIVE);
   if (options->trace)
     mp_plan_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);

@@ -36,14 +36,23 @@ op_key (const MpTrace *trace, guint t)
   return g_strndup (site->frames, strcspn (site->frames, "\n"));
 }
 
+/* The module an allocation is charged to, where the trace has it. */
+static char *
+module_key (const MpTrace *trace, guint t)
+{
+  if (trace->origins[t] == MP_TRACE_BLOCK_PRE_EXISTING)
+    return g_strdup ("(before the trace)");
+  return g_strdup (trace->sites[t].module ? trace->sites[t].module : "(no module)");
+}
+
 static void
 use_clear (gpointer data)
 {
   g_free (((MpTraceOpUse *) data)->op);
 }
 
-GArray *
-mp_trace_by_op (const MpTrace *trace)
+static GArray *
+by_key (const MpTrace *trace, char *(*key_of) (const MpTrace *trace, guint t))
 {
   g_autoptr (GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
   GArray                *uses = g_array_new (FALSE, FALSE, sizeof (MpTraceOpUse));
@@ -53,7 +62,7 @@ mp_trace_by_op (const MpTrace *trace)
   g_return_val_if_fail (graph != NULL, uses);
   for (guint t = 0; t < trace->n_allocations; t++)
     {
-      g_autofree char *key = op_key (trace, t);
+      g_autofree char *key = key_of (trace, t);
       gpointer         at;
       MpTraceOpUse    *use;
 
@@ -73,4 +82,25 @@ mp_trace_by_op (const MpTrace *trace)
     }
   g_array_sort (uses, compare_uses);
   return uses;
+}
+
+GArray *
+mp_trace_by_op (const MpTrace *trace)
+{
+  return by_key (trace, op_key);
+}
+
+GArray *
+mp_trace_by_module (const MpTrace *trace)
+{
+  return by_key (trace, module_key);
+}
+
+gboolean
+mp_trace_has_modules (const MpTrace *trace)
+{
+  for (guint t = 0; t < trace->n_allocations; t++)
+    if (trace->sites[t].module)
+      return TRUE;
+  return FALSE;
 }

@@ -112,6 +112,10 @@ typedef struct
 
 /* An array of MpTraceOpUse (it frees their names). */
 GArray       *mp_trace_by_op          (const MpTrace *trace);
+/* The same per module path (with_modules), "(no module)" where the trace
+ * has none; MpTraceOpUse.op holds the module. */
+GArray       *mp_trace_by_module      (const MpTrace *trace);
+gboolean      mp_trace_has_modules    (const MpTrace *trace);
 
 /* Who allocated a tensor of a graph imported from a trace, for a tooltip:
  * "aten::addmm in MLP_0.Linear_0 at 0x1000" then the op stack and the

@@ -216,6 +216,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "select", "s", &self->run.select);
   g_variant_dict_lookup (options, "hover", "s", &self->run.hover);
   self->run.show_live = g_variant_dict_contains (options, "show-live");
+  self->run.show_by_op = g_variant_dict_contains (options, "show-by-op");
   g_variant_dict_lookup (options, "cursor", "i", &self->run.cursor);
   if (g_variant_dict_lookup (options, "steps", "&s", &steps) &&
       (sscanf (steps, "%d:%d", &self->run.first_step, &self->run.last_step) != 2 ||
@@ -295,6 +296,8 @@ mp_application_init (MpApplication *self)
       "NAME" },
     { "show-live", 0, 0, G_OPTION_ARG_NONE, NULL, "Show the buffers live at the cursor step",
       NULL },
+    { "show-by-op", 0, 0, G_OPTION_ARG_NONE, NULL, "Show the bytes each op allocated and held "
+      "at the peak", NULL },
     { "hover", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Print where tensor NAME is drawn (window coordinates), for screenshot scripts", "NAME" },
     { "cursor", 0, 0, G_OPTION_ARG_INT, NULL, "Put the step cursor on STEP", "STEP" },

@@ -42,6 +42,7 @@ struct _MpWindow
   GtkLabel        *status_label;
 
   GtkWidget       *live_list;
+  GtkWidget       *by_op_view;
   MpViewState     *state;
   MpPlanSet       *set;
   GPtrArray       *views;

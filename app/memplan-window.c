@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "by-op-view.h"
 #include "live-list.h"
 #include "memory-strip.h"
 #include "summary-words.h"
@@ -290,6 +291,9 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   if (list_plan == NULL && mp_plan_set_get_n_plans (set))
     list_plan = best_plan (set);
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set, list_plan);
+  /* usage records without ops or a trace have no op to charge: no tab */
+  gtk_widget_set_visible (self->by_op_view,
+                          mp_by_op_view_set_plan_set (MP_BY_OP_VIEW (self->by_op_view), set));
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
                             MAX (lt->n_steps, 1) - 1, 1, 10, 0);
@@ -605,6 +609,21 @@ mp_window_get_live_list (MpWindow *self)
 {
   g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
   return self->live_list;
+}
+
+void
+mp_window_show_by_op (MpWindow *self)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  gtk_notebook_set_current_page (self->notebook,
+                                 gtk_notebook_page_num (self->notebook, self->by_op_view));
+}
+
+GtkWidget *
+mp_window_get_by_op_view (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->by_op_view;
 }
 
 /* Planners */
@@ -1020,6 +1039,8 @@ mp_window_init (MpWindow *self)
   self->memory_strip = mp_memory_strip_new (self->state);
   gtk_box_prepend (self->plans_box, self->memory_strip);
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
+  self->by_op_view = mp_by_op_view_new ();
+  gtk_notebook_append_page (self->notebook, self->by_op_view, gtk_label_new ("By op"));
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
 

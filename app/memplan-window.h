@@ -24,6 +24,8 @@ MpViewState *mp_window_get_state           (MpWindow *self);
 GPtrArray   *mp_window_get_plan_views      (MpWindow *self);
 GtkWidget   *mp_window_get_summary_table   (MpWindow *self);
 GtkWidget   *mp_window_get_live_list       (MpWindow *self);
+/* The "By op" tab: where the memory went, per op. */
+GtkWidget   *mp_window_get_by_op_view      (MpWindow *self);
 /* The message of the error bar, or NULL when none is shown. */
 const char  *mp_window_get_error           (MpWindow *self);
 const char  *mp_window_get_notice          (MpWindow *self);
@@ -33,6 +35,7 @@ const char  *mp_window_get_cursor_text     (MpWindow *self);
 const char  *mp_window_get_status_text     (MpWindow *self);
 /* Brings the "Live at step" tab to the front. */
 void         mp_window_show_live_list      (MpWindow *self);
+void         mp_window_show_by_op          (MpWindow *self);
 /* Finds a tensor (selects it) or an op (moves the step cursor) by name, as
  * the search entry does; returns FALSE when nothing matches. */
 gboolean     mp_window_search              (MpWindow *self, const char *text);

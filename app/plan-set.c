@@ -260,6 +260,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
 
           box->plan = g_steal_pointer (&loaded->workload->observed);
           box->index = mp_render_index_new (loaded->workload->graph, box->plan);
+          mp_render_index_set_segments (box->index, loaded->workload->trace);
           loaded->observed = box;
         }
     }

@@ -141,6 +141,8 @@ apply_view_options (MpScriptedRun *self, MpWindow *window)
     mp_view_state_set_cursor (state, self->cursor);
   if (self->show_live)
     mp_window_show_live_list (window);
+  if (self->show_by_op)
+    mp_window_show_by_op (window);
 }
 
 /* --step-through with --screenshot: the teaching window is the picture. */

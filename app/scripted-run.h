@@ -19,6 +19,7 @@ typedef struct
   gint          width;         /* of the step-through window; 0: default */
   gint          height;
   gboolean      show_live;
+  gboolean      show_by_op;
   gboolean      benchmark;
   gint          bench_tensors;
   char         *bench_file;    /* the generated graph, removed by clear */

@@ -74,3 +74,11 @@ run python3 build-aux/x11-hover-shot.py screenshots/app-trace-tooltip.png -- \
   "$app" --size 1280x860 --planner greedy-by-size --theme light --hover "aten::clamp_min#2" \
   data/torch/small-cnn-trace.json.gz
 echo "screenshots/app-trace-tooltip.png"
+# the same trace by op: the backward convolutions hold the peak; the
+# observed pane of a snapshot shows its allocator segment (the small CNN's
+# snapshot, converted from a profiler trace, has none)
+# (five planners: the Summary's rows give the tab room for four ops)
+shot app-trace-by-op.png 1280x860 --planner naive,greedy-by-size,partition,best-fit,first-fit \
+  --theme light --show-by-op data/torch/small-cnn-trace.json.gz
+shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
+  tests/data/snapshot.pickle

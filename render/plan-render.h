@@ -148,6 +148,14 @@ const MpGraph *mp_render_index_graph (const MpRenderIndex *index);
 /* The first step where the plan's records are the most bytes live. */
 guint          mp_render_index_peak_step (const MpRenderIndex *index);
 
+/* For the observed plan of a trace (mp_trace_observed_plan): the caching
+ * allocator's segments, drawn as outlined bands behind the blocks (as
+ * PyTorch's memory_viz segment view) with "segment" in the legend. A trace
+ * without an arena (CPU blocks from malloc) has none. The ranges are
+ * copied. */
+void  mp_render_index_set_segments (MpRenderIndex *index, const MpTrace *trace);
+guint mp_render_index_n_segments   (const MpRenderIndex *index);
+
 /* The records live at step (index into plan->records), calling func for
  * each: O(log n + k) for k records, in no particular order. */
 typedef void (*MpRecordFunc) (guint record, gpointer user_data);

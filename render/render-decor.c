@@ -589,6 +589,18 @@ mp_render_draw_legend (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       cairo_stroke (cr);
       legend_label (&l, s);
     }
+  if (index->n_segments > 0 && legend_room (&l, "segment", s * 2))
+    {
+      gdouble y = round (l.y + (l.h - s) / 2);
+
+      mp_cairo_set_rgba (cr, palette->foreground, 0.06);
+      cairo_rectangle (cr, round (l.x) + 0.75, y + 0.75, 2 * s - 1.5, s - 1.5);
+      cairo_fill_preserve (cr);
+      mp_cairo_set_rgba (cr, palette->foreground, 0.6);
+      cairo_set_line_width (cr, 1.5);
+      cairo_stroke (cr);
+      legend_label (&l, 2 * s);
+    }
   if (options->n_highlight > 0 && legend_room (&l, "followed tensor", s))
     {
       gdouble y = round (l.y + (l.h - s) / 2);

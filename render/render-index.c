@@ -256,6 +256,7 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->top);
   g_free (index->color);
   g_free (index->step_time);
+  g_free (index->segments);
   g_free (index);
 }
 

@@ -150,6 +150,7 @@ mp_render_frame (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions 
     mp_render_draw_free (cr, index, options, layout);
   if (!(flags & MP_RENDER_HIDE_AXES))
     mp_render_draw_grid (cr, options, layout, index->plan->arena, TRUE);
+  mp_render_draw_segments (cr, index, options, layout);
   mp_render_draw_timeline (cr, index, options, layout, text);
   if (!(flags & MP_RENDER_HIDE_LINES))
     mp_render_draw_lines (cr, index, options, layout, text);

@@ -36,6 +36,9 @@ struct _MpRenderIndex
   /* Usage records count steps as ranks of their start times: the file's own
    * time of each step, for the axis (NULL for a graph with ops). */
   gint64        *step_time;
+  /* an observed plan's allocator segments (mp_render_index_set_segments) */
+  MpTraceRange  *segments;
+  guint          n_segments;
 };
 
 
@@ -82,6 +85,9 @@ void     mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index,
 void     mp_render_draw_free     (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout);
 /* top: the arena, the highest labelled address (0: the viewport's top) */
+/* The allocator's segments, outlined bands behind the blocks. */
+void     mp_render_draw_segments (cairo_t *cr, const MpRenderIndex *index,
+                                  const MpRenderOptions *options, const MpRenderLayout *layout);
 void     mp_render_draw_grid     (cairo_t *cr, const MpRenderOptions *options,
                                   const MpRenderLayout *layout, gdouble top, gboolean x_ticks);
 void     mp_render_draw_lines    (cairo_t *cr, const MpRenderIndex *index,

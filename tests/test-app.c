@@ -10,6 +10,7 @@
 
 #include "memplan-application.h"
 #include "memplan-window.h"
+#include "by-op-view.h"
 #include "live-list.h"
 #include "live-row.h"
 #include "summary-words.h"
@@ -982,6 +983,120 @@ test_search_progress (void)
   g_assert_nonnull (strstr (details->pdata[0], " above the lower bound "));
 }
 
+/* The "By op" tab: the op holding the peak first and named above, each
+ * column sortable; a graph charges its tensors to their producing ops;
+ * usage records without ops have no tab. */
+static MpByOpView *
+show_by_op (MpWindow *win)
+{
+  GtkWidget   *view = mp_window_get_by_op_view (win);
+  GtkNotebook *notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (view, GTK_TYPE_NOTEBOOK));
+
+  g_assert_true (gtk_widget_get_visible (view));
+  gtk_notebook_set_current_page (notebook, gtk_notebook_page_num (notebook, view));
+  g_assert_true (gtk_widget_get_mapped (view));
+  return MP_BY_OP_VIEW (view);
+}
+
+static void
+assert_by_op_cell (MpByOpView *view, guint position, const char *column, const char *want)
+{
+  g_autofree char *cell = mp_by_op_view_get_cell (view, position, column);
+
+  g_assert_cmpstr (cell, ==, want);
+}
+
+static void
+test_by_op (void)
+{
+  g_autofree char *snapshot = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                                "snapshot.pickle", NULL);
+  g_autofree char *cnn = data_path ("torch/small-cnn-trace.json.gz");
+  g_autofree char *teaching = data_path ("teaching.json");
+  g_autofree char *attribution = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests",
+                                                   "data", "trace-attribution.json", NULL);
+  g_autofree char *csv = data_path ("minimalloc/A.1048576.csv");
+  MpWindow        *win = open_window (snapshot);
+  MpByOpView      *view = show_by_op (win);
+  GListModel      *rows = mp_by_op_view_get_model (view);
+
+  /* 512 B of mlp and 1 KiB of forward live at event 2 with the 256 B block
+   * from before the snapshot */
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, 3);
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "forward (train.py:10) holds the most at the peak: 1.00 KiB (57.1%) of the "
+                   "1.75 KiB live at step 2 (time 2 in the file).");
+  assert_by_op_cell (view, 0, "op", "forward (train.py:10)");
+  assert_by_op_cell (view, 0, "at_peak", "1.00 KiB");
+  assert_by_op_cell (view, 0, "share", "57.1%");
+  assert_by_op_cell (view, 0, "allocated", "1.75 KiB");
+  assert_by_op_cell (view, 0, "allocations", "2");
+  assert_by_op_cell (view, 2, "op", "(before the trace)");
+  mp_by_op_view_sort (view, "op", GTK_SORT_ASCENDING);
+  assert_by_op_cell (view, 0, "op", "(before the trace)");
+  assert_by_op_cell (view, 1, "op", "forward (train.py:10)");
+  assert_by_op_cell (view, 2, "op", "mlp (model.py:7)");
+  mp_by_op_view_sort (view, "allocated", GTK_SORT_ASCENDING);
+  assert_by_op_cell (view, 0, "op", "(before the trace)");
+  assert_by_op_cell (view, 2, "op", "forward (train.py:10)");
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  /* a real profiler trace (gzip): the backward convolutions hold the peak */
+  win = open_window (cnn);
+  view = show_by_op (win);
+  {
+    g_autoptr (GArray) uses = mp_trace_by_op (mp_plan_set_get_workload (
+                                                mp_window_get_plan_set (win))->trace);
+
+    g_assert_cmpuint (g_list_model_get_n_items (mp_by_op_view_get_model (view)), ==, uses->len);
+  }
+  assert_by_op_cell (view, 0, "op", "aten::convolution_backward");
+  assert_by_op_cell (view, 0, "at_peak", "1.54 MiB");
+  assert_by_op_cell (view, 1, "op", "aten::threshold_backward");
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "aten::convolution_backward holds the most at the peak: "
+                   "1.54 MiB (42.4%) of the 3.64 MiB live at step 36 (time 59 "
+                   "in the file).");
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  /* a hand-made trace with modules, per module: MLP_0 (relu) and
+   * MLP_0.Linear_0 (addmm) hold 4 KiB each at the peak; aten::empty's
+   * 2 KiB and main's 1 KiB were made outside any module */
+  win = open_window (attribution);
+  view = show_by_op (win);
+  assert_by_op_cell (view, 0, "op", "aten::addmm");
+  mp_by_op_view_set_per_module (view, TRUE);
+  g_assert_cmpuint (g_list_model_get_n_items (mp_by_op_view_get_model (view)), ==, 3);
+  assert_by_op_cell (view, 0, "op", "MLP_0");
+  assert_by_op_cell (view, 0, "at_peak", "4.00 KiB");
+  assert_by_op_cell (view, 1, "op", "MLP_0.Linear_0");
+  assert_by_op_cell (view, 2, "op", "(no module)");
+  assert_by_op_cell (view, 2, "at_peak", "2.00 KiB");
+  assert_by_op_cell (view, 2, "allocated", "3.00 KiB");
+  assert_by_op_cell (view, 2, "allocations", "2");
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "MLP_0 holds the most at the peak: 4.00 KiB (40.0%) of the 10.0 KiB live at "
+                   "step 2 (time 2 in the file).");
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  win = open_window (teaching);
+  view = show_by_op (win);
+  /* conv_out and relu_out, 64 KiB each, are live at relu; the tie goes to
+   * the earlier op */
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "conv holds the most at the peak: 64.0 KiB (50.0%) of the 128 KiB live at "
+                   "step 1 (op relu).");
+  assert_by_op_cell (view, 0, "op", "conv");
+  assert_by_op_cell (view, 1, "op", "relu");
+  assert_by_op_cell (view, 1, "at_peak", "64.0 KiB");
+  assert_by_op_cell (view, 2, "at_peak", "0 B");
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  win = open_window (csv);
+  g_assert_false (gtk_widget_get_visible (mp_window_get_by_op_view (win)));
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1011,5 +1126,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/fits-1280x800", test_fits_small_screen);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
+  g_test_add_func ("/app/window/by-op", test_by_op);
   return g_test_run ();
 }

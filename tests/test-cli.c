@@ -181,6 +181,56 @@ test_observed_and_proof (void)
   }
 }
 
+/* plan --by-op ends the table with import --by-op's, word for word;
+ * --drop-pre-existing leaves out the block from before the snapshot. */
+static void
+test_by_op_and_drop (void)
+{
+  g_autofree char *snapshot = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                                "snapshot.pickle", NULL);
+  g_autofree char *teaching = test_data_path ("teaching.json");
+  g_autofree char *out = NULL, *err = NULL, *imported = NULL, *err2 = NULL;
+  g_autofree char *dropped = NULL, *err3 = NULL, *bad = NULL, *err4 = NULL;
+  static const char table[] =
+    "\nsnapshot-cuda:0: 1.75 KiB live at the peak (event 2)\n\n"
+    "op                                            at peak    allocated   allocs\n"
+    "forward (train.py:10)                        1.00 KiB     1.75 KiB        2\n"
+    "mlp (model.py:7)                                512 B        512 B        1\n"
+    "(before the trace)                              256 B        256 B        1\n";
+
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", snapshot, "-p", "greedy-by-size", "--by-op",
+                                 NULL), ==, 0);
+  g_assert_true (g_str_has_suffix (out, table));
+  g_assert_nonnull (strstr (out, "1 block allocated before the trace began, live from its "
+                                 "start; 2 allocations never freed (live to the end); 1 "
+                                 "out-of-memory event\n\nsnapshot-cuda:0: "));
+  g_assert_cmpstr (err, ==, "");
+  g_assert_cmpint (test_run_cli (&imported, &err2, "import", "--by-op", snapshot, NULL), ==, 0);
+  g_assert_cmpstr (imported, ==, table + 1);
+
+  g_assert_cmpint (test_run_cli (&dropped, &err3, "plan", snapshot, "-p", "greedy-by-size",
+                                 "--drop-pre-existing", NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (dropped, "snapshot-cuda:0: 3 tensors planned over 3 steps, "
+                                            "lower bound 1.50 KiB\n"));
+  g_assert_true (g_str_has_suffix (dropped, "observed: the cuda:0 allocator reserved 2.00 MiB at "
+                                            "its peak; its blocks touched 2.00 MiB in 1 address "
+                                            "range; 1 free without an allocation skipped; 2 "
+                                            "allocations never freed (live to the end); 1 "
+                                            "out-of-memory event\n"));
+
+  g_assert_cmpint (test_run_cli (&bad, &err4, "plan", teaching, "--by-op", NULL), ==, 2);
+  g_assert_cmpstr (bad, ==, "");
+  g_assert_true (g_str_has_prefix (err4, "memplan-cli: "));
+  g_assert_true (g_str_has_suffix (err4, "teaching.json: --by-op needs a PyTorch profiler trace "
+                                         "or memory snapshot, and this is a memplan graph\n"));
+  g_clear_pointer (&err4, g_free);
+  g_clear_pointer (&bad, g_free);
+  g_assert_cmpint (test_run_cli (&bad, &err4, "plan", snapshot, "--by-op", "-f", "json", NULL),
+                   ==, 2);
+  g_assert_cmpstr (err4, ==, "memplan-cli: --by-op adds a table: it goes with --format table "
+                             "only\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -192,5 +242,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/help", test_help_everywhere);
   g_test_add_func ("/cli/plan/csv-of-trace", test_csv_of_trace);
   g_test_add_func ("/cli/plan/observed-and-proof", test_observed_and_proof);
+  g_test_add_func ("/cli/plan/by-op-and-drop", test_by_op_and_drop);
   return g_test_run ();
 }

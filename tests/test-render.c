@@ -865,6 +865,74 @@ test_value_ticks (void)
   }
 }
 
+/* The observed pane of the repo's snapshot draws its one segment (2 MiB at
+ * offset 0) as an outlined band behind the blocks, "segment" in the
+ * legend; a planner's pane has none. */
+static void
+test_segments (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
+                                            "snapshot.pickle", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("memplan-segments-XXXXXX", NULL);
+  g_autofree char *svg = g_build_filename (dir, "s.svg", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) w = mp_workload_open (path, NULL, &error);
+  g_autoptr (MpRenderIndex) index = NULL;
+  g_autoptr (MpRenderIndex) bare = NULL;
+  const MpPalette *p = mp_palette_get (MP_THEME_LIGHT);
+  MpRenderOptions  o = { 0 };
+  MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
+  MpRenderLayout   l;
+  cairo_surface_t *with, *without;
+  gdouble          x, y, x0, top;
+  MpRgb            edge;
+  char            *bytes;
+  gsize            length;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (w->trace->n_ranges, ==, 1);
+  g_assert_cmpuint (w->trace->ranges[0].size, ==, 2 << 20);
+  index = mp_render_index_new (w->graph, w->observed);
+  bare = mp_render_index_new (w->graph, w->observed);
+  mp_render_index_set_segments (index, w->trace);
+  g_assert_cmpuint (mp_render_index_n_segments (index), ==, 1);
+
+  o.flags = MP_RENDER_HIDE_TITLE | MP_RENDER_HIDE_LEGEND | MP_RENDER_HIDE_CURVE |
+            MP_RENDER_HIDE_LABELS | MP_RENDER_HIDE_AXES | MP_RENDER_HIDE_FREE |
+            MP_RENDER_HIDE_LINES;
+  with = draw (index, &o);
+  without = draw (bare, &o);
+  mp_render_layout (index, &o, W, H, &l);
+  /* inside the band, far above the 1.75 KiB of blocks: a faint tint */
+  mp_render_layout_to_device (&l, 1.5, 1 << 20, &x, &y);
+  assert_color (pixel (without, x, y), p->background);
+  assert_color (pixel (with, x, y), mix (p->background, p->foreground, 0.06));
+  /* its outline: the left edge at step 0, the top edge at 2 MiB */
+  mp_render_layout_to_device (&l, 0, 2 << 20, &x0, &top);
+  edge = pixel (with, round (x0), y);
+  g_assert_cmpfloat (edge.r + edge.g + edge.b, <, 1.5 * (p->background.r + p->background.g +
+                                                        p->background.b) / 3);
+  assert_color (pixel (without, round (x0), y), p->background);
+  edge = pixel (with, x, round (top));
+  g_assert_cmpfloat (edge.r + edge.g + edge.b, <, 1.5 * (p->background.r + p->background.g +
+                                                        p->background.b) / 3);
+  cairo_surface_destroy (with);
+  cairo_surface_destroy (without);
+
+  g_assert_true (mp_render_write_output (svg, MP_RENDER_FORMAT_SVG, &index, 1, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (svg, &length);
+  g_assert_nonnull (strstr (bytes, "xml:space=\"preserve\">segment</text>"));
+  g_free (bytes);
+  g_assert_true (mp_render_write_output (svg, MP_RENDER_FORMAT_SVG, &bare, 1, NULL, &out, 1600,
+                                         1000, &error));
+  bytes = read_all (svg, &length);
+  g_assert_null (strstr (bytes, ">segment</text>"));
+  g_free (bytes);
+  g_remove (svg);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -882,6 +950,7 @@ main (int argc, char **argv)
   FX ("/render/output/bad-path", test_bad_output);
   FX ("/render/output/pages", test_output);
   g_test_add_func ("/render/cli", test_cli);
+  g_test_add_func ("/render/timeline/segments", test_segments);
 #undef FX
   g_test_add_func ("/render/step-labels", test_step_labels);
   g_test_add_func ("/render/axis/value-ticks", test_value_ticks);

@@ -17,20 +17,6 @@ csv_field (const char *text)
   return g_strdelimit (g_strdup (text), ",\r\n", ';');
 }
 
-/* Names from the file reach the terminal: control characters as \xNN. */
-static char *
-terminal_text (const char *text)
-{
-  GString *s = g_string_new (NULL);
-
-  for (const char *p = text; *p; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      g_string_append_printf (s, "\\x%02x", (guchar) *p);
-    else
-      g_string_append_c (s, *p);
-  return g_string_free (s, FALSE);
-}
-
 static json_object *
 lines_array (const char *text)
 {
@@ -66,30 +52,6 @@ by_op_to_json (const MpTrace *trace)
       json_object_array_add (array, o);
     }
   return array;
-}
-
-/* A table, heaviest at the peak first: "which op owns the peak". */
-static char *
-by_op_to_text (const MpTrace *trace, const MpGraph *graph)
-{
-  g_autoptr (GArray) uses = mp_trace_by_op (trace);
-  g_autofree char   *peak = mp_format_bytes (trace->live_peak);
-  GString           *s = g_string_new (NULL);
-
-  g_string_append_printf (s, "%s: %s live at the peak (event %" G_GINT64_FORMAT ")\n\n",
-                          graph->name, peak, trace->peak_step);
-  g_string_append_printf (s, "%-40s %12s %12s %8s\n", "op", "at peak", "allocated",
-                          "allocs");
-  for (guint i = 0; i < uses->len; i++)
-    {
-      const MpTraceOpUse *u = &g_array_index (uses, MpTraceOpUse, i);
-      g_autofree char    *at = mp_format_bytes (u->at_peak);
-      g_autofree char    *all = mp_format_bytes (u->allocated);
-      g_autofree char    *op = terminal_text (u->op);
-
-      g_string_append_printf (s, "%-40s %12s %12s %8u\n", op, at, all, u->n_allocations);
-    }
-  return g_string_free (s, FALSE);
 }
 
 static char *
@@ -251,7 +213,7 @@ mp_cli_import (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
   if (by_op)
-    text = by_op_to_text (trace, w->graph);
+    text = mp_cli_by_op_table (trace);
   else if (format && g_str_equal (format, "csv"))
     text = trace_to_csv (trace, w->graph);
   else

@@ -62,9 +62,16 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                  "Refuse work estimated to need more than SIZE (512M, 8G; "
                                  "default: the memory available)", "SIZE" });
   if (flags & MP_CLI_DEVICE)
-    add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
-                                   "PyTorch trace or snapshot: the device to import, cuda:N or "
-                                   "cpu (default: the first CUDA device)", "DEV" });
+    {
+      add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
+                                     "PyTorch trace or snapshot: the device to import, cuda:N "
+                                     "or cpu (default: the first CUDA device)", "DEV" });
+      add_entry (e, (GOptionEntry) { "drop-pre-existing", 0, 0, G_OPTION_ARG_NONE,
+                                     &p->drop_pre_existing, "PyTorch trace or snapshot: leave "
+                                     "out blocks allocated before the trace began (by default "
+                                     "they are live from its start, as in PyTorch's memory "
+                                     "viewer)", NULL });
+    }
   if (flags & MP_CLI_MODEL)
     {
       add_entry (e, (GOptionEntry) { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &p->dims,
@@ -129,6 +136,7 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .plan_inputs = p->plan_inputs,
                                    .max_parallel_ops = (guint) p->max_parallel,
                                    .input.trace.device = p->device,
+                                   .input.trace.drop_pre_existing = p->drop_pre_existing,
                                    .input.onnx.dims = (const char *const *) p->dims,
                                    .input.onnx.views_as_copies = p->views_as_copies };
 }

@@ -71,6 +71,12 @@ mp_cli_plan (int argc, char **argv)
   g_autoptr (MpPlanRun) run = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autofree char *text = NULL;
+  gboolean         by_op = FALSE;
+  GOptionEntry     entries[] = {
+    { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op, "PyTorch trace or snapshot: after the table, "
+      "the bytes each op allocated and held at the peak, heaviest first", NULL },
+    { NULL }
+  };
 
   ctx = g_option_context_new ("FILE — plan a graph (JSON) or usage records (CSV)");
   g_option_context_set_summary (ctx, "Runs planners on FILE and reports arena, lower bound, ratio, "
@@ -83,6 +89,7 @@ mp_cli_plan (int argc, char **argv)
                                      "parallel groups for multistream).");
   mp_cli_add_planning (ctx, &planning, MP_CLI_ALL_PLANNING);
   mp_cli_add_output (ctx, &out, "table, json, csv");
+  g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out) ||
       !mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
@@ -91,9 +98,20 @@ mp_cli_plan (int argc, char **argv)
       mp_cli_error ("--format csv writes one plan: choose one planner with --planner");
       return MP_EXIT_BAD_INPUT;
     }
+  if (by_op && !mp_cli_output_is (&out, "table"))
+    {
+      mp_cli_error ("--by-op adds a table: it goes with --format table only");
+      return MP_EXIT_BAD_INPUT;
+    }
 
   if (!(w = mp_cli_open (argv[1], &planning)) || !mp_cli_check_plan_memory (&planning, w))
     return MP_EXIT_BAD_INPUT;
+  if (by_op && w->trace == NULL)
+    {
+      mp_cli_error ("%s: --by-op needs a PyTorch profiler trace or memory snapshot, and this is "
+                    "a %s", argv[1], mp_input_format_name (w->format));
+      return MP_EXIT_BAD_INPUT;
+    }
   if (!(run = mp_cli_run (w, &planning)))
     return MP_EXIT_FAILED;
 
@@ -112,6 +130,12 @@ mp_cli_plan (int argc, char **argv)
           g_string_append_printf (s, "%s: %" G_GUINT64_FORMAT " parameters (%s) in the model's "
                                   "initializers, outside the arena\n", w->graph->name, n_params,
                                   pb);
+        }
+      if (by_op)
+        {
+          g_autofree char *table = mp_cli_by_op_table (w->trace);
+
+          g_string_append_printf (s, "\n%s", table);
         }
       text = g_string_free (s, FALSE);
     }

@@ -220,6 +220,8 @@ mp_cli_render (int argc, char **argv)
     {
       all_valid &= ((MpPlan *) plans->pdata[i])->valid;
       g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
+      if (plans->pdata[i] == w->observed)
+        mp_render_index_set_segments (indices->pdata[i], w->trace);
     }
 
   if (height <= 0)

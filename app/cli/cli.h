@@ -70,6 +70,10 @@ gboolean mp_cli_check_double (const char *option, gdouble value, gdouble min, gd
 /* Parses "--planner a,b" or "all" into planner infos. */
 GPtrArray *mp_cli_planners (char **names, GError **error);
 
+/* The bytes each op of a trace allocated and held at its peak, heaviest at
+ * the peak first: import --by-op and plan --by-op (cli-by-op.c). */
+char *mp_cli_by_op_table (const MpTrace *trace);
+
 /* The planning options (cli-options.c), by concern. */
 typedef enum
 {
@@ -94,6 +98,7 @@ typedef struct
   char              *device;
   char             **dims;             /* ONNX: "NAME=VALUE" */
   gboolean           views_as_copies;
+  gboolean           drop_pre_existing; /* traces: leave out blocks from before the trace */
   GPtrArray         *infos;            /* const MpPlannerInfo *, after the check */
   char              *max_memory;       /* --max-memory SIZE, or NULL: the memory available */
   guint64            load_estimate;    /* what opening the input was estimated to take */
