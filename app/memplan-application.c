@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+#define G_SETTINGS_ENABLE_BACKEND
+#include <gio/gsettingsbackend.h>
+
 #include "color-scheme.h"
 #include "memplan-application.h"
 #include "memplan-window.h"
@@ -18,6 +21,7 @@ struct _MpApplication
   char          *theme;
   gboolean       shared_scale;
   MpScriptedRun  run;          /* what happens once it has planned */
+  GSettings     *settings;     /* NULL where the schema is not installed */
 };
 
 G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
@@ -35,22 +39,47 @@ mp_application_default_graph (void)
   return g_build_filename (dir && *dir ? dir : MEMPLAN_PKGDATADIR, "default.json", NULL);
 }
 
+static void
+unbind (MpApplication *self, MpWindow *window, const char *property)
+{
+  if (self->settings)
+    g_settings_unbind (window, property);
+}
+
 static MpWindow *
 new_window (MpApplication *self)
 {
   MpWindow *window = mp_window_new (GTK_APPLICATION (self));
   gboolean  first = gtk_application_get_windows (GTK_APPLICATION (self))->next == NULL;
 
+  if (self->settings)
+    mp_window_bind_settings (window, self->settings);
+  /* an option wins for this run and is not stored: unbound first */
   if (first)
     {
       if (self->run.width > 0 && self->run.height > 0)
-        gtk_window_set_default_size (GTK_WINDOW (window), self->run.width, self->run.height);
+        {
+          unbind (self, window, "default-width");
+          unbind (self, window, "default-height");
+          unbind (self, window, "maximized");
+          gtk_window_set_default_size (GTK_WINDOW (window), self->run.width, self->run.height);
+          gtk_window_unmaximize (GTK_WINDOW (window));
+        }
       if (self->color_by)
-        g_object_set (window, "color-by", self->color_by, NULL);
+        {
+          unbind (self, window, "color-by");
+          g_object_set (window, "color-by", self->color_by, NULL);
+        }
       if (self->shared_scale)
-        g_object_set (window, "shared-scale", TRUE, NULL);
+        {
+          unbind (self, window, "shared-scale");
+          g_object_set (window, "shared-scale", TRUE, NULL);
+        }
       if (self->planners)
-        mp_window_set_planners (window, (const char * const *) self->planners);
+        {
+          unbind (self, window, "planners");
+          mp_window_set_planners (window, (const char * const *) self->planners);
+        }
       mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -116,6 +145,47 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer data)
     }
 }
 
+/* Scripted runs (a screenshot, a benchmark) neither read nor write what the
+ * user set: their pictures and figures are the same on every machine. */
+static GSettings *
+open_settings (MpApplication *self)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema = NULL;
+
+  if (source)
+    schema = g_settings_schema_source_lookup (source, MP_APPLICATION_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_debug ("no %s settings schema installed: nothing is remembered", MP_APPLICATION_ID);
+      return NULL;
+    }
+  if (self->run.screenshot || self->run.hover || self->run.benchmark)
+    {
+      g_autoptr (GSettingsBackend) memory = g_memory_settings_backend_new ();
+
+      return g_settings_new_full (schema, memory, NULL);
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+static void
+apply_theme (MpApplication *self)
+{
+  GtkSettings     *gtk = gtk_settings_get_default ();
+  g_autofree char *theme = self->settings ? g_settings_get_string (self->settings, "theme")
+                                          : g_strdup ("system");
+
+  if (g_str_equal (theme, "system"))
+    mp_color_scheme_follow (gtk);
+  else
+    {
+      /* stop following the desktop (the portal proxy color-scheme.c keeps) */
+      g_object_set_data (G_OBJECT (gtk), "memplan-portal", NULL);
+      g_object_set (gtk, "gtk-application-prefer-dark-theme", g_str_equal (theme, "dark"), NULL);
+    }
+}
+
 static void
 mp_application_startup (GApplication *app)
 {
@@ -143,12 +213,21 @@ mp_application_startup (GApplication *app)
                                               GTK_STYLE_PROVIDER (provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
+  self->settings = open_settings (self);
   settings = gtk_settings_get_default ();
+  if (self->settings)
+    {
+      g_autoptr (GAction) theme = g_settings_create_action (self->settings, "theme");
+
+      g_action_map_add_action (G_ACTION_MAP (app), theme);
+      g_signal_connect_swapped (self->settings, "changed::theme", G_CALLBACK (apply_theme), self);
+    }
+  /* --theme wins over the stored one for this run */
   if (self->theme)
     g_object_set (settings, "gtk-application-prefer-dark-theme",
                   g_str_equal (self->theme, "dark"), NULL);
   else
-    mp_color_scheme_follow (settings);
+    apply_theme (self);
 }
 
 static gint
@@ -267,6 +346,7 @@ mp_application_finalize (GObject *object)
   g_strfreev (self->planners);
   g_free (self->color_by);
   g_free (self->theme);
+  g_clear_object (&self->settings);
   mp_scripted_run_clear (&self->run);
   G_OBJECT_CLASS (mp_application_parent_class)->finalize (object);
 }

@@ -21,6 +21,7 @@ enum
   PROP_COLOR_BY,
   PROP_SHARED_SCALE,
   PROP_TIME_BUDGET,
+  PROP_PLANNERS,
   N_PROPS
 };
 
@@ -339,6 +340,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
         {
           gtk_info_bar_set_revealed (self->error_bar, FALSE);
           show_plan_set (self, set, new_graph);
+          if (self->opening)
+            mp_window_note_opened (self);
           if (self->reloading)
             {
               g_autofree char *name = g_file_get_parse_name (self->file);
@@ -352,8 +355,14 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_notice (self, "Planning cancelled: the panes show the last finished plans.");
       else
-        show_error (self, error->message);
+        {
+          /* a file that can no longer be read leaves Open Recent */
+          if (self->opening && g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO))
+            mp_window_forget_recent (self);
+          show_error (self, error->message);
+        }
       self->reloading = FALSE;
+      self->opening = FALSE;
       update_status (self);
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
@@ -548,6 +557,7 @@ mp_window_open (MpWindow *self, GFile *file)
   self->reloading = FALSE;
   self->search_from = 0;
   mp_window_start_build (self, TRUE);
+  self->opening = TRUE;
 }
 
 MpPlanSet *
@@ -612,6 +622,7 @@ planner_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
     g_hash_table_add (self->enabled, (gpointer) info->name);
   else
     g_hash_table_remove (self->enabled, info->name);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
   mp_window_start_build (self, FALSE);
 }
 
@@ -653,6 +664,7 @@ mp_window_set_planners (MpWindow *self, const char * const *planners)
         g_hash_table_add (self->enabled, (gpointer) infos[i].name);
       g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
     }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
   mp_window_start_build (self, FALSE);
 }
 
@@ -850,6 +862,18 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_TIME_BUDGET:
       g_value_set_uint (value, self->time_budget);
       break;
+    case PROP_PLANNERS:
+      /* every planner is the empty list, as the planners key has it */
+      {
+        guint n;
+
+        mp_planners (&n);
+        if (g_hash_table_size (self->enabled) == n)
+          g_value_take_boxed (value, g_new0 (char *, 1));
+        else
+          g_value_take_boxed (value, enabled_planners (self));
+      }
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -885,6 +909,13 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
               mp_window_start_build (self, FALSE);
             }
         }
+      break;
+    case PROP_PLANNERS:
+      {
+        const char * const *names = g_value_get_boxed (value);
+
+        mp_window_set_planners (self, names && names[0] ? names : NULL);
+      }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -931,6 +962,7 @@ mp_window_dispose (GObject *object)
   g_clear_object (&self->planner_actions);
   g_clear_pointer (&self->enabled, g_hash_table_unref);
   g_clear_object (&self->state);
+  g_clear_object (&self->settings);
   G_OBJECT_CLASS (mp_window_parent_class)->dispose (object);
 }
 
@@ -958,6 +990,10 @@ mp_window_class_init (MpWindowClass *klass)
   properties[PROP_TIME_BUDGET] =
     g_param_spec_uint ("time-budget", NULL, NULL, 1, 3600, MP_WINDOW_DEFAULT_TIME_BUDGET,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the planners run, by name; empty: every planner */
+  properties[PROP_PLANNERS] =
+    g_param_spec_boxed ("planners", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (MP_TYPE_SUMMARY_TABLE);
@@ -987,6 +1023,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, notebook);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, summary_table);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, recent_section);
 
   gtk_widget_class_bind_template_callback (widget_class, planner_selected);
   gtk_widget_class_bind_template_callback (widget_class, cursor_adjustment_changed);

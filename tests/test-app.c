@@ -953,6 +953,85 @@ test_application (void)
   g_test_trap_assert_passed ();
 }
 
+static gboolean
+window_idle (gpointer data)
+{
+  return !mp_window_get_busy (data);
+}
+
+/* What the user chose survives a restart: one window changes it and goes,
+ * the next one (a new run of the app, the same settings) comes up with it.
+ * The tests' settings are kept in memory (GSETTINGS_BACKEND=memory). */
+static void
+test_settings_restart (void)
+{
+  g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
+  g_autofree char *path = data_path ("teaching.json");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+  const char      *chosen[] = { "naive", "greedy-by-size", NULL };
+  MpWindow        *win = mp_window_new (NULL);
+  g_auto (GStrv) stored = NULL;
+  g_auto (GStrv) recent = NULL;
+  g_autofree char *color = NULL;
+  gboolean         shared;
+  guint            budget;
+  int              w, h;
+
+  mp_window_bind_settings (win, settings);
+  gtk_window_set_default_size (GTK_WINDOW (win), 1100, 720);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_set_planners (win, chosen);
+  mp_window_open (win, file);
+  run_until (window_ready, win);
+  g_object_set (win, "color-by", "stream", "shared-scale", TRUE, "time-budget", 30u, NULL);
+  run_until (window_idle, win);
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  stored = g_settings_get_strv (settings, "planners");
+  g_assert_cmpuint (g_strv_length (stored), ==, 2);
+  g_assert_cmpstr (stored[0], ==, "naive");
+  g_assert_cmpstr (stored[1], ==, "greedy-by-size");
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1100);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 720);
+  g_assert_cmpfloat (g_settings_get_double (settings, "optimal-time-budget"), ==, 30.0);
+  recent = g_settings_get_strv (settings, "recent-files");
+  g_assert_cmpstr (recent[0], ==, uri);
+
+  /* the next run */
+  win = mp_window_new (NULL);
+  mp_window_bind_settings (win, settings);
+  gtk_window_get_default_size (GTK_WINDOW (win), &w, &h);
+  g_assert_cmpint (w, ==, 1100);
+  g_assert_cmpint (h, ==, 720);
+  g_object_get (win, "color-by", &color, "shared-scale", &shared, "time-budget", &budget, NULL);
+  g_assert_cmpstr (color, ==, "stream");
+  g_assert_true (shared);
+  g_assert_cmpuint (budget, ==, 30);
+  g_assert_true (mp_window_get_planner_enabled (win, "naive"));
+  g_assert_true (mp_window_get_planner_enabled (win, "greedy-by-size"));
+  g_assert_false (mp_window_get_planner_enabled (win, "optimal"));
+  /* Open Recent opens the file the last run had */
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.open-recent", "s", uri));
+  run_until (window_ready, win);
+  g_assert_cmpstr (mp_plan_set_get_path (mp_window_get_plan_set (win)), ==, path);
+  g_assert_cmpuint (mp_plan_set_get_n_plans (mp_window_get_plan_set (win)), ==, 2);
+
+  /* every planner again is stored as the empty list */
+  mp_window_set_planners (win, NULL);
+  g_clear_pointer (&stored, g_strfreev);
+  stored = g_settings_get_strv (settings, "planners");
+  g_assert_cmpuint (g_strv_length (stored), ==, 0);
+  run_until (window_idle, win);
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_settings_reset (settings, "planners");
+  g_settings_reset (settings, "color-by");
+  g_settings_reset (settings, "shared-scale");
+  g_settings_reset (settings, "optimal-time-budget");
+  g_settings_reset (settings, "recent-files");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -981,5 +1060,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/fits-1280x800", test_fits_small_screen);
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
+  g_test_add_func ("/app/settings/restart", test_settings_restart);
   return g_test_run ();
 }
