@@ -60,6 +60,9 @@ struct _MpWindow
   gboolean         opening;        /* it is mp_window_open's: the file joins Open Recent */
   guint            time_budget;    /* optimal: seconds */
   const char      *replan;         /* a planner to run again at the next build, or NULL */
+  GStrv            dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
+  GtkWidget       *dims_bar;       /* asks for them (a GtkInfoBar), or NULL */
+  GtkWidget       *dims_form;      /* in dims_bar */
   GSettings       *settings;       /* bound by mp_window_bind_settings, or NULL */
   GMenu           *recent_section; /* Open Recent, from the recent-files key */
 };

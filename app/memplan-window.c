@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "dims-form.h"
 #include "live-list.h"
 #include "memory-strip.h"
 #include "summary-words.h"
@@ -324,6 +325,85 @@ build_call_free (gpointer data)
 }
 
 static void
+dims_bar_clear (MpWindow *self)
+{
+  if (self->dims_bar)
+    gtk_box_remove (GTK_BOX (gtk_widget_get_parent (self->dims_bar)), self->dims_bar);
+  self->dims_bar = NULL;
+  self->dims_form = NULL;
+}
+
+static void
+dims_bar_response (GtkInfoBar *bar, int response, MpWindow *self)
+{
+  if (response != GTK_RESPONSE_OK)
+    {
+      dims_bar_clear (self);
+      return;
+    }
+  g_strfreev (self->dims);
+  self->dims = mp_dims_form_get_bindings (MP_DIMS_FORM (self->dims_form));
+  dims_bar_clear (self);
+  self->opening = TRUE;
+  mp_window_start_build (self, TRUE);
+}
+
+static void
+dims_form_activate (MpWindow *self)
+{
+  gtk_info_bar_response (GTK_INFO_BAR (self->dims_bar), GTK_RESPONSE_OK);
+}
+
+/* An ONNX model that needs its symbolic dimensions bound: ask for them
+ * instead of showing the loader's error (which names them for the CLI). */
+static gboolean
+ask_dims (MpWindow *self, const GError *error)
+{
+  g_autofree char *path = self->file ? g_file_get_path (self->file) : NULL;
+  g_auto (GStrv) names = NULL;
+  guint            unbound = 0;
+
+  if (path == NULL || !g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID) ||
+      !mp_onnx_sniff_file (path) || !(names = mp_onnx_symbolic_dims (path, NULL)))
+    return FALSE;
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *prefix = g_strconcat (names[i], "=", NULL);
+      gboolean         bound = FALSE;
+
+      for (guint j = 0; self->dims && self->dims[j] && !bound; j++)
+        bound = g_str_has_prefix (self->dims[j], prefix);
+      unbound += !bound;
+    }
+  /* every name has a value and it still fails: the error says why */
+  if (unbound == 0)
+    return FALSE;
+  dims_bar_clear (self);
+  gtk_info_bar_set_revealed (self->error_bar, FALSE);
+  self->dims_form = mp_dims_form_new ((const char * const *) names,
+                                      (const char * const *) self->dims);
+  self->dims_bar = gtk_info_bar_new ();
+  gtk_info_bar_set_message_type (GTK_INFO_BAR (self->dims_bar), GTK_MESSAGE_QUESTION);
+  gtk_info_bar_add_child (GTK_INFO_BAR (self->dims_bar), self->dims_form);
+  gtk_info_bar_add_button (GTK_INFO_BAR (self->dims_bar), "_Open", GTK_RESPONSE_OK);
+  gtk_info_bar_set_show_close_button (GTK_INFO_BAR (self->dims_bar), TRUE);
+  g_signal_connect (self->dims_bar, "response", G_CALLBACK (dims_bar_response), self);
+  g_signal_connect_swapped (self->dims_form, "activate", G_CALLBACK (dims_form_activate), self);
+  gtk_widget_insert_after (self->dims_bar, gtk_widget_get_parent (GTK_WIDGET (self->error_bar)),
+                           GTK_WIDGET (self->error_bar));
+  gtk_label_set_text (self->empty_label, "Give the model's dimensions above and press Open.");
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+  return TRUE;
+}
+
+GtkWidget *
+mp_window_get_dims_form (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->dims_form;
+}
+
+static void
 build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   BuildCall *call = user_data;
@@ -359,7 +439,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
           /* a file that can no longer be read leaves Open Recent */
           if (self->opening && g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO))
             mp_window_forget_recent (self);
-          show_error (self, error->message);
+          if (!ask_dims (self, error))
+            show_error (self, error->message);
         }
       self->reloading = FALSE;
       self->opening = FALSE;
@@ -401,7 +482,8 @@ mp_window_start_build (MpWindow *self, gboolean load)
   g_autoptr (MpPlanSet) base = NULL;
   BuildCall       *call;
   BuildCall       *progress;
-  MpPlanSetOptions options = { .time_budget = self->time_budget };
+  MpPlanSetOptions options = { .time_budget = self->time_budget,
+                               .dims = (const char * const *) self->dims };
 
   if (load && self->file == NULL)
     return;
@@ -554,6 +636,9 @@ mp_window_open (MpWindow *self, GFile *file)
   else
     g_debug ("no file monitor: %s", error->message);
   gtk_info_bar_set_revealed (self->notice_bar, FALSE);
+  /* a new file: its own dimensions, asked again if it has any */
+  g_clear_pointer (&self->dims, g_strfreev);
+  dims_bar_clear (self);
   self->reloading = FALSE;
   self->search_from = 0;
   mp_window_start_build (self, TRUE);
@@ -963,6 +1048,7 @@ mp_window_dispose (GObject *object)
   g_clear_pointer (&self->enabled, g_hash_table_unref);
   g_clear_object (&self->state);
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->dims, g_strfreev);
   G_OBJECT_CLASS (mp_window_parent_class)->dispose (object);
 }
 

@@ -44,6 +44,10 @@ void         mp_window_show_notice         (MpWindow *self, const char *message)
  * now and stored on every change. g_settings_unbind a property to let a
  * command-line option override it for this run without storing it. */
 void         mp_window_bind_settings       (MpWindow *self, GSettings *settings);
+/* The form asking an ONNX model's symbolic dimensions (MpDimsForm, inside a
+ * GtkInfoBar whose GTK_RESPONSE_OK opens the model with them), or NULL when
+ * none is shown. */
+GtkWidget   *mp_window_get_dims_form       (MpWindow *self);
 /* Sets the shortcuts of the window's actions (memplan-window-actions.c). */
 void         mp_window_add_accels          (GtkApplication *application);
 /* Export, save and screenshots: window-export.h. */

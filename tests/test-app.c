@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 
+#include "dims-form.h"
 #include "memplan-application.h"
 #include "memplan-window.h"
 #include "live-list.h"
@@ -34,8 +35,9 @@ window_ready (gpointer data)
   return TRUE;
 }
 
+/* A window opening path, not waited for. */
 static MpWindow *
-open_window (const char *path)
+start_window (const char *path)
 {
   MpWindow *win = mp_window_new (NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
@@ -43,6 +45,14 @@ open_window (const char *path)
   gtk_window_set_default_size (GTK_WINDOW (win), 1280, 860);
   gtk_window_present (GTK_WINDOW (win));
   mp_window_open (win, file);
+  return win;
+}
+
+static MpWindow *
+open_window (const char *path)
+{
+  MpWindow *win = start_window (path);
+
   run_until (window_ready, win);
   return win;
 }
@@ -1032,6 +1042,56 @@ test_settings_restart (void)
   g_settings_reset (settings, "recent-files");
 }
 
+/* An ONNX model with symbolic dimensions asks for them instead of failing,
+ * then opens with them: the lower bound test-onnx.c checks at batch=8
+ * seq=128. */
+static void
+test_onnx_dims (void)
+{
+  g_autofree char *path = data_path ("onnx/encoder-2x256.onnx");
+  MpWindow        *win = start_window (path);
+  GtkWidget       *form;
+  g_auto (GStrv) bindings = NULL;
+  MpPlanSet       *set;
+
+  run_until (window_idle, win);
+  g_assert_null (mp_window_get_plan_set (win));
+  if (mp_window_get_error (win) && strstr (mp_window_get_error (win), "without ONNX support"))
+    {
+      g_test_skip ("built without ONNX support (-Donnx)");
+      gtk_window_destroy (GTK_WINDOW (win));
+      return;
+    }
+  g_assert_null (mp_window_get_error (win));
+  form = mp_window_get_dims_form (win);
+  g_assert_true (MP_IS_DIMS_FORM (form));
+  g_assert_true (gtk_widget_get_mapped (form));
+  bindings = mp_dims_form_get_bindings (MP_DIMS_FORM (form));
+  g_assert_cmpstr (bindings[0], ==, "batch=1");
+  g_assert_cmpstr (bindings[1], ==, "seq=1");
+  g_assert_null (bindings[2]);
+  g_assert_false (mp_dims_form_set_value (MP_DIMS_FORM (form), "heads", 8));
+  g_assert_true (mp_dims_form_set_value (MP_DIMS_FORM (form), "batch", 8));
+  g_assert_true (mp_dims_form_set_value (MP_DIMS_FORM (form), "seq", 128));
+  /* what the bar's Open button does */
+  gtk_info_bar_response (GTK_INFO_BAR (gtk_widget_get_ancestor (form, GTK_TYPE_INFO_BAR)),
+                         GTK_RESPONSE_OK);
+  g_assert_null (mp_window_get_dims_form (win));
+  run_until (window_ready, win);
+  set = mp_window_get_plan_set (win);
+  g_assert_nonnull (set);
+  g_assert_null (mp_window_get_error (win));
+  g_assert_cmpuint (mp_plan_set_get_lifetimes (set)->lower_bound, ==, 9437184);
+  g_assert_cmpuint (mp_plan_set_get_n_plans (set), ==, n_planners ());
+  /* a reload keeps the bindings */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.reload", NULL));
+  run_until (window_ready, win);
+  g_assert_null (mp_window_get_dims_form (win));
+  g_assert_cmpuint (mp_plan_set_get_lifetimes (mp_window_get_plan_set (win))->lower_bound, ==,
+                    9437184);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1061,5 +1121,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   g_test_add_func ("/app/settings/restart", test_settings_restart);
+  g_test_add_func ("/app/window/onnx-dims", test_onnx_dims);
   return g_test_run ();
 }
