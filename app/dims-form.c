@@ -39,15 +39,16 @@ bound_value (const char * const *bound, const char *name)
 }
 
 GtkWidget *
-mp_dims_form_new (const char * const *names, const char * const *bound)
+mp_dims_form_new (const char *file_name, const char * const *names, const char * const *bound)
 {
+  g_autofree char *text = g_strdup_printf ("%s has symbolic dimensions: give each a value.",
+                                           file_name);
   MpDimsForm *self = g_object_new (MP_TYPE_DIMS_FORM, "orientation", GTK_ORIENTATION_HORIZONTAL,
                                    "spacing", 6, NULL);
 
   g_return_val_if_fail (names != NULL, NULL);
 
-  gtk_box_append (GTK_BOX (self), gtk_label_new ("This model's shapes have symbolic "
-                                                 "dimensions: give each a value."));
+  gtk_box_append (GTK_BOX (self), gtk_label_new (text));
   for (guint i = 0; names[i]; i++)
     {
       GtkWidget *label = gtk_label_new (names[i]);

@@ -13,7 +13,8 @@ G_DECLARE_FINAL_TYPE (MpDimsForm, mp_dims_form, MP, DIMS_FORM, GtkBox)
 /* Emits "activate" when Enter is pressed in a spin button.
  * bound: "NAME=VALUE" strings already given (their values fill the form),
  * or NULL. */
-GtkWidget *mp_dims_form_new          (const char * const *names,
+GtkWidget *mp_dims_form_new          (const char         *file_name,
+                                      const char * const *names,
                                       const char * const *bound);
 /* FALSE when the form has no dimension of that name. */
 gboolean   mp_dims_form_set_value    (MpDimsForm *self, const char *name, guint value);

@@ -2,9 +2,7 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include <stdio.h>
-
-#define G_SETTINGS_ENABLE_BACKEND
-#include <gio/gsettingsbackend.h>
+#include <string.h>
 
 #include "color-scheme.h"
 #include "memplan-application.h"
@@ -17,6 +15,7 @@ struct _MpApplication
 
   /* command-line options for the first window */
   GStrv          planners;
+  GStrv          dims;         /* --dim NAME=VALUE: the ONNX model's dimensions */
   char          *color_by;
   char          *theme;
   gboolean       shared_scale;
@@ -80,6 +79,8 @@ new_window (MpApplication *self)
           unbind (self, window, "planners");
           mp_window_set_planners (window, (const char * const *) self->planners);
         }
+      if (self->dims)
+        mp_window_set_dims (window, (const char * const *) self->dims);
       mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -146,25 +147,22 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer data)
 }
 
 /* Scripted runs (a screenshot, a benchmark) neither read nor write what the
- * user set: their pictures and figures are the same on every machine. */
+ * user set, nor the recent files: their pictures and figures are the same on
+ * every machine. */
 static GSettings *
 open_settings (MpApplication *self)
 {
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr (GSettingsSchema) schema = NULL;
 
+  if (self->run.screenshot || self->run.hover || self->run.benchmark)
+    return NULL;
   if (source)
     schema = g_settings_schema_source_lookup (source, MP_APPLICATION_ID, TRUE);
   if (schema == NULL)
     {
       g_debug ("no %s settings schema installed: nothing is remembered", MP_APPLICATION_ID);
       return NULL;
-    }
-  if (self->run.screenshot || self->run.hover || self->run.benchmark)
-    {
-      g_autoptr (GSettingsBackend) memory = g_memory_settings_backend_new ();
-
-      return g_settings_new_full (schema, memory, NULL);
     }
   return g_settings_new_full (schema, NULL, NULL);
 }
@@ -282,6 +280,20 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
       if (self->planners[0] == NULL)
         g_clear_pointer (&self->planners, g_strfreev);
     }
+  g_variant_dict_lookup (options, "dim", "^as", &self->dims);
+  for (guint i = 0; self->dims && self->dims[i]; i++)
+    {
+      const char *eq = strchr (self->dims[i], '=');
+      guint64     value;
+
+      if (eq == NULL || eq == self->dims[i] ||
+          !g_ascii_string_to_unsigned (eq + 1, 10, 1, G_MAXINT64, &value, NULL))
+        {
+          g_printerr ("memplan: --dim '%s': expected NAME=VALUE with VALUE a positive "
+                      "integer\n", self->dims[i]);
+          return 2;
+        }
+    }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
   g_variant_dict_lookup (options, "step", "i", &self->run.step);
   if (g_variant_dict_lookup (options, "step-through", "s", &self->run.step_through) &&
@@ -344,6 +356,7 @@ mp_application_finalize (GObject *object)
   MpApplication *self = MP_APPLICATION (object);
 
   g_strfreev (self->planners);
+  g_strfreev (self->dims);
   g_free (self->color_by);
   g_free (self->theme);
   g_clear_object (&self->settings);
@@ -370,6 +383,9 @@ mp_application_init (MpApplication *self)
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, NULL,
       "Planners to run, repeatable or comma-separated (default: all)", "NAME" },
     { "color-by", 0, 0, G_OPTION_ARG_STRING, NULL, "Colour by kind, op, stream or size", "KEY" },
+    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "Bind an ONNX model's symbolic dimension, repeatable (else the window asks)",
+      "NAME=VALUE" },
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, NULL, "One address scale for every plan", NULL },
     { "select", 0, 0, G_OPTION_ARG_STRING, NULL, "Select a tensor (or an op) by name",
       "NAME" },

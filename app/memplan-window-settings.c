@@ -72,18 +72,18 @@ mp_window_note_opened (MpWindow *self)
 {
   g_autofree char *uri = NULL;
 
-  if (self->file == NULL)
+  g_auto (GStrv) old = NULL;
+  g_auto (GStrv) list = NULL;
+
+  /* a window bound to no settings (a scripted run, a test) remembers nothing */
+  if (self->file == NULL || self->settings == NULL)
     return;
   uri = g_file_get_uri (self->file);
   /* the desktop's list (file choosers, the shell) and memplan's own menu */
   gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
-  if (self->settings)
-    {
-      g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-files");
-      g_auto (GStrv) list = mp_recent_list_push ((const char * const *) old, uri, MP_RECENT_MAX);
-
-      g_settings_set_strv (self->settings, "recent-files", (const char * const *) list);
-    }
+  old = g_settings_get_strv (self->settings, "recent-files");
+  list = mp_recent_list_push ((const char * const *) old, uri, MP_RECENT_MAX);
+  g_settings_set_strv (self->settings, "recent-files", (const char * const *) list);
 }
 
 void

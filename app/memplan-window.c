@@ -361,6 +361,8 @@ ask_dims (MpWindow *self, const GError *error)
 {
   g_autofree char *path = self->file ? g_file_get_path (self->file) : NULL;
   g_auto (GStrv) names = NULL;
+  g_autofree char *base = NULL;
+  GtkWidget       *open_button;
   guint            unbound = 0;
 
   if (path == NULL || !g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID) ||
@@ -380,12 +382,14 @@ ask_dims (MpWindow *self, const GError *error)
     return FALSE;
   dims_bar_clear (self);
   gtk_info_bar_set_revealed (self->error_bar, FALSE);
-  self->dims_form = mp_dims_form_new ((const char * const *) names,
+  base = g_path_get_basename (path);
+  self->dims_form = mp_dims_form_new (base, (const char * const *) names,
                                       (const char * const *) self->dims);
   self->dims_bar = gtk_info_bar_new ();
   gtk_info_bar_set_message_type (GTK_INFO_BAR (self->dims_bar), GTK_MESSAGE_QUESTION);
   gtk_info_bar_add_child (GTK_INFO_BAR (self->dims_bar), self->dims_form);
-  gtk_info_bar_add_button (GTK_INFO_BAR (self->dims_bar), "_Open", GTK_RESPONSE_OK);
+  open_button = gtk_info_bar_add_button (GTK_INFO_BAR (self->dims_bar), "_Open", GTK_RESPONSE_OK);
+  gtk_widget_add_css_class (open_button, "suggested-action");
   gtk_info_bar_set_show_close_button (GTK_INFO_BAR (self->dims_bar), TRUE);
   g_signal_connect (self->dims_bar, "response", G_CALLBACK (dims_bar_response), self);
   g_signal_connect_swapped (self->dims_form, "activate", G_CALLBACK (dims_form_activate), self);
@@ -394,6 +398,15 @@ ask_dims (MpWindow *self, const GError *error)
   gtk_label_set_text (self->empty_label, "Give the model's dimensions above and press Open.");
   gtk_stack_set_visible_child_name (self->stack, "empty");
   return TRUE;
+}
+
+void
+mp_window_set_dims (MpWindow *self, const char * const *dims)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+
+  g_strfreev (self->dims);
+  self->dims = g_strdupv ((char **) dims);
 }
 
 GtkWidget *
@@ -625,6 +638,11 @@ mp_window_open (MpWindow *self, GFile *file)
   g_return_if_fail (MP_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  /* another file: its own dimensions, asked again if it has any; those
+   * given before the first file (--dim) are that file's */
+  if (self->file && !g_file_equal (self->file, file))
+    g_clear_pointer (&self->dims, g_strfreev);
+  dims_bar_clear (self);
   g_set_object (&self->file, file);
   g_clear_handle_id (&self->reload_source, g_source_remove);
   if (self->monitor)
@@ -636,9 +654,6 @@ mp_window_open (MpWindow *self, GFile *file)
   else
     g_debug ("no file monitor: %s", error->message);
   gtk_info_bar_set_revealed (self->notice_bar, FALSE);
-  /* a new file: its own dimensions, asked again if it has any */
-  g_clear_pointer (&self->dims, g_strfreev);
-  dims_bar_clear (self);
   self->reloading = FALSE;
   self->search_from = 0;
   mp_window_start_build (self, TRUE);

@@ -44,6 +44,9 @@ void         mp_window_show_notice         (MpWindow *self, const char *message)
  * now and stored on every change. g_settings_unbind a property to let a
  * command-line option override it for this run without storing it. */
 void         mp_window_bind_settings       (MpWindow *self, GSettings *settings);
+/* Binds an ONNX model's symbolic dimensions ("NAME=VALUE", as --dim) for the
+ * file opened next; opening another file forgets them. */
+void         mp_window_set_dims            (MpWindow *self, const char * const *dims);
 /* The form asking an ONNX model's symbolic dimensions (MpDimsForm, inside a
  * GtkInfoBar whose GTK_RESPONSE_OK opens the model with them), or NULL when
  * none is shown. */

@@ -894,6 +894,44 @@ test_command_line (void)
     g_assert_cmpint (WEXITSTATUS (status), ==, 2);
     g_assert_nonnull (strstr (err, "unknown planner 'bogus'"));
   }
+  g_clear_pointer (&err, g_free);
+  {
+    /* an ONNX model's dimensions on the command line, as memplan-cli's */
+    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    const char      *argv[] = { exe, "--screenshot", shot, "--dim", "batch", encoder, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "--dim 'batch': expected NAME=VALUE"));
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    /* unbound, a screenshot run photographs the form and says why it failed */
+    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    const char      *argv[] = { exe, "--screenshot", shot, encoder, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "symbolic dimensions: bind each with --dim NAME=VALUE"));
+    assert_file_starts (shot, "\x89PNG", 4);
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    /* a screenshot run writes no settings: a keyfile backend stays empty */
+    g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "GSETTINGS_BACKEND", "keyfile",
+                                           TRUE);
+    g_autofree char *keyfile = g_build_filename (dir, "glib-2.0", "settings", "keyfile", NULL);
+    const char      *argv[] = { exe, "--screenshot", shot, "--planner", "naive", "--size",
+                                "900x600", "--color-by", "op", graph, NULL };
+
+    env = g_environ_setenv (env, "XDG_CONFIG_HOME", dir, TRUE);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_false (g_file_test (keyfile, G_FILE_TEST_EXISTS));
+  }
   g_unlink (shot);
   g_rmdir (dir);
 }
@@ -1007,6 +1045,7 @@ test_settings_restart (void)
   g_assert_cmpfloat (g_settings_get_double (settings, "optimal-time-budget"), ==, 30.0);
   recent = g_settings_get_strv (settings, "recent-files");
   g_assert_cmpstr (recent[0], ==, uri);
+  g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
 
   /* the next run */
   win = mp_window_new (NULL);
@@ -1095,6 +1134,11 @@ test_onnx_dims (void)
 int
 main (int argc, char **argv)
 {
+  g_autofree char *data_home = g_dir_make_tmp ("memplan-test-data-XXXXXX", NULL);
+  int              status;
+
+  /* GtkRecentManager writes under the user's data folder: a scratch one */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
   /* gtk_init would abort without a display: report a skipped plan instead */
   if (!gtk_init_check ())
     {
@@ -1122,5 +1166,12 @@ main (int argc, char **argv)
   g_test_add_func ("/app/application", test_application);
   g_test_add_func ("/app/settings/restart", test_settings_restart);
   g_test_add_func ("/app/window/onnx-dims", test_onnx_dims);
-  return g_test_run ();
+  status = g_test_run ();
+  {
+    g_autofree char *xbel = g_build_filename (data_home, "recently-used.xbel", NULL);
+
+    g_unlink (xbel);
+    g_rmdir (data_home);
+  }
+  return status;
 }
