@@ -945,6 +945,15 @@ app_window_ready (gpointer data)
   return win && MP_IS_WINDOW (win) && window_ready (win);
 }
 
+static gboolean
+prefers_dark (gpointer data)
+{
+  gboolean dark;
+
+  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  return dark;
+}
+
 static void
 app_started (GApplication *app, gpointer data)
 {
@@ -970,6 +979,17 @@ app_started (GApplication *app, gpointer data)
                                                                        "win.export-view");
 
     g_assert_cmpstr (accels[0], ==, "<Control>e");
+  }
+
+  /* the Theme menu: stored, and applied at once */
+  g_action_group_change_action_state (G_ACTION_GROUP (app), "theme",
+                                      g_variant_new_string ("dark"));
+  run_until (prefers_dark, NULL);
+  {
+    g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
+    g_autofree char *theme = g_settings_get_string (settings, "theme");
+
+    g_assert_cmpstr (theme, ==, "dark");
   }
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
