@@ -617,6 +617,28 @@ infer_shapes (Loader *l, const char *data, gsize length, GError **error)
 }
 
 static void
+loader_init (Loader *l, const char *path)
+{
+  *l = (Loader) {
+    .path = path,
+    .bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .types = g_hash_table_new (g_str_hash, g_str_equal),
+    .makers = g_hash_table_new (g_str_hash, g_str_equal),
+    .functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+  };
+}
+
+static gboolean
+check_sniff (const char *data, gsize length, const char *path, GError **error)
+{
+  if (mp_onnx_sniff (data, length))
+    return TRUE;
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                     "not an ONNX model (it does not start like a serialized ONNX ModelProto)");
+  return FALSE;
+}
+
+static void
 loader_clear (Loader *l)
 {
   if (l->model)
@@ -646,27 +668,16 @@ MpGraph *
 mp_onnx_parse (const char *data, gsize length, const char *path, const MpOnnxOptions *options,
                GError **error)
 {
-  Loader l = {
-    .path = path,
-    .views_as_copies = options && options->views_as_copies,
-    .bindings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
-    .types = g_hash_table_new (g_str_hash, g_str_equal),
-    .makers = g_hash_table_new (g_str_hash, g_str_equal),
-    .functions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-  };
+  Loader l;
   g_autoptr (MpGraph) graph = NULL;
   gboolean ok;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  if (!mp_onnx_sniff (data, length))
-    {
-      loader_clear (&l);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                         "not an ONNX model (it does not start like a serialized ONNX "
-                         "ModelProto)");
-      return NULL;
-    }
+  if (!check_sniff (data, length, path, error))
+    return NULL;
+  loader_init (&l, path);
+  l.views_as_copies = options && options->views_as_copies;
   ok = parse_bindings (&l, options ? options->dims : NULL, error) &&
        unpack_model (&l, data, length, error) &&
        (!needs_inference (&l) || infer_shapes (&l, data, length, error));
@@ -695,4 +706,52 @@ mp_onnx_load (const char *path, const MpOnnxOptions *options, GError **error)
   if (!mp_read_file (path, &contents, &length, error))
     return NULL;
   return mp_onnx_parse (contents, length, path, options, error);
+}
+
+static void
+add_dim_names (Onnx__ValueInfoProto *const *infos, gsize n, GHashTable *seen, GPtrArray *names)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const Onnx__TypeProto *type = infos[i]->type;
+
+      if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+          type->tensor_type->shape == NULL)
+        continue;
+      for (gsize d = 0; d < type->tensor_type->shape->n_dim; d++)
+        {
+          const Onnx__TensorShapeProto__Dimension *dim = type->tensor_type->shape->dim[d];
+
+          if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+              dim->dim_param && *dim->dim_param && g_hash_table_add (seen, dim->dim_param))
+            g_ptr_array_add (names, g_strdup (dim->dim_param));
+        }
+    }
+}
+
+char **
+mp_onnx_symbolic_dims (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  gsize            length = 0;
+  Loader           l;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *names = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!mp_read_file (path, &contents, &length, error) ||
+      !check_sniff (contents, length, path, error))
+    return NULL;
+  loader_init (&l, path);
+  if (unpack_model (&l, contents, length, error))
+    {
+      names = g_ptr_array_new ();
+      add_dim_names (l.g->input, l.g->n_input, seen, names);
+      add_dim_names (l.g->output, l.g->n_output, seen, names);
+      add_dim_names (l.g->value_info, l.g->n_value_info, seen, names);
+      g_ptr_array_add (names, NULL);
+    }
+  loader_clear (&l);
+  return names ? (char **) g_ptr_array_free (names, FALSE) : NULL;
 }

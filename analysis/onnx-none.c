@@ -22,3 +22,10 @@ mp_onnx_load (const char *path, const MpOnnxOptions *options, GError **error)
 {
   return mp_onnx_parse (NULL, 0, path, options, error);
 }
+
+char **
+mp_onnx_symbolic_dims (const char *path, GError **error)
+{
+  mp_onnx_parse (NULL, 0, path, NULL, error);
+  return NULL;
+}

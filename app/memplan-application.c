@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "color-scheme.h"
 #include "memplan-application.h"
@@ -14,10 +15,12 @@ struct _MpApplication
 
   /* command-line options for the first window */
   GStrv          planners;
+  GStrv          dims;         /* --dim NAME=VALUE: the ONNX model's dimensions */
   char          *color_by;
   char          *theme;
   gboolean       shared_scale;
   MpScriptedRun  run;          /* what happens once it has planned */
+  GSettings     *settings;     /* NULL where the schema is not installed */
 };
 
 G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
@@ -35,22 +38,49 @@ mp_application_default_graph (void)
   return g_build_filename (dir && *dir ? dir : MEMPLAN_PKGDATADIR, "default.json", NULL);
 }
 
+static void
+unbind (MpApplication *self, MpWindow *window, const char *property)
+{
+  if (self->settings)
+    g_settings_unbind (window, property);
+}
+
 static MpWindow *
 new_window (MpApplication *self)
 {
   MpWindow *window = mp_window_new (GTK_APPLICATION (self));
   gboolean  first = gtk_application_get_windows (GTK_APPLICATION (self))->next == NULL;
 
+  if (self->settings)
+    mp_window_bind_settings (window, self->settings);
+  /* an option wins for this run and is not stored: unbound first */
   if (first)
     {
       if (self->run.width > 0 && self->run.height > 0)
-        gtk_window_set_default_size (GTK_WINDOW (window), self->run.width, self->run.height);
+        {
+          unbind (self, window, "default-width");
+          unbind (self, window, "default-height");
+          unbind (self, window, "maximized");
+          gtk_window_set_default_size (GTK_WINDOW (window), self->run.width, self->run.height);
+          gtk_window_unmaximize (GTK_WINDOW (window));
+        }
       if (self->color_by)
-        g_object_set (window, "color-by", self->color_by, NULL);
+        {
+          unbind (self, window, "color-by");
+          g_object_set (window, "color-by", self->color_by, NULL);
+        }
       if (self->shared_scale)
-        g_object_set (window, "shared-scale", TRUE, NULL);
+        {
+          unbind (self, window, "shared-scale");
+          g_object_set (window, "shared-scale", TRUE, NULL);
+        }
       if (self->planners)
-        mp_window_set_planners (window, (const char * const *) self->planners);
+        {
+          unbind (self, window, "planners");
+          mp_window_set_planners (window, (const char * const *) self->planners);
+        }
+      if (self->dims)
+        mp_window_set_dims (window, (const char * const *) self->dims);
       mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -116,6 +146,44 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer data)
     }
 }
 
+/* Scripted runs (a screenshot, a benchmark) neither read nor write what the
+ * user set, nor the recent files: their pictures and figures are the same on
+ * every machine. */
+static GSettings *
+open_settings (MpApplication *self)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema = NULL;
+
+  if (self->run.screenshot || self->run.hover || self->run.benchmark)
+    return NULL;
+  if (source)
+    schema = g_settings_schema_source_lookup (source, MP_APPLICATION_ID, TRUE);
+  if (schema == NULL)
+    {
+      g_debug ("no %s settings schema installed: nothing is remembered", MP_APPLICATION_ID);
+      return NULL;
+    }
+  return g_settings_new_full (schema, NULL, NULL);
+}
+
+static void
+apply_theme (MpApplication *self)
+{
+  GtkSettings     *gtk = gtk_settings_get_default ();
+  g_autofree char *theme = self->settings ? g_settings_get_string (self->settings, "theme")
+                                          : g_strdup ("system");
+
+  if (g_str_equal (theme, "system"))
+    mp_color_scheme_follow (gtk);
+  else
+    {
+      /* stop following the desktop (the portal proxy color-scheme.c keeps) */
+      g_object_set_data (G_OBJECT (gtk), "memplan-portal", NULL);
+      g_object_set (gtk, "gtk-application-prefer-dark-theme", g_str_equal (theme, "dark"), NULL);
+    }
+}
+
 static void
 mp_application_startup (GApplication *app)
 {
@@ -143,12 +211,21 @@ mp_application_startup (GApplication *app)
                                               GTK_STYLE_PROVIDER (provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
+  self->settings = open_settings (self);
   settings = gtk_settings_get_default ();
+  if (self->settings)
+    {
+      g_autoptr (GAction) theme = g_settings_create_action (self->settings, "theme");
+
+      g_action_map_add_action (G_ACTION_MAP (app), theme);
+      g_signal_connect_swapped (self->settings, "changed::theme", G_CALLBACK (apply_theme), self);
+    }
+  /* --theme wins over the stored one for this run */
   if (self->theme)
     g_object_set (settings, "gtk-application-prefer-dark-theme",
                   g_str_equal (self->theme, "dark"), NULL);
   else
-    mp_color_scheme_follow (settings);
+    apply_theme (self);
 }
 
 static gint
@@ -202,6 +279,20 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
       self->planners = g_strv_builder_end (b);
       if (self->planners[0] == NULL)
         g_clear_pointer (&self->planners, g_strfreev);
+    }
+  g_variant_dict_lookup (options, "dim", "^as", &self->dims);
+  for (guint i = 0; self->dims && self->dims[i]; i++)
+    {
+      const char *eq = strchr (self->dims[i], '=');
+      guint64     value;
+
+      if (eq == NULL || eq == self->dims[i] ||
+          !g_ascii_string_to_unsigned (eq + 1, 10, 1, G_MAXINT64, &value, NULL))
+        {
+          g_printerr ("memplan: --dim '%s': expected NAME=VALUE with VALUE a positive "
+                      "integer\n", self->dims[i]);
+          return 2;
+        }
     }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
   g_variant_dict_lookup (options, "step", "i", &self->run.step);
@@ -266,8 +357,10 @@ mp_application_finalize (GObject *object)
   MpApplication *self = MP_APPLICATION (object);
 
   g_strfreev (self->planners);
+  g_strfreev (self->dims);
   g_free (self->color_by);
   g_free (self->theme);
+  g_clear_object (&self->settings);
   mp_scripted_run_clear (&self->run);
   G_OBJECT_CLASS (mp_application_parent_class)->finalize (object);
 }
@@ -291,6 +384,9 @@ mp_application_init (MpApplication *self)
     { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, NULL,
       "Planners to run, repeatable or comma-separated (default: all)", "NAME" },
     { "color-by", 0, 0, G_OPTION_ARG_STRING, NULL, "Colour by kind, op, stream or size", "KEY" },
+    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL,
+      "Bind an ONNX model's symbolic dimension, repeatable (else the window asks)",
+      "NAME=VALUE" },
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, NULL, "One address scale for every plan", NULL },
     { "select", 0, 0, G_OPTION_ARG_STRING, NULL, "Select a tensor (or an op) by name",
       "NAME" },

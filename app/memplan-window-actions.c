@@ -113,6 +113,14 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
 }
 
 static void
+open_recent_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+  mp_window_open (MP_WINDOW (widget), file);
+}
+
+static void
 open_default_action (GtkWidget *widget, const char *action, GVariant *param)
 {
   g_autofree char *path = mp_application_default_graph ();
@@ -250,6 +258,7 @@ mp_window_class_install_actions (GtkWidgetClass *widget_class)
 {
   for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
     gtk_widget_class_install_action (widget_class, actions[i].name, NULL, actions[i].activate);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");
   gtk_widget_class_install_property_action (widget_class, "win.shared-scale", "shared-scale");
   gtk_widget_class_install_property_action (widget_class, "win.time-budget", "time-budget");

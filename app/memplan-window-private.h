@@ -58,8 +58,14 @@ struct _MpWindow
   gint             search_from;
   gboolean         syncing_cursor;
   gboolean         new_graph;      /* the running build loads a file */
+  gboolean         opening;        /* it is mp_window_open's: the file joins Open Recent */
   guint            time_budget;    /* optimal: seconds */
   const char      *replan;         /* a planner to run again at the next build, or NULL */
+  GStrv            dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
+  GtkWidget       *dims_bar;       /* asks for them (a GtkInfoBar), or NULL */
+  GtkWidget       *dims_form;      /* in dims_bar */
+  GSettings       *settings;       /* bound by mp_window_bind_settings, or NULL */
+  GMenu           *recent_section; /* Open Recent, from the recent-files key */
 };
 
 #define MP_WINDOW_DEFAULT_TIME_BUDGET 10
@@ -67,5 +73,9 @@ struct _MpWindow
 void mp_window_start_build           (MpWindow *self, gboolean load);
 /* Installs the win.* actions and their key bindings (class_init). */
 void mp_window_class_install_actions (GtkWidgetClass *widget_class);
+/* After a file opened: the desktop's recent files and the recent-files key;
+ * after it failed to open: out of the key (memplan-window-settings.c). */
+void mp_window_note_opened           (MpWindow *self);
+void mp_window_forget_recent         (MpWindow *self);
 
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "by-op-view.h"
+#include "dims-form.h"
 #include "live-list.h"
 #include "memory-strip.h"
 #include "summary-words.h"
@@ -22,6 +23,7 @@ enum
   PROP_COLOR_BY,
   PROP_SHARED_SCALE,
   PROP_TIME_BUDGET,
+  PROP_PLANNERS,
   N_PROPS
 };
 
@@ -327,6 +329,98 @@ build_call_free (gpointer data)
 }
 
 static void
+dims_bar_clear (MpWindow *self)
+{
+  if (self->dims_bar)
+    gtk_box_remove (GTK_BOX (gtk_widget_get_parent (self->dims_bar)), self->dims_bar);
+  self->dims_bar = NULL;
+  self->dims_form = NULL;
+}
+
+static void
+dims_bar_response (GtkInfoBar *bar, int response, MpWindow *self)
+{
+  if (response != GTK_RESPONSE_OK)
+    {
+      dims_bar_clear (self);
+      return;
+    }
+  g_strfreev (self->dims);
+  self->dims = mp_dims_form_get_bindings (MP_DIMS_FORM (self->dims_form));
+  dims_bar_clear (self);
+  self->opening = TRUE;
+  mp_window_start_build (self, TRUE);
+}
+
+static void
+dims_form_activate (MpWindow *self)
+{
+  gtk_info_bar_response (GTK_INFO_BAR (self->dims_bar), GTK_RESPONSE_OK);
+}
+
+/* An ONNX model that needs its symbolic dimensions bound: ask for them
+ * instead of showing the loader's error (which names them for the CLI). */
+static gboolean
+ask_dims (MpWindow *self, const GError *error)
+{
+  g_autofree char *path = self->file ? g_file_get_path (self->file) : NULL;
+  g_auto (GStrv) names = NULL;
+  g_autofree char *base = NULL;
+  GtkWidget       *open_button;
+  guint            unbound = 0;
+
+  if (path == NULL || !g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID) ||
+      !mp_onnx_sniff_file (path) || !(names = mp_onnx_symbolic_dims (path, NULL)))
+    return FALSE;
+  for (guint i = 0; names[i]; i++)
+    {
+      g_autofree char *prefix = g_strconcat (names[i], "=", NULL);
+      gboolean         bound = FALSE;
+
+      for (guint j = 0; self->dims && self->dims[j] && !bound; j++)
+        bound = g_str_has_prefix (self->dims[j], prefix);
+      unbound += !bound;
+    }
+  /* every name has a value and it still fails: the error says why */
+  if (unbound == 0)
+    return FALSE;
+  dims_bar_clear (self);
+  gtk_info_bar_set_revealed (self->error_bar, FALSE);
+  base = g_path_get_basename (path);
+  self->dims_form = mp_dims_form_new (base, (const char * const *) names,
+                                      (const char * const *) self->dims);
+  self->dims_bar = gtk_info_bar_new ();
+  gtk_info_bar_set_message_type (GTK_INFO_BAR (self->dims_bar), GTK_MESSAGE_QUESTION);
+  gtk_info_bar_add_child (GTK_INFO_BAR (self->dims_bar), self->dims_form);
+  open_button = gtk_info_bar_add_button (GTK_INFO_BAR (self->dims_bar), "_Open", GTK_RESPONSE_OK);
+  gtk_widget_add_css_class (open_button, "suggested-action");
+  gtk_info_bar_set_show_close_button (GTK_INFO_BAR (self->dims_bar), TRUE);
+  g_signal_connect (self->dims_bar, "response", G_CALLBACK (dims_bar_response), self);
+  g_signal_connect_swapped (self->dims_form, "activate", G_CALLBACK (dims_form_activate), self);
+  gtk_widget_insert_after (self->dims_bar, gtk_widget_get_parent (GTK_WIDGET (self->error_bar)),
+                           GTK_WIDGET (self->error_bar));
+  gtk_label_set_text (self->empty_label, "Give the model's dimensions above and press Open.");
+  gtk_stack_set_visible_child_name (self->stack, "empty");
+  return TRUE;
+}
+
+void
+mp_window_set_dims (MpWindow *self, const char * const *dims)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+
+  g_strfreev (self->dims);
+  self->dims = g_strdupv ((char **) dims);
+}
+
+GtkWidget *
+mp_window_get_dims_form (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
+  return self->dims_form;
+}
+
+static void
 build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   BuildCall *call = user_data;
@@ -343,6 +437,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
         {
           gtk_info_bar_set_revealed (self->error_bar, FALSE);
           show_plan_set (self, set, new_graph);
+          if (self->opening)
+            mp_window_note_opened (self);
           if (self->reloading)
             {
               g_autofree char *name = g_file_get_parse_name (self->file);
@@ -356,8 +452,15 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         show_notice (self, "Planning cancelled: the panes show the last finished plans.");
       else
-        show_error (self, error->message);
+        {
+          /* a file that can no longer be read leaves Open Recent */
+          if (self->opening && g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO))
+            mp_window_forget_recent (self);
+          if (!ask_dims (self, error))
+            show_error (self, error->message);
+        }
       self->reloading = FALSE;
+      self->opening = FALSE;
       update_status (self);
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
@@ -404,7 +507,8 @@ mp_window_start_build (MpWindow *self, gboolean load)
   g_autoptr (MpPlanSet) base = NULL;
   BuildCall       *call;
   BuildCall       *progress;
-  MpPlanSetOptions options = { .time_budget = self->time_budget };
+  MpPlanSetOptions options = { .time_budget = self->time_budget,
+                               .dims = (const char * const *) self->dims };
 
   if (load && self->file == NULL)
     return;
@@ -546,6 +650,11 @@ mp_window_open (MpWindow *self, GFile *file)
   g_return_if_fail (MP_IS_WINDOW (self));
   g_return_if_fail (G_IS_FILE (file));
 
+  /* another file: its own dimensions, asked again if it has any; those
+   * given before the first file (--dim) are that file's */
+  if (self->file && !g_file_equal (self->file, file))
+    g_clear_pointer (&self->dims, g_strfreev);
+  dims_bar_clear (self);
   g_set_object (&self->file, file);
   g_clear_handle_id (&self->reload_source, g_source_remove);
   if (self->monitor)
@@ -560,6 +669,7 @@ mp_window_open (MpWindow *self, GFile *file)
   self->reloading = FALSE;
   self->search_from = 0;
   mp_window_start_build (self, TRUE);
+  self->opening = TRUE;
 }
 
 MpPlanSet *
@@ -639,6 +749,7 @@ planner_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
     g_hash_table_add (self->enabled, (gpointer) info->name);
   else
     g_hash_table_remove (self->enabled, info->name);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
   mp_window_start_build (self, FALSE);
 }
 
@@ -680,6 +791,7 @@ mp_window_set_planners (MpWindow *self, const char * const *planners)
         g_hash_table_add (self->enabled, (gpointer) infos[i].name);
       g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
     }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
   mp_window_start_build (self, FALSE);
 }
 
@@ -877,6 +989,18 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_TIME_BUDGET:
       g_value_set_uint (value, self->time_budget);
       break;
+    case PROP_PLANNERS:
+      /* every planner is the empty list, as the planners key has it */
+      {
+        guint n;
+
+        mp_planners (&n);
+        if (g_hash_table_size (self->enabled) == n)
+          g_value_take_boxed (value, g_new0 (char *, 1));
+        else
+          g_value_take_boxed (value, enabled_planners (self));
+      }
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -912,6 +1036,13 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
               mp_window_start_build (self, FALSE);
             }
         }
+      break;
+    case PROP_PLANNERS:
+      {
+        const char * const *names = g_value_get_boxed (value);
+
+        mp_window_set_planners (self, names && names[0] ? names : NULL);
+      }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -958,6 +1089,8 @@ mp_window_dispose (GObject *object)
   g_clear_object (&self->planner_actions);
   g_clear_pointer (&self->enabled, g_hash_table_unref);
   g_clear_object (&self->state);
+  g_clear_object (&self->settings);
+  g_clear_pointer (&self->dims, g_strfreev);
   G_OBJECT_CLASS (mp_window_parent_class)->dispose (object);
 }
 
@@ -985,6 +1118,10 @@ mp_window_class_init (MpWindowClass *klass)
   properties[PROP_TIME_BUDGET] =
     g_param_spec_uint ("time-budget", NULL, NULL, 1, 3600, MP_WINDOW_DEFAULT_TIME_BUDGET,
                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the planners run, by name; empty: every planner */
+  properties[PROP_PLANNERS] =
+    g_param_spec_boxed ("planners", NULL, NULL, G_TYPE_STRV,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (MP_TYPE_SUMMARY_TABLE);
@@ -1014,6 +1151,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, notebook);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, summary_table);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, recent_section);
 
   gtk_widget_class_bind_template_callback (widget_class, planner_selected);
   gtk_widget_class_bind_template_callback (widget_class, cursor_adjustment_changed);

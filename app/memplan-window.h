@@ -42,6 +42,18 @@ gboolean     mp_window_search              (MpWindow *self, const char *text);
 /* Shows a message in the error bar, or in the notice bar. */
 void         mp_window_show_error          (MpWindow *self, const char *message);
 void         mp_window_show_notice         (MpWindow *self, const char *message);
+/* Binds the window to the org.memplan.Memplan settings: size, planners,
+ * colour key, scale, the optimal budget and the Open Recent menu are read
+ * now and stored on every change. g_settings_unbind a property to let a
+ * command-line option override it for this run without storing it. */
+void         mp_window_bind_settings       (MpWindow *self, GSettings *settings);
+/* Binds an ONNX model's symbolic dimensions ("NAME=VALUE", as --dim) for the
+ * file opened next; opening another file forgets them. */
+void         mp_window_set_dims            (MpWindow *self, const char * const *dims);
+/* The form asking an ONNX model's symbolic dimensions (MpDimsForm, inside a
+ * GtkInfoBar whose GTK_RESPONSE_OK opens the model with them), or NULL when
+ * none is shown. */
+GtkWidget   *mp_window_get_dims_form       (MpWindow *self);
 /* Sets the shortcuts of the window's actions (memplan-window-actions.c). */
 void         mp_window_add_accels          (GtkApplication *application);
 /* Export, save and screenshots: window-export.h. */

@@ -230,6 +230,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   guint            total = 0, index = 0;
   MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
   SearchProgress   sp = { report, report_data };
+  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
@@ -251,7 +252,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, NULL, report_data);
-      if (!(loaded->workload = mp_workload_open (path, NULL, error)))
+      if (!(loaded->workload = mp_workload_open (path, &wopts, error)))
         return NULL;
       if (loaded->workload->observed)
         {
@@ -329,6 +330,7 @@ typedef struct
   MpPlanSet         *base;
   GStrv              planners;
   MpPlanSetOptions   options;
+  GStrv              dims;       /* options.dims, owned */
   GMainContext      *context;
   MpPlanSetProgress  progress;
   gpointer           progress_data;
@@ -382,6 +384,7 @@ build_data_free (gpointer data)
   g_free (bd->path);
   g_clear_pointer (&bd->base, mp_plan_set_unref);
   g_strfreev (bd->planners);
+  g_strfreev (bd->dims);
   /* The worker may drop the task's last reference, so this can run on its
    * thread: the progress data (a window, say) is released on the caller's
    * context, after any report still queued there. */
@@ -452,6 +455,8 @@ mp_plan_set_build_async (const char *path, MpPlanSet *base, const char * const *
   bd->planners = g_strdupv ((char **) planners);
   if (options)
     bd->options = *options;
+  bd->dims = g_strdupv ((char **) bd->options.dims);
+  bd->options.dims = (const char * const *) bd->dims;
   bd->context = g_main_context_ref_thread_default ();
   bd->progress = progress;
   bd->progress_data = progress_data;

@@ -21,7 +21,8 @@ void               mp_plan_set_unref        (MpPlanSet *set);
 /* How the set is built; NULL takes the defaults. */
 typedef struct
 {
-  gdouble time_budget; /* optimal: seconds, 0 = the engine's default (as the CLI's) */
+  gdouble             time_budget; /* optimal: seconds, 0 = the engine's default (as the CLI's) */
+  const char * const *dims;        /* ONNX symbolic dimensions, "NAME=VALUE"; NULL: none */
 } MpPlanSetOptions;
 
 MpWorkload        *mp_plan_set_get_workload  (MpPlanSet *set);

@@ -101,6 +101,13 @@ screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
       g_printerr ("memplan: %s\n", mp_window_get_error (MP_WINDOW (widget)));
       self->status = 2;
     }
+  else if (mp_window_get_dims_form (MP_WINDOW (widget)))
+    {
+      /* the picture shows the form: the model waits for its dimensions */
+      g_printerr ("memplan: the ONNX model has symbolic dimensions: bind each with --dim "
+                  "NAME=VALUE\n");
+      self->status = 2;
+    }
   g_application_quit (self->app);
   return G_SOURCE_REMOVE;
 }

@@ -57,6 +57,12 @@ shot app-teaching.png 1280x860 --planner $two --theme light --select conv_out --
 # An ONNX model (data/onnx/, made by build-aux/make-onnx-samples.py)
 shot app-onnx.png 1280x860 --planner naive,greedy-by-size,best-fit --theme light \
   --select /layer2.0/Add_output_0 --cursor 14 data/onnx/resnet-mini.onnx
+# a model with symbolic dimensions: the form that asks for them, then the
+# plans once they are given (as --dim gives them); the first exits 2, the
+# model not loaded
+shot app-onnx-dims.png 1280x420 --theme light data/onnx/encoder-2x256.onnx || [ $? -eq 2 ]
+shot app-onnx-encoder.png 1280x860 --planner naive,greedy-by-size,best-fit --theme light \
+  --dim batch=8 --dim seq=128 --cursor 24 data/onnx/encoder-2x256.onnx
 # A plan valid in op order that clashes when the two streams run together.
 shot app-multistream.png 1280x860 --planner greedy-by-size,multistream --theme light \
   --select b.mid --cursor 1 data/multistream.json

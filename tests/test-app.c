@@ -8,6 +8,7 @@
 
 #include <glib/gstdio.h>
 
+#include "dims-form.h"
 #include "memplan-application.h"
 #include "memplan-window.h"
 #include "by-op-view.h"
@@ -35,8 +36,9 @@ window_ready (gpointer data)
   return TRUE;
 }
 
+/* A window opening path, not waited for. */
 static MpWindow *
-open_window (const char *path)
+start_window (const char *path)
 {
   MpWindow *win = mp_window_new (NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
@@ -44,6 +46,14 @@ open_window (const char *path)
   gtk_window_set_default_size (GTK_WINDOW (win), 1280, 860);
   gtk_window_present (GTK_WINDOW (win));
   mp_window_open (win, file);
+  return win;
+}
+
+static MpWindow *
+open_window (const char *path)
+{
+  MpWindow *win = start_window (path);
+
   run_until (window_ready, win);
   return win;
 }
@@ -885,6 +895,44 @@ test_command_line (void)
     g_assert_cmpint (WEXITSTATUS (status), ==, 2);
     g_assert_nonnull (strstr (err, "unknown planner 'bogus'"));
   }
+  g_clear_pointer (&err, g_free);
+  {
+    /* an ONNX model's dimensions on the command line, as memplan-cli's */
+    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    const char      *argv[] = { exe, "--screenshot", shot, "--dim", "batch", encoder, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "--dim 'batch': expected NAME=VALUE"));
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    /* unbound, a screenshot run photographs the form and says why it failed */
+    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    const char      *argv[] = { exe, "--screenshot", shot, encoder, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "symbolic dimensions: bind each with --dim NAME=VALUE"));
+    assert_file_starts (shot, "\x89PNG", 4);
+  }
+  g_clear_pointer (&err, g_free);
+  {
+    /* a screenshot run writes no settings: a keyfile backend stays empty */
+    g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "GSETTINGS_BACKEND", "keyfile",
+                                           TRUE);
+    g_autofree char *keyfile = g_build_filename (dir, "glib-2.0", "settings", "keyfile", NULL);
+    const char      *argv[] = { exe, "--screenshot", shot, "--planner", "naive", "--size",
+                                "900x600", "--color-by", "op", graph, NULL };
+
+    env = g_environ_setenv (env, "XDG_CONFIG_HOME", dir, TRUE);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                                 &err, &status, &error));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_false (g_file_test (keyfile, G_FILE_TEST_EXISTS));
+  }
   g_unlink (shot);
   g_rmdir (dir);
 }
@@ -896,6 +944,15 @@ app_window_ready (gpointer data)
   GtkWindow      *win = gtk_application_get_active_window (app);
 
   return win && MP_IS_WINDOW (win) && window_ready (win);
+}
+
+static gboolean
+prefers_dark (gpointer data)
+{
+  gboolean dark;
+
+  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  return dark;
 }
 
 static void
@@ -923,6 +980,17 @@ app_started (GApplication *app, gpointer data)
                                                                        "win.export-view");
 
     g_assert_cmpstr (accels[0], ==, "<Control>e");
+  }
+
+  /* the Theme menu: stored, and applied at once */
+  g_action_group_change_action_state (G_ACTION_GROUP (app), "theme",
+                                      g_variant_new_string ("dark"));
+  run_until (prefers_dark, NULL);
+  {
+    g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
+    g_autofree char *theme = g_settings_get_string (settings, "theme");
+
+    g_assert_cmpstr (theme, ==, "dark");
   }
 
   g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
@@ -1094,12 +1162,146 @@ test_by_op (void)
 
   win = open_window (csv);
   g_assert_false (gtk_widget_get_visible (mp_window_get_by_op_view (win)));
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return !mp_window_get_busy (data);
+}
+
+/* What the user chose survives a restart: one window changes it and goes,
+ * the next one (a new run of the app, the same settings) comes up with it.
+ * The tests' settings are kept in memory (GSETTINGS_BACKEND=memory). */
+static void
+test_settings_restart (void)
+{
+  g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
+  g_autofree char *path = data_path ("teaching.json");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *uri = g_file_get_uri (file);
+  const char      *chosen[] = { "naive", "greedy-by-size", NULL };
+  MpWindow        *win = mp_window_new (NULL);
+  g_auto (GStrv) stored = NULL;
+  g_auto (GStrv) recent = NULL;
+  g_autofree char *color = NULL;
+  gboolean         shared;
+  guint            budget;
+  int              w, h;
+
+  mp_window_bind_settings (win, settings);
+  gtk_window_set_default_size (GTK_WINDOW (win), 1100, 720);
+  gtk_window_present (GTK_WINDOW (win));
+  mp_window_set_planners (win, chosen);
+  mp_window_open (win, file);
+  run_until (window_ready, win);
+  g_object_set (win, "color-by", "stream", "shared-scale", TRUE, "time-budget", 30u, NULL);
+  run_until (window_idle, win);
+  gtk_window_destroy (GTK_WINDOW (win));
+
+  stored = g_settings_get_strv (settings, "planners");
+  g_assert_cmpuint (g_strv_length (stored), ==, 2);
+  g_assert_cmpstr (stored[0], ==, "naive");
+  g_assert_cmpstr (stored[1], ==, "greedy-by-size");
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1100);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 720);
+  g_assert_cmpfloat (g_settings_get_double (settings, "optimal-time-budget"), ==, 30.0);
+  recent = g_settings_get_strv (settings, "recent-files");
+  g_assert_cmpstr (recent[0], ==, uri);
+  g_assert_true (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+
+  /* the next run */
+  win = mp_window_new (NULL);
+  mp_window_bind_settings (win, settings);
+  gtk_window_get_default_size (GTK_WINDOW (win), &w, &h);
+  g_assert_cmpint (w, ==, 1100);
+  g_assert_cmpint (h, ==, 720);
+  g_object_get (win, "color-by", &color, "shared-scale", &shared, "time-budget", &budget, NULL);
+  g_assert_cmpstr (color, ==, "stream");
+  g_assert_true (shared);
+  g_assert_cmpuint (budget, ==, 30);
+  g_assert_true (mp_window_get_planner_enabled (win, "naive"));
+  g_assert_true (mp_window_get_planner_enabled (win, "greedy-by-size"));
+  g_assert_false (mp_window_get_planner_enabled (win, "optimal"));
+  /* Open Recent opens the file the last run had */
+  gtk_window_present (GTK_WINDOW (win));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.open-recent", "s", uri));
+  run_until (window_ready, win);
+  g_assert_cmpstr (mp_plan_set_get_path (mp_window_get_plan_set (win)), ==, path);
+  g_assert_cmpuint (mp_plan_set_get_n_plans (mp_window_get_plan_set (win)), ==, 2);
+
+  /* every planner again is stored as the empty list */
+  mp_window_set_planners (win, NULL);
+  g_clear_pointer (&stored, g_strfreev);
+  stored = g_settings_get_strv (settings, "planners");
+  g_assert_cmpuint (g_strv_length (stored), ==, 0);
+  run_until (window_idle, win);
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_settings_reset (settings, "planners");
+  g_settings_reset (settings, "color-by");
+  g_settings_reset (settings, "shared-scale");
+  g_settings_reset (settings, "optimal-time-budget");
+  g_settings_reset (settings, "recent-files");
+}
+
+/* An ONNX model with symbolic dimensions asks for them instead of failing,
+ * then opens with them: the lower bound test-onnx.c checks at batch=8
+ * seq=128. */
+static void
+test_onnx_dims (void)
+{
+  g_autofree char *path = data_path ("onnx/encoder-2x256.onnx");
+  MpWindow        *win = start_window (path);
+  GtkWidget       *form;
+  g_auto (GStrv) bindings = NULL;
+  MpPlanSet       *set;
+
+  run_until (window_idle, win);
+  g_assert_null (mp_window_get_plan_set (win));
+  if (mp_window_get_error (win) && strstr (mp_window_get_error (win), "without ONNX support"))
+    {
+      g_test_skip ("built without ONNX support (-Donnx)");
+      gtk_window_destroy (GTK_WINDOW (win));
+      return;
+    }
+  g_assert_null (mp_window_get_error (win));
+  form = mp_window_get_dims_form (win);
+  g_assert_true (MP_IS_DIMS_FORM (form));
+  g_assert_true (gtk_widget_get_mapped (form));
+  bindings = mp_dims_form_get_bindings (MP_DIMS_FORM (form));
+  g_assert_cmpstr (bindings[0], ==, "batch=1");
+  g_assert_cmpstr (bindings[1], ==, "seq=1");
+  g_assert_null (bindings[2]);
+  g_assert_false (mp_dims_form_set_value (MP_DIMS_FORM (form), "heads", 8));
+  g_assert_true (mp_dims_form_set_value (MP_DIMS_FORM (form), "batch", 8));
+  g_assert_true (mp_dims_form_set_value (MP_DIMS_FORM (form), "seq", 128));
+  /* what the bar's Open button does */
+  gtk_info_bar_response (GTK_INFO_BAR (gtk_widget_get_ancestor (form, GTK_TYPE_INFO_BAR)),
+                         GTK_RESPONSE_OK);
+  g_assert_null (mp_window_get_dims_form (win));
+  run_until (window_ready, win);
+  set = mp_window_get_plan_set (win);
+  g_assert_nonnull (set);
+  g_assert_null (mp_window_get_error (win));
+  g_assert_cmpuint (mp_plan_set_get_lifetimes (set)->lower_bound, ==, 9437184);
+  g_assert_cmpuint (mp_plan_set_get_n_plans (set), ==, n_planners ());
+  /* a reload keeps the bindings */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.reload", NULL));
+  run_until (window_ready, win);
+  g_assert_null (mp_window_get_dims_form (win));
+  g_assert_cmpuint (mp_plan_set_get_lifetimes (mp_window_get_plan_set (win))->lower_bound, ==,
+                    9437184);
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
 int
 main (int argc, char **argv)
 {
+  g_autofree char *data_home = g_dir_make_tmp ("memplan-test-data-XXXXXX", NULL);
+  int              status;
+
+  /* GtkRecentManager writes under the user's data folder: a scratch one */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
   /* gtk_init would abort without a display: report a skipped plan instead */
   if (!gtk_init_check ())
     {
@@ -1127,5 +1329,14 @@ main (int argc, char **argv)
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   g_test_add_func ("/app/window/by-op", test_by_op);
-  return g_test_run ();
+  g_test_add_func ("/app/settings/restart", test_settings_restart);
+  g_test_add_func ("/app/window/onnx-dims", test_onnx_dims);
+  status = g_test_run ();
+  {
+    g_autofree char *xbel = g_build_filename (data_home, "recently-used.xbel", NULL);
+
+    g_unlink (xbel);
+    g_rmdir (data_home);
+  }
+  return status;
 }

@@ -135,6 +135,34 @@ test_unbound_dimension (void)
   g_assert_nonnull (strstr (err, expected));
 }
 
+/* What the app's form asks for: the encoder's two names, in file order; a
+ * model with numbers only has none; a non-model is refused by name. */
+static void
+test_symbolic_dims (void)
+{
+  g_autofree char *encoder = test_data_path ("onnx/encoder-2x256.onnx");
+  g_autofree char *cnn = test_data_path ("onnx/resnet-mini.onnx");
+  g_autofree char *json = test_data_path ("teaching.json");
+  g_autofree char *expected = NULL;
+  g_auto (GStrv) names = NULL;
+  g_autoptr (GError) error = NULL;
+
+  names = mp_onnx_symbolic_dims (encoder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (names), ==, 2);
+  g_assert_cmpstr (names[0], ==, "batch");
+  g_assert_cmpstr (names[1], ==, "seq");
+  g_clear_pointer (&names, g_strfreev);
+  names = mp_onnx_symbolic_dims (cnn, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (names), ==, 0);
+  g_clear_pointer (&names, g_strfreev);
+  g_assert_null (mp_onnx_symbolic_dims (json, &error));
+  expected = g_strdup_printf ("%s: not an ONNX model (it does not start like a serialized ONNX "
+                              "ModelProto)", json);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
 static void
 test_bad_binding (void)
 {
@@ -310,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/onnx/cnn/cli", test_cnn_cli);
   g_test_add_func ("/analysis/onnx/encoder/unbound-dimension", test_unbound_dimension);
   g_test_add_func ("/analysis/onnx/encoder/bad-binding", test_bad_binding);
+  g_test_add_func ("/analysis/onnx/encoder/symbolic-dims", test_symbolic_dims);
   g_test_add_func ("/analysis/onnx/encoder/dims", test_encoder_with_dims);
   g_test_add_func ("/analysis/onnx/shape-inference", test_shape_inference);
   g_test_add_func ("/analysis/onnx/refusals", test_refusals);

@@ -28,7 +28,7 @@ test_defaults (void)
   g_assert_cmpint (g_settings_get_int (s, "window-height"), ==, 800);
   g_assert_false (g_settings_get_boolean (s, "window-maximized"));
   g_assert_false (g_settings_get_boolean (s, "shared-scale"));
-  g_assert_cmpfloat (g_settings_get_double (s, "optimal-time-budget"), ==, 0.0);
+  g_assert_cmpfloat (g_settings_get_double (s, "optimal-time-budget"), ==, 10.0);
   g_assert_cmpuint (g_strv_length (planners), ==, 0);
   g_assert_cmpuint (g_strv_length (recent), ==, 0);
   g_assert_cmpstr (color_by, ==, "kind");
@@ -97,11 +97,16 @@ test_store (void)
   g_object_get (s, "settings-schema", &schema, NULL);
   key = g_settings_schema_get_key (schema, "optimal-time-budget");
   {
-    /* range_check does not take the floating reference */
+    /* range_check does not take the floating reference; the window's
+     * time-budget property starts at 1 second, as the key does */
     g_autoptr (GVariant) below = g_variant_ref_sink (g_variant_new_double (-1));
+    g_autoptr (GVariant) zero = g_variant_ref_sink (g_variant_new_double (0));
+    g_autoptr (GVariant) one = g_variant_ref_sink (g_variant_new_double (1));
     g_autoptr (GVariant) above = g_variant_ref_sink (g_variant_new_double (3601));
 
     g_assert_false (g_settings_schema_key_range_check (key, below));
+    g_assert_false (g_settings_schema_key_range_check (key, zero));
+    g_assert_true (g_settings_schema_key_range_check (key, one));
     g_assert_false (g_settings_schema_key_range_check (key, above));
   }
   g_settings_reset (s, "window-width");
