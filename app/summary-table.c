@@ -143,8 +143,10 @@ mp_summary_table_init (MpSummaryTable *self)
       if (words)
         {
           gtk_column_view_column_set_resizable (column, TRUE);
+          /* room for "valid in parallel groups"; longer verdicts are
+           * ellipsized with the whole text in the tooltip */
           gtk_column_view_column_set_fixed_width (column, g_str_equal (columns[i].id, "valid")
-                                                            ? 110 : -1);
+                                                            ? 180 : -1);
           g_signal_connect_after (factory, "bind", G_CALLBACK (bind_tooltip),
                                   GINT_TO_POINTER (g_str_equal (columns[i].id, "notes")));
         }
