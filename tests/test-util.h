@@ -5,6 +5,7 @@
  * last) triples and finding the data folder. */
 
 #include <glib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "memplan-analysis.h"
 /* the engine's internals, which the front-ends reach through workload.h */
@@ -143,3 +144,14 @@ test_graph_load (const char *path, GError **error)
   return g_steal_pointer (&input->graph);
 }
 
+
+/* A graph from JSON text that must parse; name stands for its file. */
+static inline MpGraph *
+test_graph_load_string (const char *json, const char *name)
+{
+  GError  *error = NULL;
+  MpGraph *graph = mp_graph_parse_json (json, strlen (json), name, &error);
+
+  g_assert_no_error (error);
+  return graph;
+}
