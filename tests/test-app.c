@@ -18,6 +18,7 @@
 #include "summary-table.h"
 #include "window-export.h"
 #include "test-gui.h"
+#include "test-util.h"
 
 static gboolean
 window_ready (gpointer data)
@@ -45,12 +46,6 @@ open_window (const char *path)
   mp_window_open (win, file);
   run_until (window_ready, win);
   return win;
-}
-
-static char *
-data_path (const char *name)
-{
-  return g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), name, NULL);
 }
 
 static guint
@@ -347,7 +342,7 @@ test_close_while_planning (void)
 static void
 test_concurrent_validity (void)
 {
-  g_autofree char *path = data_path ("multistream.json");
+  g_autofree char *path = test_data_path ("multistream.json");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
@@ -403,7 +398,7 @@ test_concurrent_validity (void)
 static void
 test_optimal_budget (void)
 {
-  g_autofree char *path = data_path ("minimalloc/D.1048576.csv");
+  g_autofree char *path = test_data_path ("minimalloc/D.1048576.csv");
   g_autoptr (GFile) file = g_file_new_for_path (path);
   MpWindow        *win = mp_window_new (NULL);
   MpPlanSet       *set;
@@ -447,8 +442,7 @@ test_optimal_budget (void)
 static void
 test_trace_observed (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                            "snapshot-p2.pickle", NULL);
+  g_autofree char *path = test_fixture_path ("snapshot-p2.pickle");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   MpPlan          *observed = mp_plan_set_get_plan (set, 0);
@@ -633,7 +627,7 @@ test_search_and_cursor (void)
 static void
 test_step_numbering (void)
 {
-  g_autofree char *path = data_path ("minimalloc/A.1048576.csv");
+  g_autofree char *path = test_data_path ("minimalloc/A.1048576.csv");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   MpViewState     *state = mp_window_get_state (win);
@@ -723,7 +717,7 @@ test_step_numbering (void)
 static void
 test_fits_small_screen (void)
 {
-  g_autofree char *path = data_path ("two-towers.json");
+  g_autofree char *path = test_data_path ("two-towers.json");
   MpWindow        *win = open_window (path);
   GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
                             mp_window_get_summary_table (win)));
@@ -849,7 +843,7 @@ test_command_line (void)
   const char      *exe = g_getenv ("MEMPLAN_GUI");
   g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
   g_autofree char *shot = g_build_filename (dir, "shot.png", NULL);
-  g_autofree char *graph = data_path ("teaching.json");
+  g_autofree char *graph = test_data_path ("teaching.json");
   g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
   g_autofree char *err = NULL;
   g_autoptr (GError) error = NULL;

@@ -39,7 +39,7 @@ cli (Run *r, const char *cwd, ...)
 static char *
 fixture_dir (void)
 {
-  return g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "compare", NULL);
+  return test_source_path ("tests/compare");
 }
 
 static const char *

@@ -776,9 +776,8 @@ test_reduce_copies (void)
 static void
 test_torch_samples (void)
 {
-  const char *data = g_getenv ("MEMPLAN_DATA_DIR");
-  g_autofree char *trace_path = g_build_filename (data, "torch", "small-cnn-trace.json.gz", NULL);
-  g_autofree char *snap_path = g_build_filename (data, "torch", "small-cnn-snapshot.pickle", NULL);
+  g_autofree char *trace_path = test_data_path ("torch/small-cnn-trace.json.gz");
+  g_autofree char *snap_path = test_data_path ("torch/small-cnn-snapshot.pickle");
   GError          *error = NULL;
   g_autoptr (MpTrace) trace = mp_trace_load (trace_path, NULL, &error);
   g_autoptr (MpTrace) snap = NULL;

@@ -90,16 +90,25 @@ test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   return plan;
 }
 
-/* A fixture of tests/data, the test programs' own inputs (data/ holds the
- * users' examples: test_data_path). */
+/* A path in the source tree ("tests/compare"). */
 static inline char *
-test_fixture_path (const char *name)
+test_source_path (const char *relative)
 {
   const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
 
   if (src == NULL)
     src = MEMPLAN_TEST_SOURCE_DIR;
-  return g_build_filename (src, "tests", "data", name, NULL);
+  return g_build_filename (src, relative, NULL);
+}
+
+/* A fixture of tests/data, the test programs' own inputs (data/ holds the
+ * users' examples: test_data_path). */
+static inline char *
+test_fixture_path (const char *name)
+{
+  g_autofree char *dir = test_source_path ("tests/data");
+
+  return g_build_filename (dir, name, NULL);
 }
 
 /* The memplan-cli under test (meson sets $MEMPLAN_CLI). */
