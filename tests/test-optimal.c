@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
-#include <sys/wait.h>
 #include <json.h>
 
 #include "optimal-search.h"

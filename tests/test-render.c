@@ -3,7 +3,6 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "plan-render.h"
 #include "test-util.h"

@@ -163,9 +163,10 @@ test_run_cli_full (const TestCliOptions *options, const char *const *args, char 
       for (guint i = 0; options->env[i]; i++)
         {
           const char      *eq = strchr (options->env[i], '=');
-          g_autofree char *name = g_strndup (options->env[i], eq - options->env[i]);
+          g_autofree char *name = NULL;
 
           g_assert_nonnull (eq);
+          name = g_strndup (options->env[i], eq - options->env[i]);
           env = g_environ_setenv (env, name, eq + 1, TRUE);
         }
     }
@@ -201,7 +202,7 @@ test_run_cli_va (const TestCliOptions *options, char **out, char **err, va_list 
   return test_run_cli_full (options, (const char *const *) args->pdata, out, err);
 }
 
-/* The same with the arguments inline, NULL-terminated. */
+/* test_run_cli_argv with the arguments inline, NULL-terminated. */
 static inline int
 test_run_cli (char **out, char **err, ...)
 {
