@@ -172,14 +172,17 @@ zoo_bert_base (Zoo *z, const MpGenZooOptions *o)
       g_autofree char *id = N ("%s.intermediate.dense", p), *ig = N ("%s.intermediate.gelu", p);
       g_autofree char *fd = N ("%s.output.dense", p), *fa = N ("%s.output.add", p);
       g_autofree char *fl = N ("%s.output.LayerNorm", p);
-      gint q, k, v, h;
+      gint q, k, v, qh, kh, vh, h;
 
       q = linear (z, x, qn, hidden, TRUE);
       k = linear (z, x, kn, hidden, TRUE);
       v = linear (z, x, vn, hidden, TRUE);
-      h = attention_core (z, sp, split_heads (z, q, qn, heads, hidden, 0),
-                          split_heads (z, k, kn, heads, hidden, 0),
-                          split_heads (z, v, vn, heads, hidden, 0), mask, FALSE);
+      /* one statement each: as arguments of one call their order would be
+       * the compiler's (GCC's, value first, is what data/zoo holds) */
+      vh = split_heads (z, v, vn, heads, hidden, 0);
+      kh = split_heads (z, k, kn, heads, hidden, 0);
+      qh = split_heads (z, q, qn, heads, hidden, 0);
+      h = attention_core (z, sp, qh, kh, vh, mask, FALSE);
       h = linear (z, h, od, hidden, TRUE);
       x = layernorm (z, binary (z, ZOO_OP_ADD, h, x, oa), ol);
       h = unary (z, ZOO_OP_GELU, linear (z, x, id, 4 * hidden, TRUE), ig);
@@ -225,13 +228,15 @@ zoo_gpt2 (Zoo *z, const MpGenZooOptions *o)
       g_autofree char *l2 = N ("%s.ln_2", p), *fc = N ("%s.mlp.c_fc", p);
       g_autofree char *ge = N ("%s.mlp.gelu", p), *mp = N ("%s.mlp.c_proj", p);
       g_autofree char *rm = N ("%s.mlp.residual", p);
-      gint qkv, h;
+      gint qkv, qh, kh, vh, h;
 
       qkv = linear (z, layernorm (z, x, l1), ca, 3 * d, TRUE);
-      /* q, k, v are column slices of one buffer: strided views at offsets 0, d, 2d */
-      h = attention_core (z, at, split_heads (z, qkv, qn, heads, d, 0),
-                          split_heads (z, qkv, kn, heads, d, col),
-                          split_heads (z, qkv, vn, heads, d, 2 * col), causal, TRUE);
+      /* q, k, v are column slices of one buffer: strided views at offsets 0,
+       * d, 2d; made one statement each, value first (see zoo_bert_base) */
+      vh = split_heads (z, qkv, vn, heads, d, 2 * col);
+      kh = split_heads (z, qkv, kn, heads, d, col);
+      qh = split_heads (z, qkv, qn, heads, d, 0);
+      h = attention_core (z, at, qh, kh, vh, causal, TRUE);
       x = binary (z, ZOO_OP_ADD, x, linear (z, h, cp, d, TRUE), ra);
       h = unary (z, ZOO_OP_GELU, linear (z, layernorm (z, x, l2), fc, 4 * d, TRUE), ge);
       x = binary (z, ZOO_OP_ADD, x, linear (z, h, mp, d, TRUE), rm);

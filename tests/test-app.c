@@ -20,6 +20,7 @@
 #include "summary-table.h"
 #include "window-export.h"
 #include "test-gui.h"
+#include "test-util.h"
 
 static gboolean
 window_ready (gpointer data)
@@ -56,12 +57,6 @@ open_window (const char *path)
 
   run_until (window_ready, win);
   return win;
-}
-
-static char *
-data_path (const char *name)
-{
-  return g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), name, NULL);
 }
 
 static guint
@@ -358,7 +353,7 @@ test_close_while_planning (void)
 static void
 test_concurrent_validity (void)
 {
-  g_autofree char *path = data_path ("multistream.json");
+  g_autofree char *path = test_data_path ("multistream.json");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
@@ -414,7 +409,7 @@ test_concurrent_validity (void)
 static void
 test_optimal_budget (void)
 {
-  g_autofree char *path = data_path ("minimalloc/D.1048576.csv");
+  g_autofree char *path = test_data_path ("minimalloc/D.1048576.csv");
   g_autoptr (GFile) file = g_file_new_for_path (path);
   MpWindow        *win = mp_window_new (NULL);
   MpPlanSet       *set;
@@ -458,8 +453,7 @@ test_optimal_budget (void)
 static void
 test_trace_observed (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                            "snapshot-p2.pickle", NULL);
+  g_autofree char *path = test_fixture_path ("snapshot-p2.pickle");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   MpPlan          *observed = mp_plan_set_get_plan (set, 0);
@@ -644,7 +638,7 @@ test_search_and_cursor (void)
 static void
 test_step_numbering (void)
 {
-  g_autofree char *path = data_path ("minimalloc/A.1048576.csv");
+  g_autofree char *path = test_data_path ("minimalloc/A.1048576.csv");
   MpWindow        *win = open_window (path);
   MpPlanSet       *set = mp_window_get_plan_set (win);
   MpViewState     *state = mp_window_get_state (win);
@@ -734,7 +728,7 @@ test_step_numbering (void)
 static void
 test_fits_small_screen (void)
 {
-  g_autofree char *path = data_path ("two-towers.json");
+  g_autofree char *path = test_data_path ("two-towers.json");
   MpWindow        *win = open_window (path);
   GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
                             mp_window_get_summary_table (win)));
@@ -860,7 +854,7 @@ test_command_line (void)
   const char      *exe = g_getenv ("MEMPLAN_GUI");
   g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
   g_autofree char *shot = g_build_filename (dir, "shot.png", NULL);
-  g_autofree char *graph = data_path ("teaching.json");
+  g_autofree char *graph = test_data_path ("teaching.json");
   g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
   g_autofree char *err = NULL;
   g_autoptr (GError) error = NULL;
@@ -898,7 +892,7 @@ test_command_line (void)
   g_clear_pointer (&err, g_free);
   {
     /* an ONNX model's dimensions on the command line, as memplan-cli's */
-    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    g_autofree char *encoder = test_data_path ("onnx/encoder-2x256.onnx");
     const char      *argv[] = { exe, "--screenshot", shot, "--dim", "batch", encoder, NULL };
 
     g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
@@ -909,7 +903,7 @@ test_command_line (void)
   g_clear_pointer (&err, g_free);
   {
     /* unbound, a screenshot run photographs the form and says why it failed */
-    g_autofree char *encoder = data_path ("onnx/encoder-2x256.onnx");
+    g_autofree char *encoder = test_data_path ("onnx/encoder-2x256.onnx");
     const char      *argv[] = { exe, "--screenshot", shot, encoder, NULL };
 
     g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
@@ -1035,7 +1029,7 @@ record_detail (const char *planner, guint index, guint total, const char *detail
 static void
 test_search_progress (void)
 {
-  g_autofree char *path = data_path ("minimalloc/D.1048576.csv");
+  g_autofree char *path = test_data_path ("minimalloc/D.1048576.csv");
   const char      *planners[] = { "optimal", NULL };
   MpPlanSetOptions options = { .time_budget = 2 };
   g_autoptr (GPtrArray) details = g_ptr_array_new_with_free_func (g_free);
@@ -1079,11 +1073,11 @@ test_by_op (void)
 {
   g_autofree char *snapshot = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
                                                 "snapshot.pickle", NULL);
-  g_autofree char *cnn = data_path ("torch/small-cnn-trace.json.gz");
-  g_autofree char *teaching = data_path ("teaching.json");
+  g_autofree char *cnn = test_data_path ("torch/small-cnn-trace.json.gz");
+  g_autofree char *teaching = test_data_path ("teaching.json");
   g_autofree char *attribution = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests",
                                                    "data", "trace-attribution.json", NULL);
-  g_autofree char *csv = data_path ("minimalloc/A.1048576.csv");
+  g_autofree char *csv = test_data_path ("minimalloc/A.1048576.csv");
   MpWindow        *win = open_window (snapshot);
   MpByOpView      *view = show_by_op (win);
   GListModel      *rows = mp_by_op_view_get_model (view);
@@ -1177,7 +1171,7 @@ static void
 test_settings_restart (void)
 {
   g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
-  g_autofree char *path = data_path ("teaching.json");
+  g_autofree char *path = test_data_path ("teaching.json");
   g_autoptr (GFile) file = g_file_new_for_path (path);
   g_autofree char *uri = g_file_get_uri (file);
   const char      *chosen[] = { "naive", "greedy-by-size", NULL };
@@ -1250,7 +1244,7 @@ test_settings_restart (void)
 static void
 test_onnx_dims (void)
 {
-  g_autofree char *path = data_path ("onnx/encoder-2x256.onnx");
+  g_autofree char *path = test_data_path ("onnx/encoder-2x256.onnx");
   MpWindow        *win = start_window (path);
   GtkWidget       *form;
   g_auto (GStrv) bindings = NULL;

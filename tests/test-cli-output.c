@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "test-util.h"
 
 typedef struct
 {
@@ -25,7 +26,7 @@ typedef struct
 static void
 fixture_set_up (Fixture *f, gconstpointer data)
 {
-  g_autofree char *src = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching.json", NULL);
+  g_autofree char *src = test_data_path ("teaching.json");
   g_autofree char *text = NULL;
   gsize            length;
 
@@ -59,22 +60,13 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 static void
 cli (Fixture *f, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  const char *arg;
-  va_list     args;
+  const TestCliOptions options = { .cwd = f->dir };
+  va_list              args;
 
-  g_ptr_array_add (argv, (char *) g_getenv ("MEMPLAN_CLI"));
-  va_start (args, f);
-  while ((arg = va_arg (args, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
   g_clear_pointer (&f->err, g_free);
-  g_assert_true (g_spawn_sync (f->dir, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, &f->err, &f->status, &error));
-  g_assert_no_error (error);
-  f->status = WIFEXITED (f->status) ? WEXITSTATUS (f->status) : -1;
+  va_start (args, f);
+  f->status = test_run_cli_va (&options, NULL, &f->err, args);
+  va_end (args);
 }
 
 static char *
@@ -244,7 +236,7 @@ static void
 test_signal_removes_temp (Fixture *f, gconstpointer data)
 {
   int              sig = GPOINTER_TO_INT (data);
-  const char      *argv[] = { g_getenv ("MEMPLAN_CLI"), "gen", "random", "-n", "500000", "-o",
+  const char      *argv[] = { test_cli_path (), "gen", "random", "-n", "500000", "-o",
                               "big.json", NULL };
   g_autoptr (GError) error = NULL;
   GPid             pid;
@@ -313,13 +305,11 @@ static void
 test_stdout_fails (Fixture *f, gconstpointer data)
 {
   const char *redirect = data;
-  g_autofree char *src = g_strdup (g_getenv ("MEMPLAN_SOURCE_DIR"));
-  g_autofree char *trace = g_build_filename (src, "tests", "data", "trace-two-devices.json",
-                                             NULL);
-  g_autofree char *base = g_build_filename (src, "data", "reports", "base.json", NULL);
-  g_autofree char *new_report = g_build_filename (src, "data", "reports", "new.json", NULL);
-  g_autofree char *records = g_build_filename (src, "data", "teaching", "pisarchyk-lee.csv", NULL);
-  g_autofree char *script = g_strdup_printf ("exec \"$0\" \"$@\" %s", redirect);
+  g_autofree char *trace = test_fixture_path ("trace-two-devices.json");
+  g_autofree char *base = test_data_path ("reports/base.json");
+  g_autofree char *new_report = test_data_path ("reports/new.json");
+  g_autofree char *records = test_data_path ("teaching/pisarchyk-lee.csv");
+  const TestCliOptions options = { .cwd = f->dir, .redirect = redirect };
   g_autofree char *expected = g_strdup_printf ("memplan-cli: cannot write to standard output: %s\n",
                                                g_str_equal (redirect, ">&-")
                                                  ? g_strerror (EBADF) : g_strerror (ENOSPC));
@@ -344,29 +334,19 @@ test_stdout_fails (Fixture *f, gconstpointer data)
   g_assert_cmpint (f->status, ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-      g_autoptr (GError) error = NULL;
       g_autofree char *err = NULL;
-      gint             status;
+      int              status;
 
-      g_ptr_array_add (argv, "/bin/sh");
-      g_ptr_array_add (argv, "-c");
-      g_ptr_array_add (argv, script);
-      g_ptr_array_add (argv, (char *) g_getenv ("MEMPLAN_CLI"));
-      for (guint j = 0; j < G_N_ELEMENTS (commands[i]) && commands[i][j]; j++)
-        g_ptr_array_add (argv, (char *) commands[i][j]);
-      g_ptr_array_add (argv, NULL);
       g_test_message ("%s %s", commands[i][0], redirect);
-      g_assert_true (g_spawn_sync (f->dir, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
-                                   NULL, NULL, &err, &status, &error));
-      g_assert_no_error (error);
-      g_assert_true (WIFEXITED (status));
+      /* each row is NULL-terminated: no command fills its 8 places */
+      g_assert_null (commands[i][G_N_ELEMENTS (commands[i]) - 1]);
+      status = test_run_cli_full (&options, commands[i], NULL, &err);
       /* --help's text is written by GLib, whose error number is lost */
       if (g_str_equal (commands[i][0], "--help") || g_strv_contains (commands[i], "--help"))
         g_assert_true (g_str_has_prefix (err, "memplan-cli: cannot write to standard output: "));
       else
         g_assert_cmpstr (err, ==, expected);
-      g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+      g_assert_cmpint (status, ==, 2);
     }
 }
 

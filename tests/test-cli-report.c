@@ -2,7 +2,6 @@
 /* memplan-cli suite and compare, run as a user runs them: exact standard
  * output, standard error and exit status. */
 #include <string.h>
-#include <sys/wait.h>
 
 #include "test-files.h"
 #include "test-util.h"
@@ -27,32 +26,20 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 static void
 cli (Run *r, const char *cwd, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LC_ALL", "C.UTF-8", TRUE);
-  g_autoptr (GError) error = NULL;
-  const char *arg;
-  va_list     args;
-  int         wait_status = 0;
+  static const char *const env[] = { "LC_ALL=C.UTF-8", NULL };
+  const TestCliOptions     options = { .cwd = cwd, .env = env };
+  va_list                  args;
 
-  g_assert_nonnull (g_getenv ("MEMPLAN_CLI"));
-  g_ptr_array_add (argv, (gpointer) g_getenv ("MEMPLAN_CLI"));
-  va_start (args, cwd);
-  while ((arg = va_arg (args, const char *)))
-    g_ptr_array_add (argv, (gpointer) arg);
-  va_end (args);
-  g_ptr_array_add (argv, NULL);
   run_clear (r);
-  g_spawn_sync (cwd, (char **) argv->pdata, env, G_SPAWN_DEFAULT, NULL, NULL, &r->out, &r->err,
-                &wait_status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
+  va_start (args, cwd);
+  r->status = test_run_cli_va (&options, &r->out, &r->err, args);
+  va_end (args);
 }
 
 static char *
 fixture_dir (void)
 {
-  return g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "compare", NULL);
+  return test_source_path ("tests/compare");
 }
 
 static const char *

@@ -118,8 +118,7 @@ test_bad_input_exit_2 (void)
 static void
 test_csv_of_trace (void)
 {
-  g_autofree char *dir = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                           "trace-two-devices.json", NULL);
+  g_autofree char *dir = test_fixture_path ("trace-two-devices.json");
   g_autofree char *out = NULL, *err = NULL;
 
   g_assert_cmpint (test_run_cli (&out, &err, "plan", dir, "--format", "csv", "-p", "naive", NULL),
@@ -150,8 +149,7 @@ test_help_everywhere (void)
 static void
 test_observed_and_proof (void)
 {
-  g_autofree char *snapshot = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                                "snapshot.pickle", NULL);
+  g_autofree char *snapshot = test_fixture_path ("snapshot.pickle");
   g_autofree char *teaching = test_data_path ("teaching.json");
   g_autofree char *out = NULL, *err = NULL, *json = NULL, *err2 = NULL;
 

@@ -311,8 +311,7 @@ static void
 test_every_sample (void)
 {
   g_autofree char *data = test_data_path ("");
-  g_autofree char *tests = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                             NULL);
+  g_autofree char *tests = test_fixture_path ("");
   g_autofree char *tmp = g_dir_make_tmp ("memplan-consistency-XXXXXX", NULL);
   g_autofree char *planners = heuristics ();
   g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);

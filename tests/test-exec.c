@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
-#include <sys/wait.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
 
@@ -732,24 +731,6 @@ test_no_device (void)
   g_clear_error (&error);
 }
 
-static int
-run_cli (const char *const *args, char **out, char **err)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  gint    status = 0;
-  GError *error = NULL;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("MEMPLAN_CLI"));
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-                &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
-
 static void
 test_cli (void)
 {
@@ -773,7 +754,7 @@ test_cli (void)
                                   "--no-baselines", NULL };
   char            *out = NULL, *err = NULL;
 
-  g_assert_cmpint (run_cli (all, &out, &err), ==, 1);
+  g_assert_cmpint (test_run_cli_argv (all, &out, &err), ==, 1);
   g_assert_nonnull (strstr (out, "\nnaive              clean          0 "));
   g_assert_nonnull (strstr (out, "\ngreedy-by-size     CORRUPT "));
   g_assert_nonnull (strstr (out, "streams concurrent in 5 parallel groups, 2 iterations"));
@@ -792,7 +773,7 @@ test_cli (void)
     {
       const char *note;
 
-      g_assert_cmpint (run_cli (fallback, &out, &err), ==, 0);
+      g_assert_cmpint (test_run_cli_argv (fallback, &out, &err), ==, 0);
       note = strstr (out, "\nnote: " MP_EXEC_NO_DEVICE_NOTE " (");
       g_assert_nonnull (note);
       g_assert_null (strstr (note + 8, MP_EXEC_NO_DEVICE_NOTE));
@@ -800,7 +781,7 @@ test_cli (void)
       g_free (out), g_free (err);
     }
 
-  g_assert_cmpint (run_cli (seq, &out, &err), ==, 1);
+  g_assert_cmpint (test_run_cli_argv (seq, &out, &err), ==, 1);
   g_assert_nonnull (strstr (out, "naive: first corruption: op 'right.fc1' found tensor 'emb' "
                                  "corrupted at byte 0: overwritten by tensor 'left.h'\n"));
   g_assert_nonnull (strstr (out, "\nplanned: the plan's arena + 1 workspace slot of 64.0 KiB "
@@ -811,18 +792,18 @@ test_cli (void)
                             "on purpose\n");
   g_free (out), g_free (err);
 
-  g_assert_cmpint (run_cli (bad, &out, &err), ==, 2);
+  g_assert_cmpint (test_run_cli_argv (bad, &out, &err), ==, 2);
   g_assert_cmpstr (err, ==, "memplan-cli: unknown backend 'tpu' (known: auto, cpu, cuda)\n");
   g_free (out), g_free (err);
-  g_assert_cmpint (run_cli (device_cpu, &out, &err), ==, 2);
+  g_assert_cmpint (test_run_cli_argv (device_cpu, &out, &err), ==, 2);
   g_assert_cmpstr (err, ==, "memplan-cli: --device chooses a CUDA device; it does not go with "
                             "--backend cpu\n");
   g_free (out), g_free (err);
-  g_assert_cmpint (run_cli (device_bad, &out, &err), ==, 2);
+  g_assert_cmpint (test_run_cli_argv (device_bad, &out, &err), ==, 2);
   g_assert_cmpstr (err, ==, "memplan-cli: --device must be a device number (0, 1, ...)\n");
   g_free (out), g_free (err);
 
-  g_assert_cmpint (run_cli (json, &out, &err), ==, 0);
+  g_assert_cmpint (test_run_cli_argv (json, &out, &err), ==, 0);
   g_assert_nonnull (strstr (out, "\"format\": \"memplan.exec/1\""));
   g_assert_nonnull (strstr (out, "\"clean\": true"));
   g_assert_nonnull (strstr (out, "\"launches_per_iteration\": 0"));
@@ -830,9 +811,9 @@ test_cli (void)
   g_free (out), g_free (err);
 
   /* a plan made elsewhere, as a MiniMalloc-style CSV with offsets */
-  g_assert_cmpint (run_cli (plan, &out, &err), ==, 0);
+  g_assert_cmpint (test_run_cli_argv (plan, &out, &err), ==, 0);
   g_free (out), g_free (err);
-  g_assert_cmpint (run_cli (from_csv, &out, &err), ==, 0);
+  g_assert_cmpint (test_run_cli_argv (from_csv, &out, &err), ==, 0);
   g_assert_nonnull (strstr (out, "\nplan               clean          0 "));
   g_free (out), g_free (err);
   g_unlink (csv);
@@ -840,7 +821,7 @@ test_cli (void)
 
   if (!mp_exec_cuda_available (NULL))
     {
-      g_assert_cmpint (run_cli (cuda, &out, &err), ==, 3);
+      g_assert_cmpint (test_run_cli_argv (cuda, &out, &err), ==, 3);
       g_assert_true (g_str_has_prefix (err, "memplan-cli: the CUDA backend cannot run here: "));
       g_assert_cmpstr (out, ==, "");
       g_free (out), g_free (err);

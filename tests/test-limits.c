@@ -70,8 +70,7 @@ test_json_non_finite (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (MpReport) report = NULL;
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
-                                            NULL);
+  g_autofree char *path = test_data_path ("reports/new.json");
   g_autofree char *text = NULL;
   g_autofree char *nan_text = NULL;
   char            *ratio;
@@ -329,8 +328,7 @@ test_terminal_escapes (void)
 static void
 test_compare_escapes (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "reports", "new.json",
-                                            NULL);
+  g_autofree char *path = test_data_path ("reports/new.json");
   g_autofree char *text = NULL;
   g_autofree char *hostile = NULL;
   g_autofree char *table = NULL;
@@ -365,7 +363,7 @@ test_compare_escapes (void)
 static void
 test_cli_memory_estimate (void)
 {
-  g_autofree char *graph = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching.json", NULL);
+  g_autofree char *graph = test_data_path ("teaching.json");
   const char      *plan_load[] = { "plan", graph, "--max-memory", "1K", NULL };
   const char      *plan_run[] = { "plan", graph, "--max-memory", "8K", NULL };
   static const struct { const char *args[8]; const char *err; } cases[] = {
@@ -419,8 +417,7 @@ test_cli_memory_estimate (void)
 static void
 test_optimal_infinite_budget (void)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching",
-                                            "only-search.csv", NULL);
+  g_autofree char *path = test_data_path ("teaching/only-search.csv");
   g_autoptr (MpGraph) graph = test_graph_load (path, NULL);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   MpPlannerOptions options = { .time_budget = INFINITY };

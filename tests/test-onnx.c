@@ -42,8 +42,7 @@ lower_bound (const MpGraph *graph)
 static void
 assert_refused (const char *name, const char *message)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "data",
-                                            name, NULL);
+  g_autofree char *path = test_fixture_path (name);
   g_autofree char *expected = g_strdup_printf ("%s: %s", path, message);
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = test_graph_load (path, &error);

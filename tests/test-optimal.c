@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include <string.h>
-#include <sys/wait.h>
 #include <json.h>
 
 #include "optimal-bounds.h"
@@ -502,36 +501,22 @@ test_stopped (void)
   g_assert_nonnull (strstr (cancelled->note, "cancelled: best found, "));
 }
 
-static char *
-run_cli (const char *args, int *status, char **err)
-{
-  g_autofree char *cmd = g_strdup_printf ("%s %s", g_getenv ("MEMPLAN_CLI"), args);
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-  int   wait_status;
-
-  g_assert_nonnull (g_getenv ("MEMPLAN_CLI"));
-  g_assert_true (g_spawn_command_line_sync (cmd, &out, err, &wait_status, &error));
-  g_assert_no_error (error);
-  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  return out;
-}
-
 /* The issue's own question from the command line: C fits in 1,048,576. */
 static void
 test_cli_capacity (void)
 {
   g_autofree char *path = test_data_path ("minimalloc/C.1048576.csv");
-  g_autofree char *args = g_strdup_printf ("plan %s --planner optimal --capacity 1048576 "
-                                           "--format json", path);
+  const char      *args[] = { "plan", path, "--planner", "optimal", "--capacity", "1048576",
+                              "--format", "json", NULL };
+  const char      *bad_args[] = { "plan", path, "--planner", "optimal", "--capacity", "-5", NULL };
   g_autofree char *err = NULL;
   g_autofree char *bad_err = NULL;
   g_autofree char *bad_out = NULL;
-  int              status;
-  g_autofree char *out = run_cli (args, &status, &err);
-  json_object     *root = json_tokener_parse (out), *plans, *plan, *v;
+  g_autofree char *out = NULL;
+  json_object     *root, *plans, *plan, *v;
 
-  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpint (test_run_cli_argv (args, &out, &err), ==, 0);
+  root = json_tokener_parse (out);
   g_assert_nonnull (root);
   g_assert_true (json_object_object_get_ex (root, "plans", &plans));
   plan = json_object_array_get_idx (plans, 0);
@@ -547,10 +532,7 @@ test_cli_capacity (void)
   g_assert_true (json_object_get_boolean (v));
   json_object_put (root);
 
-  g_free (args);
-  args = g_strdup_printf ("plan %s --planner optimal --capacity -5", path);
-  bad_out = run_cli (args, &status, &bad_err);
-  g_assert_cmpint (status, ==, 2);
+  g_assert_cmpint (test_run_cli_argv (bad_args, &bad_out, &bad_err), ==, 2);
   g_assert_cmpstr (bad_out, ==, "");
   g_assert_cmpstr (bad_err, ==, "memplan-cli: --capacity must be from 0 to 9223372036854775807, not -5\n");
 }
@@ -561,12 +543,11 @@ static void
 test_cli_no_fit (void)
 {
   g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
-  g_autofree char *args = g_strdup_printf ("plan %s --planner optimal --capacity 11", path);
-  g_autofree char *json_args = g_strdup_printf ("%s --format json", args);
   g_autofree char *err = NULL;
   g_autofree char *json_err = NULL;
-  int              status;
-  g_autofree char *out = run_cli (args, &status, &err);
+  g_autofree char *out = NULL;
+  int              status = test_run_cli (&out, &err, "plan", path, "--planner", "optimal",
+                                          "--capacity", "11", NULL);
   g_autofree char *json = NULL;
   json_object     *root, *plans, *plan, *v;
   const char      *words = "does not fit in capacity 11 B: proved infeasible (no plan is below "
@@ -580,7 +561,8 @@ test_cli_no_fit (void)
   want_err = g_strdup_printf ("memplan-cli: %s", line);
   g_assert_cmpstr (err, ==, want_err);
 
-  json = run_cli (json_args, &status, &json_err);
+  status = test_run_cli (&json, &json_err, "plan", path, "--planner", "optimal", "--capacity",
+                         "11", "--format", "json", NULL);
   g_assert_cmpint (status, ==, 1);
   root = json_tokener_parse (json);
   g_assert_nonnull (root);
@@ -605,10 +587,10 @@ static void
 test_cli_bench (void)
 {
   g_autofree char *path = test_data_path ("minimalloc/example.12.csv");
-  g_autofree char *args = g_strdup_printf ("bench-optimal --capacity 11 %s", path);
   g_autofree char *err = NULL;
-  int              status;
-  g_autofree char *out = run_cli (args, &status, &err);
+  g_autofree char *out = NULL;
+  int              status = test_run_cli (&out, &err, "bench-optimal", "--capacity", "11", path,
+                                          NULL);
   g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
 
   g_assert_cmpint (status, ==, 1);

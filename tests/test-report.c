@@ -8,8 +8,8 @@
 static MpReport *
 load_fixture (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "tests", "compare",
-                                            name, NULL);
+  g_autofree char *dir = test_source_path ("tests/compare");
+  g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) error = NULL;
   MpReport *report = mp_report_load (path, &error);
 

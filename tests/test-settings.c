@@ -76,6 +76,9 @@ test_store (void)
   g_autofree char *color_by = NULL;
   g_autoptr (GSettingsSchema) schema = NULL;
   g_autoptr (GSettingsSchemaKey) key = NULL;
+  /* range_check does not take the floating reference: sunk here, freed */
+  g_autoptr (GVariant) below = g_variant_ref_sink (g_variant_new_double (-1));
+  g_autoptr (GVariant) above = g_variant_ref_sink (g_variant_new_double (3601));
 
   g_assert_true (g_settings_set_int (s, "window-width", 900));
   g_assert_true (g_settings_set_boolean (s, "window-maximized", TRUE));
@@ -99,10 +102,8 @@ test_store (void)
   {
     /* range_check does not take the floating reference; the window's
      * time-budget property starts at 1 second, as the key does */
-    g_autoptr (GVariant) below = g_variant_ref_sink (g_variant_new_double (-1));
     g_autoptr (GVariant) zero = g_variant_ref_sink (g_variant_new_double (0));
     g_autoptr (GVariant) one = g_variant_ref_sink (g_variant_new_double (1));
-    g_autoptr (GVariant) above = g_variant_ref_sink (g_variant_new_double (3601));
 
     g_assert_false (g_settings_schema_key_range_check (key, below));
     g_assert_false (g_settings_schema_key_range_check (key, zero));

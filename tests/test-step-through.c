@@ -12,6 +12,7 @@
 #include "step-through.h"
 #include "widget-shot.h"
 #include "test-gui.h"
+#include "test-util.h"
 
 static gboolean
 planned (gpointer data)
@@ -71,8 +72,8 @@ find_widget (GtkWidget *widget, GType type)
 static MpWindow *
 open_teaching (const char *name)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("MEMPLAN_DATA_DIR"), "teaching", name,
-                                            NULL);
+  g_autofree char *teaching = g_build_filename ("teaching", name, NULL);
+  g_autofree char *path = test_data_path (teaching);
   g_autoptr (GFile) file = g_file_new_for_path (path);
   MpWindow *win = mp_window_new (NULL);
 

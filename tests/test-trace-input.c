@@ -72,20 +72,9 @@ gzip_copy (const char *src, const char *dir, const char *name)
 static char *
 run_cli (const char *const *args, gboolean expect_ok, char **err_out)
 {
-  const char *cli = g_getenv ("MEMPLAN_CLI");
-  GPtrArray  *argv = g_ptr_array_new ();
-  char       *out = NULL, *err = NULL;
-  gint        status;
-  GError     *error = NULL;
+  char *out = NULL, *err = NULL;
 
-  g_ptr_array_add (argv, (gpointer) cli);
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, &out, &err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (g_spawn_check_wait_status (status, NULL), ==, expect_ok);
-  g_ptr_array_free (argv, TRUE);
+  g_assert_cmpint (test_run_cli_argv (args, &out, &err) == 0, ==, expect_ok);
   if (err_out)
     *err_out = err;
   else
@@ -117,8 +106,8 @@ test_gzip_same_figures (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
     {
-      g_autofree char *plain_path = fixture (pairs[i][0]);
-      g_autofree char *gz_path = fixture (pairs[i][1]);
+      g_autofree char *plain_path = test_fixture_path (pairs[i][0]);
+      g_autofree char *gz_path = test_fixture_path (pairs[i][1]);
       g_autofree char *gz9 = gzip_copy (plain_path, dir, pairs[i][1]);
       g_autoptr (MpTrace) plain = load_trace (pairs[i][0], NULL);
       g_autoptr (MpTrace) gz = load_trace (pairs[i][1], NULL);
@@ -157,7 +146,7 @@ static void
 test_gzip_render_suite (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
-  g_autofree char *plain_path = fixture ("trace-two-devices.json");
+  g_autofree char *plain_path = test_fixture_path ("trace-two-devices.json");
   g_autofree char *gz = gzip_copy (plain_path, dir, "trace-two-devices.json.gz");
   g_autofree char *png1 = g_build_filename (dir, "a.png", NULL);
   g_autofree char *png2 = g_build_filename (dir, "b.png", NULL);
@@ -193,12 +182,11 @@ static void
 test_gzip_errors (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
-  g_autofree char *plain_path = fixture ("trace-two-devices.json");
-  g_autofree char *graph_path = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "data",
-                                                  "teaching.json", NULL);
+  g_autofree char *plain_path = test_fixture_path ("trace-two-devices.json");
+  g_autofree char *graph_path = test_data_path ("teaching.json");
   g_autofree char *gz = gzip_copy (plain_path, dir, "t.json.gz");
   g_autofree char *graph_gz = gzip_copy (graph_path, dir, "g.json.gz");
-  g_autofree char *committed = fixture ("trace-two-devices.json.gz");
+  g_autofree char *committed = test_fixture_path ("trace-two-devices.json.gz");
   g_autofree char *cut = g_build_filename (dir, "cut.json.gz", NULL);
   g_autofree char *bad = g_build_filename (dir, "bad.json.gz", NULL);
   g_autofree char *data = NULL;
@@ -302,7 +290,7 @@ test_attribution (void)
                { "aten::empty", 2048, 2048 }, { "main (train.py:40)", 0, 1024 } };
   g_autoptr (MpTrace) trace = load_trace ("trace-attribution.json", NULL);
   g_autoptr (GArray) by_op = mp_trace_by_op (trace);
-  g_autofree char *path = fixture ("trace-attribution.json");
+  g_autofree char *path = test_fixture_path ("trace-attribution.json");
   const char      *args[] = { "import", "--by-op", path, NULL };
   g_autofree char *table = run_cli (args, TRUE, NULL);
 
@@ -346,7 +334,7 @@ test_attribution (void)
   }
   /* a snapshot knows frames, not ops */
   {
-    g_autofree char *snap_path = fixture ("snapshot.pickle");
+    g_autofree char *snap_path = test_fixture_path ("snapshot.pickle");
     g_autoptr (MpGraph) snap = test_graph_load (snap_path, NULL);
     g_autofree char *first = mp_trace_describe_origin (snap, 0, 8);
     g_autofree char *before = mp_trace_describe_origin (snap, 3, 8);
@@ -788,9 +776,8 @@ test_reduce_copies (void)
 static void
 test_torch_samples (void)
 {
-  const char *data = g_getenv ("MEMPLAN_DATA_DIR");
-  g_autofree char *trace_path = g_build_filename (data, "torch", "small-cnn-trace.json.gz", NULL);
-  g_autofree char *snap_path = g_build_filename (data, "torch", "small-cnn-snapshot.pickle", NULL);
+  g_autofree char *trace_path = test_data_path ("torch/small-cnn-trace.json.gz");
+  g_autofree char *snap_path = test_data_path ("torch/small-cnn-snapshot.pickle");
   GError          *error = NULL;
   g_autoptr (MpTrace) trace = mp_trace_load (trace_path, NULL, &error);
   g_autoptr (MpTrace) snap = NULL;

@@ -1,25 +1,16 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* Shared by the trace tests: the fixtures of tests/data, written by
+/* Shared by the trace tests: loading the fixtures of tests/data, written by
  * tests/make-trace-fixtures.py. */
 
 #include <glib.h>
-#include "memplan-analysis.h"
-
-static inline char *
-fixture (const char *name)
-{
-  const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
-
-  g_assert_nonnull (src);
-  return g_build_filename (src, "tests", "data", name, NULL);
-}
+#include "test-util.h"
 
 static inline MpTrace *
 load_trace (const char *name, const MpTraceOptions *options)
 {
-  g_autofree char *path = fixture (name);
+  g_autofree char *path = test_fixture_path (name);
   GError          *error = NULL;
   MpTrace         *trace = mp_trace_load_full (path, options, &error);
 

@@ -134,7 +134,7 @@ test_chrome_drop (void)
     { "0x1000@4", 512, 4, 7, 0x1000, 0 },
     { "0x200000@6", 4096, 6, 8, 0x200000, 3072 },
   };
-  g_autofree char *path = fixture ("trace-two-devices.json");
+  g_autofree char *path = test_fixture_path ("trace-two-devices.json");
   MpTraceOptions   options = { NULL, TRUE };
   GError          *error = NULL;
   g_autoptr (MpTrace) trace = mp_trace_load_full (path, &options, &error);
@@ -159,7 +159,7 @@ test_chrome_devices (void)
   };
   g_autoptr (MpTrace) c = load ("trace-two-devices.json", "cpu");
   g_autoptr (MpTrace) a = load ("trace-array.json", NULL);
-  g_autofree char *path = fixture ("trace-two-devices.json");
+  g_autofree char *path = test_fixture_path ("trace-two-devices.json");
   GError          *error = NULL;
 
   assert_records (c, cpu, 1);
@@ -218,7 +218,7 @@ test_snapshot (void)
 static void
 test_pickle_values (void)
 {
-  g_autofree char *path = fixture ("snapshot.pickle");
+  g_autofree char *path = test_fixture_path ("snapshot.pickle");
   g_autofree char *data = NULL;
   gsize            length;
   GError          *error = NULL;
@@ -256,7 +256,7 @@ test_pickle_containers (void)
 
   for (guint f = 0; f < G_N_ELEMENTS (files); f++)
     {
-      g_autofree char *path = fixture (files[f]);
+      g_autofree char *path = test_fixture_path (files[f]);
       g_autofree char *data = NULL;
       gsize            length;
       GError          *error = NULL;
@@ -340,7 +340,7 @@ test_errors (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *path = fixture (cases[i].file);
+      g_autofree char *path = test_fixture_path (cases[i].file);
       g_autofree char *want = g_strdup_printf ("%s: %s", path, cases[i].message);
       GError          *error = NULL;
       g_autoptr (MpGraph) graph = NULL;
@@ -360,7 +360,7 @@ test_errors (void)
 static void
 test_every_truncation (void)
 {
-  g_autofree char *path = fixture ("snapshot.pickle");
+  g_autofree char *path = test_fixture_path ("snapshot.pickle");
   g_autofree char *data = NULL;
   gsize            length;
 
@@ -383,7 +383,7 @@ static void
 test_mutations (void)
 {
   static const guint8 values[] = { 0x00, 0xff, 'h', 'e', '(', 0x8b, 0x7f };
-  g_autofree char *path = fixture ("snapshot.pickle");
+  g_autofree char *path = test_fixture_path ("snapshot.pickle");
   g_autofree char *data = NULL;
   gsize            length;
 
@@ -408,8 +408,8 @@ static void
 test_sniff (void)
 {
   g_autofree char *dir = g_dir_make_tmp ("memplan-trace-XXXXXX", NULL);
-  g_autofree char *snap = fixture ("snapshot.pickle");
-  g_autofree char *chrome = fixture ("trace-two-devices.json");
+  g_autofree char *snap = test_fixture_path ("snapshot.pickle");
+  g_autofree char *chrome = test_fixture_path ("trace-two-devices.json");
   g_autofree char *a = g_build_filename (dir, "model.json", NULL);
   g_autofree char *b = g_build_filename (dir, "records.csv", NULL);
   g_autofree char *data = NULL;
@@ -445,17 +445,12 @@ test_sniff (void)
 static void
 test_cli (void)
 {
-  const char      *cli = g_getenv ("MEMPLAN_CLI");
-  g_autofree char *path = fixture ("trace-two-devices.json");
+  g_autofree char *path = test_fixture_path ("trace-two-devices.json");
   g_autofree char *out = NULL, *err = NULL;
-  gint             status;
-  GError          *error = NULL;
-  const char      *argv[] = { cli, "plan", path, "--planner", "greedy-by-size", NULL };
-  const char      *bad[] = { cli, "plan", path, "--device", "cuda:7", NULL };
+  const char      *argv[] = { "plan", path, "--planner", "greedy-by-size", NULL };
+  const char      *bad[] = { "plan", path, "--device", "cuda:7", NULL };
 
-  g_spawn_sync (NULL, (char **) argv, NULL, 0, NULL, NULL, &out, &err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (test_run_cli_argv (argv, &out, &err), ==, 0);
   /* the observed figure is what the allocator reserved, judged valid */
   g_assert_nonnull (strstr (out, "observed               4.00 MiB     6.50 KiB 630.1538   99.84%"
                                  "      -      0 µs  yes"));
@@ -463,9 +458,7 @@ test_cli (void)
   g_assert_nonnull (strstr (out, "observed: the cuda:0 allocator reserved 4.00 MiB at its peak"));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_spawn_sync (NULL, (char **) bad, NULL, 0, NULL, NULL, &out, &err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (test_run_cli_argv (bad, &out, &err), !=, 0);
   g_assert_nonnull (strstr (err, "no memory events for device 'cuda:7'"));
 }
 

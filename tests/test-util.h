@@ -5,6 +5,7 @@
  * last) triples and finding the data folder. */
 
 #include <glib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "memplan-analysis.h"
 /* the engine's internals, which the front-ends reach through workload.h */
@@ -89,42 +90,129 @@ test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   return plan;
 }
 
-/* Runs $MEMPLAN_CLI with the NULL-terminated argument vector; returns its
- * exit status, stdout and stderr. */
-static inline int
-test_run_cli_argv (const char *const *args, char **out, char **err)
+/* A path in the source tree ("tests/compare"). */
+static inline char *
+test_source_path (const char *relative)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
+  const char *src = g_getenv ("MEMPLAN_SOURCE_DIR");
+
+  if (src == NULL)
+    src = MEMPLAN_TEST_SOURCE_DIR;
+  return g_build_filename (src, relative, NULL);
+}
+
+/* A fixture of tests/data, the test programs' own inputs (data/ holds the
+ * users' examples: test_data_path). */
+static inline char *
+test_fixture_path (const char *name)
+{
+  g_autofree char *dir = test_source_path ("tests/data");
+
+  return g_build_filename (dir, name, NULL);
+}
+
+/* The memplan-cli under test (meson sets $MEMPLAN_CLI). */
+static inline const char *
+test_cli_path (void)
+{
   const char *cli = g_getenv ("MEMPLAN_CLI");
-  int         status;
 
   g_assert_nonnull (cli);
-  g_ptr_array_add (argv, (gpointer) cli);
+  return cli;
+}
+
+/* How test_run_cli_full runs the CLI; zeroed: as test_run_cli does. */
+typedef struct
+{
+  const char        *cwd;      /* NULL: the test's own folder */
+  const char *const *env;      /* NAME=VALUE pairs set on top of the test's, NULL-terminated */
+  const char        *redirect; /* shell redirections of the CLI's streams (">&-"), or NULL */
+} TestCliOptions;
+
+/* Runs $MEMPLAN_CLI with the NULL-terminated argument vector, standard
+ * input from /dev/null; returns its exit status and, where out or err is
+ * not NULL, what it wrote (else that stream goes to /dev/null). */
+static inline int
+test_run_cli_full (const TestCliOptions *options, const char *const *args, char **out,
+                   char **err)
+{
+  static const TestCliOptions defaults = { 0 };
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *script = NULL;
+  g_auto (GStrv) env = NULL;
+  GSpawnFlags flags = G_SPAWN_STDIN_FROM_DEV_NULL;
+  int         status;
+
+  if (options == NULL)
+    options = &defaults;
+  if (options->redirect)
+    {
+      script = g_strdup_printf ("exec \"$0\" \"$@\" %s", options->redirect);
+      g_ptr_array_add (argv, "/bin/sh");
+      g_ptr_array_add (argv, "-c");
+      g_ptr_array_add (argv, script);
+    }
+  g_ptr_array_add (argv, (gpointer) test_cli_path ());
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out, err,
-                &status, &error);
+  if (options->env)
+    {
+      env = g_get_environ ();
+      for (guint i = 0; options->env[i]; i++)
+        {
+          const char      *eq = strchr (options->env[i], '=');
+          g_autofree char *name = NULL;
+
+          g_assert_nonnull (eq);
+          name = g_strndup (options->env[i], eq - options->env[i]);
+          env = g_environ_setenv (env, name, eq + 1, TRUE);
+        }
+    }
+  if (out == NULL)
+    flags |= G_SPAWN_STDOUT_TO_DEV_NULL;
+  if (err == NULL)
+    flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+  g_spawn_sync (options->cwd, (char **) argv->pdata, env, flags, NULL, NULL, out, err, &status,
+                &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
   return WEXITSTATUS (status);
 }
 
-/* The same with the arguments inline, NULL-terminated. */
+/* Runs $MEMPLAN_CLI with the NULL-terminated argument vector; returns its
+ * exit status, stdout and stderr. */
 static inline int
-test_run_cli (char **out, char **err, ...)
+test_run_cli_argv (const char *const *args, char **out, char **err)
+{
+  return test_run_cli_full (NULL, args, out, err);
+}
+
+/* test_run_cli_full with the arguments from a va_list, NULL-terminated. */
+static inline int
+test_run_cli_va (const TestCliOptions *options, char **out, char **err, va_list ap)
 {
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   const char *arg;
-  va_list     ap;
 
-  va_start (ap, err);
   while ((arg = va_arg (ap, const char *)))
     g_ptr_array_add (args, (gpointer) arg);
-  va_end (ap);
   g_ptr_array_add (args, NULL);
-  return test_run_cli_argv ((const char *const *) args->pdata, out, err);
+  return test_run_cli_full (options, (const char *const *) args->pdata, out, err);
+}
+
+/* test_run_cli_argv with the arguments inline, NULL-terminated. */
+static inline int
+test_run_cli (char **out, char **err, ...)
+{
+  va_list ap;
+  int     status;
+
+  va_start (ap, err);
+  status = test_run_cli_va (NULL, out, err, ap);
+  va_end (ap);
+  return status;
 }
 
 /* Any input by its content, as the workload opens it: the graph alone. */
@@ -143,3 +231,14 @@ test_graph_load (const char *path, GError **error)
   return g_steal_pointer (&input->graph);
 }
 
+
+/* A graph from JSON text that must parse; name stands for its file. */
+static inline MpGraph *
+test_graph_load_string (const char *json, const char *name)
+{
+  GError  *error = NULL;
+  MpGraph *graph = mp_graph_parse_json (json, strlen (json), name, &error);
+
+  g_assert_no_error (error);
+  return graph;
+}

@@ -372,37 +372,25 @@ test_shipped (void)
 static void
 test_cli (void)
 {
-  const char      *cli = g_getenv ("MEMPLAN_CLI");
   g_autofree char *dir = g_dir_make_tmp ("memplan-zoo-XXXXXX", NULL);
   g_autofree char *out = g_build_filename (dir, "r.json", NULL);
   g_autofree char *std_out = NULL, *std_err = NULL;
-  gint             status;
   GError          *error = NULL;
-  const char      *gen_argv[] = { cli, "gen", "resnet50", "--batch", "8", "-o", out, NULL };
-  const char      *plan_argv[] = { cli, "plan", out, "--planner", "all", NULL };
-  const char      *bad_argv[] = { cli, "gen", "vgg", "-o", out, NULL };
+  const char      *gen_argv[] = { "gen", "resnet50", "--batch", "8", "-o", out, NULL };
+  const char      *plan_argv[] = { "plan", out, "--planner", "all", NULL };
+  const char      *bad_argv[] = { "gen", "vgg", "-o", out, NULL };
 
-  g_assert_nonnull (cli);
-  g_spawn_sync (NULL, (char **) gen_argv, NULL, 0, NULL, NULL, &std_out, &std_err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (test_run_cli_argv (gen_argv, &std_out, &std_err), ==, 0);
   g_clear_pointer (&std_out, g_free);
   g_clear_pointer (&std_err, g_free);
-  g_spawn_sync (NULL, (char **) plan_argv, NULL, 0, NULL, NULL, &std_out, &std_err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (test_run_cli_argv (plan_argv, &std_out, &std_err), ==, 0);
   g_assert_nonnull (strstr (std_out, "resnet50-b8:"));
   g_assert_nonnull (strstr (std_out, "greedy-by-size"));
   g_assert_null (strstr (std_out, " NO"));
   g_clear_pointer (&std_out, g_free);
   g_clear_pointer (&std_err, g_free);
   /* a bad model: exit 2, the existing file left as it was */
-  g_spawn_sync (NULL, (char **) bad_argv, NULL, 0, NULL, NULL, &std_out, &std_err, &status,
-                &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 2);
+  g_assert_cmpint (test_run_cli_argv (bad_argv, &std_out, &std_err), ==, 2);
   g_assert_nonnull (strstr (std_err, "unknown model 'vgg'"));
   {
     g_autoptr (MpGraph) graph = test_graph_load (out, &error);
