@@ -31,6 +31,5 @@ export G_SLICE=always-malloc
 export GDK_DEBUG="${GDK_DEBUG:-gl-disable}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/build-aux/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-# full stacks for leaks, so that a suppression can name a library function
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:check_initialization_order=1:fast_unwind_on_malloc=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1:check_initialization_order=1}"
 exec meson test -C "$build" --print-errorlogs --timeout-multiplier 3 "$@"
