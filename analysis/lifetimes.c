@@ -121,7 +121,7 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
 
   if (graph->has_ops)
     {
-      lt->records = g_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
+      lt->records = g_atomic_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
       lt->n_steps = graph->n_ops;
       for (guint o = 0; o < graph->n_ops; o++)
         {
@@ -157,7 +157,7 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
     }
   else
     {
-      lt->records = g_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
+      lt->records = g_atomic_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
       for (guint i = 0; i < graph->n_tensors; i++)
         {
           const MpTensor *t = &graph->tensors[i];
@@ -218,8 +218,8 @@ mp_lifetimes_from_records (MpUsage *records, guint n_records, guint n_steps, gui
 {
   MpLifetimes *lt = g_new0 (MpLifetimes, 1);
 
-  /* plans hold references to the one copy (g_rc_box) */
-  lt->records = g_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), records);
+  /* plans hold references to the one copy (g_atomic_rc_box: the app plans in several threads) */
+  lt->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), records);
   g_free (records);
   lt->n_records = n_records;
   lt->n_steps = n_steps;
@@ -235,7 +235,7 @@ mp_lifetimes_free (MpLifetimes *lt)
 {
   if (lt == NULL)
     return;
-  g_rc_box_release (lt->records);
+  g_atomic_rc_box_release (lt->records);
   g_free (lt->live_bytes);
   g_free (lt->record_of);
   g_free (lt);

@@ -27,7 +27,7 @@ typedef struct
 
 typedef struct
 {
-  MpUsage *records;     /* in order of first appearance in the op sequence; a g_rc_box
+  MpUsage *records;     /* in order of first appearance in the op sequence; a g_atomic_rc_box
                          * that plans share (mp_plan_new takes a reference) */
   guint    n_records;
   guint    n_steps;

@@ -385,8 +385,8 @@ load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
   {
     MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
 
-    g_rc_box_release (plan->records);
-    plan->records = g_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
+    g_atomic_rc_box_release (plan->records);
+    plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
     g_free (records);
   }
   plan->n_steps = MAX (schedule->n_groups, 1);

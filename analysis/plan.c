@@ -13,7 +13,7 @@ mp_plan_new_records (const char *planner, const MpUsage *records, guint n_record
   MpPlan *plan = g_new0 (MpPlan, 1);
 
   plan->planner = g_strdup (planner);
-  plan->records = g_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), (gpointer) records);
+  plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), (gpointer) records);
   plan->n_records = n_records;
   plan->n_steps = n_steps;
   plan->alignment = alignment;
@@ -30,7 +30,7 @@ mp_plan_new (const char *planner, const MpLifetimes *lifetimes)
 
   plan->planner = g_strdup (planner);
   /* shared, not copied: a million records are 32 MB per plan */
-  plan->records = g_rc_box_acquire (lifetimes->records);
+  plan->records = g_atomic_rc_box_acquire (lifetimes->records);
   plan->n_records = lifetimes->n_records;
   plan->n_steps = lifetimes->n_steps;
   plan->alignment = lifetimes->alignment;
@@ -48,7 +48,7 @@ mp_plan_free (MpPlan *plan)
     return;
   g_free (plan->planner);
   g_free (plan->graph_name);
-  g_rc_box_release (plan->records);
+  g_atomic_rc_box_release (plan->records);
   g_free (plan->offsets);
   g_free (plan->note);
   g_free (plan->problem);

@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-/* A plan: an offset for every usage record. records is a g_rc_box, read
+/* A plan: an offset for every usage record. records is a g_atomic_rc_box, read
  * only: the lifetimes' own (shared), or the plan's when a planner measures
  * lifetimes differently (multistream). */
 typedef struct

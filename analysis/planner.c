@@ -33,7 +33,7 @@ static const MpPlannerInfo planners[] = {
   { "optimal", "Optimal (exact search)",
     "branch and bound over canonical placements with a time budget: proves the plan optimal "
     "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",
-    FALSE, mp_planner_optimal },
+    FALSE, mp_planner_optimal, TRUE },
 };
 
 const MpPlannerInfo *

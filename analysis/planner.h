@@ -32,6 +32,7 @@ typedef struct
   const char   *description;
   gboolean      needs_ops;
   MpPlannerFunc func;
+  gboolean      searches;    /* runs for its time budget, reporting progress (optimal) */
 } MpPlannerInfo;
 
 const MpPlannerInfo *mp_planners        (guint *n_planners);

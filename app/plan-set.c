@@ -220,6 +220,67 @@ search_progress (const char *line, gpointer data)
   sp->report (sp->planner, sp->index, sp->total, line, NULL, sp->report_data);
 }
 
+/* One planner's run in the pool: the heuristics run side by side, one per
+ * core, while the build thread shows their plans in table order. */
+typedef struct
+{
+  const MpPlannerInfo *info;
+  MpWorkload          *workload;
+  GCancellable        *cancellable;
+  PlanBox             *box;   /* the result, or NULL with error set */
+  GError              *error;
+  gboolean             done;
+} Job;
+
+typedef struct
+{
+  GMutex lock;
+  GCond  cond;
+} Jobs;
+
+static PlanBox *
+plan_in_box (MpWorkload *workload, const MpPlannerInfo *info, const MpPlannerOptions *options,
+             GCancellable *cancellable, GError **error)
+{
+  MpPlan  *plan = mp_workload_plan (workload, info, options, cancellable, error);
+  PlanBox *box;
+
+  if (plan == NULL)
+    return NULL;
+  box = g_atomic_rc_box_new0 (PlanBox);
+  box->plan = plan;
+  box->index = mp_render_index_new (workload->graph, plan);
+  return box;
+}
+
+static void
+run_job (gpointer data, gpointer pool_data)
+{
+  Job  *job = data;
+  Jobs *jobs = pool_data;
+
+  job->box = plan_in_box (job->workload, job->info, NULL, job->cancellable, &job->error);
+  g_mutex_lock (&jobs->lock);
+  job->done = TRUE;
+  g_cond_broadcast (&jobs->cond);
+  g_mutex_unlock (&jobs->lock);
+}
+
+static void
+wait_job (Jobs *jobs, Job *job)
+{
+  g_mutex_lock (&jobs->lock);
+  while (!job->done)
+    g_cond_wait (&jobs->cond, &jobs->lock);
+  g_mutex_unlock (&jobs->lock);
+}
+
+static void
+cancel_jobs (GCancellable *cancellable, gpointer data)
+{
+  g_cancellable_cancel (data);
+}
+
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
                         const MpPlanSetOptions *options, GCancellable *cancellable,
@@ -234,7 +295,13 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
+  g_autofree Job  *job = g_new0 (Job, n_infos);
+  g_autoptr (GCancellable) jobs_cancellable = g_cancellable_new ();
+  Jobs             jobs;
+  GThreadPool     *pool = NULL;
+  gulong           cancel_id = 0;
   MpWorkload      *workload;
+  gboolean         ok = FALSE;
 
   g_return_val_if_fail ((path == NULL) != (base == NULL), NULL);
 
@@ -270,15 +337,31 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   if (set->loaded->observed)
     g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
 
+  /* The planners that are quick go to a pool, one thread per core; a search
+   * that runs for its budget stays on this thread, where it reports. */
+  g_mutex_init (&jobs.lock);
+  g_cond_init (&jobs.cond);
+  if (cancellable)
+    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_jobs),
+                                       g_object_ref (jobs_cancellable), g_object_unref);
   for (guint i = 0; i < n_infos; i++)
-    total += g_strv_contains (planners, infos[i].name) && !find_box (base, infos[i].name);
+    {
+      if (!g_strv_contains (planners, infos[i].name) || find_box (base, infos[i].name))
+        continue;
+      total++;
+      if (infos[i].searches)
+        continue;
+      job[i] = (Job) { &infos[i], workload, jobs_cancellable };
+      if (pool == NULL)
+        pool = g_thread_pool_new (run_job, &jobs, MAX (g_get_num_processors (), 1), FALSE, NULL);
+      g_thread_pool_push (pool, &job[i], NULL);
+    }
 
   /* Table order, so panes and rows keep a stable order whatever the toggles. */
   for (guint i = 0; i < n_infos; i++)
     {
       g_autoptr (GError) local_error = NULL;
       gpointer           box;
-      MpPlan            *plan;
       PlanBox           *plan_box;
 
       if (!g_strv_contains (planners, infos[i].name))
@@ -289,7 +372,7 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           continue;
         }
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        return NULL;
+        goto out;
       if (report)
         {
           g_autoptr (MpPlanSet) partial = set->plans->len ? snapshot (set, start) : NULL;
@@ -301,8 +384,15 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           popts.progress_data = &sp;
           report (infos[i].name, index++, total, NULL, partial, report_data);
         }
-      plan = mp_workload_plan (workload, &infos[i], &popts, cancellable, &local_error);
-      if (plan == NULL)
+      if (job[i].info)
+        {
+          wait_job (&jobs, &job[i]);
+          plan_box = g_steal_pointer (&job[i].box);
+          local_error = g_steal_pointer (&job[i].error);
+        }
+      else
+        plan_box = plan_in_box (workload, &infos[i], &popts, cancellable, &local_error);
+      if (plan_box == NULL)
         {
           if (g_error_matches (local_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
             {
@@ -312,16 +402,28 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           if (!g_cancellable_set_error_if_cancelled (cancellable, error))
             g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ",
                                         infos[i].name);
-          return NULL;
+          goto out;
         }
-      plan_box = g_atomic_rc_box_new0 (PlanBox);
-      plan_box->plan = plan;
-      plan_box->index = mp_render_index_new (workload->graph, plan);
       g_ptr_array_add (set->plans, plan_box);
     }
   set->skipped = g_strv_builder_end (skipped);
   set->seconds = (g_get_monotonic_time () - start) / 1e6;
-  return g_steal_pointer (&set);
+  ok = TRUE;
+
+out:
+  /* on a failure the planners still running stop; what they made goes */
+  g_cancellable_cancel (jobs_cancellable);
+  if (pool)
+    g_thread_pool_free (pool, FALSE, TRUE);
+  g_cancellable_disconnect (cancellable, cancel_id);
+  for (guint i = 0; i < n_infos; i++)
+    {
+      g_clear_pointer (&job[i].box, plan_box_release);
+      g_clear_error (&job[i].error);
+    }
+  g_cond_clear (&jobs.cond);
+  g_mutex_clear (&jobs.lock);
+  return ok ? g_steal_pointer (&set) : NULL;
 }
 
 typedef struct

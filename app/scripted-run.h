@@ -24,6 +24,8 @@ typedef struct
   gint          bench_tensors;
   char         *bench_file;    /* the generated graph, removed by clear */
   gint64        started;       /* µs, when the command line was read */
+  gdouble       heuristics_seconds; /* --benchmark: until every heuristic's pane was drawn */
+  gboolean      heuristics_shown;   /* ... shown; drawn at the next frame */
   gint          status;        /* exit status */
   char         *step_through;  /* teaching mode for this planner once planned */
   gint          step;          /* at this decision (from 1) */
