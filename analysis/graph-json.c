@@ -573,9 +573,14 @@ build_op (MpGraph *graph, OpFields *f, guint index, GError **error)
   op->stream = f->has_stream ? f->stream : 0;
   op->workspace = f->has_workspace ? f->workspace : 0;
   op->n_inputs = f->inputs->len;
-  op->inputs = g_memdup2 (f->inputs->data, sizeof (guint) * MAX (op->n_inputs, 1));
+  op->inputs = mp_graph_alloc_ids (graph, op->n_inputs);
   op->n_outputs = f->outputs->len;
-  op->outputs = g_memdup2 (f->outputs->data, sizeof (guint) * MAX (op->n_outputs, 1));
+  op->outputs = mp_graph_alloc_ids (graph, op->n_outputs);
+  /* an empty GArray may have no data: memcpy from NULL is undefined */
+  if (op->n_inputs)
+    memcpy (op->inputs, f->inputs->data, sizeof (guint) * op->n_inputs);
+  if (op->n_outputs)
+    memcpy (op->outputs, f->outputs->data, sizeof (guint) * op->n_outputs);
   return TRUE;
 }
 
@@ -631,11 +636,10 @@ scan_layout (MpJsonReader *r, Layout *layout, GString *bad_key, GError **error)
   return TRUE;
 }
 
-/* Moves to the list of tensors or ops that starts at offset and opens it. */
+/* Opens the list of tensors or ops at the reader. */
 static gboolean
-open_list (MpJsonReader *r, MpGraph *graph, gsize offset, GError **error)
+open_list (MpJsonReader *r, MpGraph *graph, GError **error)
 {
-  mp_json_reader_seek (r, offset);
   if (mp_json_reader_peek (r) != MP_JSON_ARRAY)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
@@ -645,116 +649,251 @@ open_list (MpJsonReader *r, MpGraph *graph, gsize offset, GError **error)
   return mp_json_reader_begin_array (r);
 }
 
+/* FALSE, with the reader's error, when the document was not well formed. */
+static gboolean
+reader_fine (MpJsonReader *r, GError **error)
+{
+  if (r->error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&r->error));
+  return FALSE;
+}
+
+/* What reading the tensors and ops needs, reused from one to the next. */
+typedef struct
+{
+  TensorFields tf;
+  OpFields     of;
+  GArray      *views; /* PendingView */
+} Body;
+
+static void
+body_init (Body *b)
+{
+  b->tf = (TensorFields) { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
+                           g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)),
+                           .bad_key = g_string_new (NULL) };
+  b->of = (OpFields) { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
+                       g_array_new (FALSE, FALSE, sizeof (guint)), .bad_key = g_string_new (NULL) };
+  b->views = g_array_new (FALSE, FALSE, sizeof (PendingView));
+  g_array_set_clear_func (b->views, pending_view_clear);
+}
+
+static void
+body_clear (Body *b)
+{
+  g_string_free (b->tf.name, TRUE);
+  g_string_free (b->tf.kind, TRUE);
+  g_string_free (b->tf.dtype, TRUE);
+  g_string_free (b->tf.view_of, TRUE);
+  g_array_unref (b->tf.shape);
+  g_free (b->tf.size_text);
+  g_string_free (b->tf.bad_key, TRUE);
+  g_string_free (b->of.bad_key, TRUE);
+  g_string_free (b->of.name, TRUE);
+  g_array_unref (b->of.inputs);
+  g_array_unref (b->of.outputs);
+  g_free (b->of.unknown);
+  g_array_unref (b->views);
+}
+
+static gboolean
+parse_alignment (MpJsonReader *r, MpGraph *graph, GError **error)
+{
+  gboolean fine;
+
+  mp_json_reader_u64 (r, &graph->alignment, &fine);
+  if (!fine || !mp_alignment_valid (graph->alignment))
+    {
+      g_autofree char *text = mp_json_reader_describe (r);
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                         "\"alignment\" must be a power of two from 1 to 2^30, got %s", text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The list of tensors at the reader, then the views among them resolved. */
+static gboolean
+parse_tensors (MpJsonReader *r, MpGraph *graph, Body *b, GError **error)
+{
+  TensorFields *tf = &b->tf;
+  gboolean      ok;
+
+  if (!(ok = open_list (r, graph, error)))
+    return FALSE;
+  for (guint index = 0; ok && mp_json_reader_next_element (r); index++)
+    {
+      tensor_fields_reset (tf);
+      if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensors[%u] is not an object", index);
+          ok = FALSE;
+        }
+      else if ((ok = read_tensor_fields (r, tf)) && tf->bad_key->len)
+        {
+          g_autofree char *where = g_strdup_printf ("tensors[%u]: ", index);
+
+          set_unknown_key_error (error, graph->path, where, tf->bad_key->str, tensor_keys);
+          ok = FALSE;
+        }
+      else
+        ok = ok && build_tensor (graph, tf, index, b->views, error);
+    }
+  return ok && reader_fine (r, error) && resolve_views (graph, b->views, error);
+}
+
+/* The list of ops at the reader. */
+static gboolean
+parse_ops (MpJsonReader *r, MpGraph *graph, Body *b, GError **error)
+{
+  OpFields *of = &b->of;
+  gboolean  ok;
+
+  if (!(ok = open_list (r, graph, error)))
+    return FALSE;
+  for (guint index = 0; ok && mp_json_reader_next_element (r); index++)
+    {
+      op_fields_reset (of);
+      if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "ops[%u] is not an object", index);
+          ok = FALSE;
+        }
+      else if ((ok = read_op_fields (r, graph, of)) && of->bad_key->len)
+        {
+          g_autofree char *where = g_strdup_printf ("ops[%u]: ", index);
+
+          set_unknown_key_error (error, graph->path, where, of->bad_key->str, op_keys);
+          ok = FALSE;
+        }
+      else
+        ok = ok && build_op (graph, of, index, error);
+    }
+  return ok && reader_fine (r, error);
+}
+
+/* The members at the offsets the layout scan found, in the order that
+ * makes sense of them: alignment, tensors, ops. */
 static gboolean
 parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **error)
 {
-  g_autoptr (GArray) views = g_array_new (FALSE, FALSE, sizeof (PendingView));
-  TensorFields tf = { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
-                      g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)),
-                      .bad_key = g_string_new (NULL) };
-  OpFields     of = { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
-                      g_array_new (FALSE, FALSE, sizeof (guint)), .bad_key = g_string_new (NULL) };
-  gboolean     ok = TRUE;
-  guint        index;
+  Body     b;
+  gboolean ok = TRUE;
 
-  g_array_set_clear_func (views, pending_view_clear);
-
+  body_init (&b);
   if (layout->alignment != (gsize) -1)
     {
-      gboolean fine;
-
       mp_json_reader_seek (r, layout->alignment);
-      mp_json_reader_u64 (r, &graph->alignment, &fine);
-      if (!fine || !mp_alignment_valid (graph->alignment))
-        {
-          g_autofree char *text = mp_json_reader_describe (r);
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "\"alignment\" must be a power of two from 1 to 2^30, got %s", text);
-          ok = FALSE;
-          goto out;
-        }
+      ok = parse_alignment (r, graph, error);
     }
-
-  if (layout->tensors != (gsize) -1)
+  if (ok && layout->tensors != (gsize) -1)
     {
-      if (!(ok = open_list (r, graph, layout->tensors, error)))
-        goto out;
-      for (index = 0; ok && mp_json_reader_next_element (r); index++)
-        {
-          tensor_fields_reset (&tf);
-          if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
-            {
-              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                                 "tensors[%u] is not an object", index);
-              ok = FALSE;
-            }
-          else if ((ok = read_tensor_fields (r, &tf)) && tf.bad_key->len)
-            {
-              g_autofree char *where = g_strdup_printf ("tensors[%u]: ", index);
-
-              set_unknown_key_error (error, graph->path, where, tf.bad_key->str, tensor_keys);
-              ok = FALSE;
-            }
-          else
-            ok = ok && build_tensor (graph, &tf, index, views, error);
-        }
+      mp_json_reader_seek (r, layout->tensors);
+      ok = parse_tensors (r, graph, &b, error);
     }
-  if (ok && !resolve_views (graph, views, error))
-    ok = FALSE;
-
+  else if (ok)
+    ok = resolve_views (graph, b.views, error);
   if (ok && layout->ops != (gsize) -1)
     {
-      if (!(ok = open_list (r, graph, layout->ops, error)))
-        goto out;
-      for (index = 0; ok && mp_json_reader_next_element (r); index++)
-        {
-          op_fields_reset (&of);
-          if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
-            {
-              mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                                 "ops[%u] is not an object", index);
-              ok = FALSE;
-            }
-          else if ((ok = read_op_fields (r, graph, &of)) && of.bad_key->len)
-            {
-              g_autofree char *where = g_strdup_printf ("ops[%u]: ", index);
+      mp_json_reader_seek (r, layout->ops);
+      ok = parse_ops (r, graph, &b, error);
+    }
+  body_clear (&b);
+  return ok;
+}
 
-              set_unknown_key_error (error, graph->path, where, of.bad_key->str, op_keys);
-              ok = FALSE;
+static MpGraph *
+new_graph (const char *name, const char *path)
+{
+  g_autofree char *base = NULL;
+  MpGraph         *graph;
+
+  if (name == NULL)
+    {
+      base = path ? g_path_get_basename (path) : g_strdup ("graph");
+      if (strchr (base, '.'))
+        *strrchr (base, '.') = '\0';
+    }
+  graph = mp_graph_new (name ? name : base);
+  graph->path = g_strdup (path);
+  return graph;
+}
+
+/* One pass over a graph whose members come in the order memplan writes
+ * them (format, name, alignment, tensors, ops; description and x- keys
+ * anywhere): the layout scan's extra pass over a large file is a tenth of
+ * the load. Anything else (another order, an unknown key, any error)
+ * returns NULL without an error, and the two-pass reader, which reports
+ * problems in its own order, reads the file again. */
+static MpGraph *
+parse_in_order (MpJsonReader *r, const char *path)
+{
+  g_autoptr (MpGraph) graph = NULL;
+  g_autofree char *name = NULL;
+  guint64          alignment = 0;
+  gboolean         format = FALSE, tensors = FALSE, ops = FALSE, ok = TRUE;
+  Body             b;
+
+  if (mp_json_reader_peek (r) != MP_JSON_OBJECT || !mp_json_reader_begin_object (r))
+    return NULL;
+  body_init (&b);
+  while (ok && mp_json_reader_next_member (r))
+    {
+      const char *key = r->text->str;
+
+      if (g_str_equal (key, "format"))
+        ok = !format && !tensors && mp_json_reader_peek (r) == MP_JSON_STRING &&
+             mp_json_reader_string (r) && g_str_equal (r->text->str, GRAPH_FORMAT) &&
+             (format = TRUE);
+      else if (g_str_equal (key, "name") && !tensors)
+        {
+          if (mp_json_reader_peek (r) == MP_JSON_STRING && mp_json_reader_string (r))
+            {
+              g_free (name);
+              name = g_strdup (r->text->str);
             }
           else
-            ok = ok && build_op (graph, &of, index, error);
+            ok = mp_json_reader_skip (r);
         }
-    }
+      else if (g_str_equal (key, "alignment") && !tensors)
+        {
+          gboolean fine;
 
-out:
-  /* a syntax error cannot happen here (the layout scan read it all), but
-   * keep the reader's error if it did */
-  if (r->error && ok)
-    {
-      g_propagate_error (error, g_steal_pointer (&r->error));
-      ok = FALSE;
+          ok = mp_json_reader_u64 (r, &alignment, &fine) && fine &&
+               mp_alignment_valid (alignment);
+        }
+      else if (g_str_equal (key, "tensors"))
+        {
+          ok = format && !tensors;
+          if (ok)
+            {
+              graph = new_graph (name, path);
+              if (alignment)
+                graph->alignment = alignment;
+              ok = tensors = parse_tensors (r, graph, &b, NULL);
+            }
+        }
+      else if (g_str_equal (key, "ops"))
+        ok = tensors && !ops && (ops = parse_ops (r, graph, &b, NULL));
+      else if (g_strv_contains (top_keys, key) || is_extension_key (key))
+        ok = !g_str_equal (key, "name") && !g_str_equal (key, "alignment") &&
+             mp_json_reader_skip (r);
+      else
+        ok = FALSE;
     }
-  g_string_free (tf.name, TRUE);
-  g_string_free (tf.kind, TRUE);
-  g_string_free (tf.dtype, TRUE);
-  g_string_free (tf.view_of, TRUE);
-  g_array_unref (tf.shape);
-  g_free (tf.size_text);
-  g_string_free (tf.bad_key, TRUE);
-  g_string_free (of.bad_key, TRUE);
-  g_string_free (of.name, TRUE);
-  g_array_unref (of.inputs);
-  g_array_unref (of.outputs);
-  g_free (of.unknown);
-  return ok;
+  body_clear (&b);
+  if (!ok || !ops || r->error || !mp_json_reader_finish (r))
+    return NULL;
+  return g_steal_pointer (&graph);
 }
 
 MpGraph *
 mp_graph_parse_json (const char *data, gsize length, const char *path, GError **error)
 {
   g_autoptr (MpGraph) graph = NULL;
-  g_autofree char *base = NULL;
   g_autofree char *name = NULL;
   g_autoptr (GString) bad_key = g_string_new (NULL);
   MpJsonReader     r;
@@ -766,6 +905,12 @@ mp_graph_parse_json (const char *data, gsize length, const char *path, GError **
       mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "file is larger than 2 GiB");
       return NULL;
     }
+  mp_json_reader_init (&r, data, length, path);
+  graph = parse_in_order (&r, path);
+  mp_json_reader_clear (&r);
+  if (graph)
+    return mp_graph_check (graph, error) ? g_steal_pointer (&graph) : NULL;
+
   mp_json_reader_init (&r, data, length, path);
   if (!scan_layout (&r, &layout, bad_key, error))
     {
@@ -802,15 +947,7 @@ mp_graph_parse_json (const char *data, gsize length, const char *path, GError **
       if (mp_json_reader_peek (&r) == MP_JSON_STRING && mp_json_reader_string (&r))
         name = g_strdup (r.text->str);
     }
-  if (name == NULL)
-    {
-      base = path ? g_path_get_basename (path) : g_strdup ("graph");
-      if (strchr (base, '.'))
-        *strrchr (base, '.') = '\0';
-    }
-  graph = mp_graph_new (name ? name : base);
-  graph->path = g_strdup (path);
-
+  graph = new_graph (name, path);
   ok = parse_body (&r, graph, &layout, error);
   mp_json_reader_clear (&r);
   if (!ok || !mp_graph_check (graph, error))

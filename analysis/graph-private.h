@@ -10,6 +10,10 @@ G_BEGIN_DECLS
 /* Appends a tensor (name copied); fails on a duplicate name. */
 gint     mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error);
 gint     mp_graph_add_op     (MpGraph *graph, const char *name, GError **error);
+/* Room for n tensor indices (an op's inputs or outputs), owned by the graph:
+ * carved from large blocks, as a million ops would otherwise cost two
+ * mallocs each. */
+guint   *mp_graph_alloc_ids  (MpGraph *graph, guint n);
 
 /* Largest element count we accept from a file: guards allocations against
  * hostile lengths. */

@@ -36,6 +36,8 @@ mp_graph_new (const char *name)
   graph->has_ops = TRUE;
   graph->tensor_index = g_hash_table_new (g_str_hash, g_str_equal);
   graph->op_index = g_hash_table_new (g_str_hash, g_str_equal);
+  graph->names = g_string_chunk_new (64 * 1024);
+  graph->id_blocks = g_ptr_array_new_with_free_func (g_free);
   return graph;
 }
 
@@ -45,20 +47,13 @@ mp_graph_free (MpGraph *graph)
   if (graph == NULL)
     return;
   for (guint i = 0; i < graph->n_tensors; i++)
-    {
-      g_free (graph->tensors[i].name);
-      g_free (graph->tensors[i].shape);
-    }
-  for (guint i = 0; i < graph->n_ops; i++)
-    {
-      g_free (graph->ops[i].name);
-      g_free (graph->ops[i].inputs);
-      g_free (graph->ops[i].outputs);
-    }
+    g_free (graph->tensors[i].shape);
   g_free (graph->tensors);
   g_free (graph->ops);
   g_hash_table_unref (graph->tensor_index);
   g_hash_table_unref (graph->op_index);
+  g_string_chunk_free (graph->names);
+  g_ptr_array_unref (graph->id_blocks);
   if (graph->origins_free)
     graph->origins_free (graph->origins);
   g_free (graph->name);
@@ -103,13 +98,39 @@ mp_graph_add_tensor (MpGraph *graph, const char *name, GError **error)
   grow ((gpointer *) &graph->tensors, graph->n_tensors, sizeof (MpTensor));
   t = &graph->tensors[graph->n_tensors];
   memset (t, 0, sizeof *t);
-  t->name = g_strdup (name);
+  t->name = g_string_chunk_insert (graph->names, name);
   t->view_of = -1;
   t->producer = -1;
   t->root = -1;
   t->first = t->last = -1;
   g_hash_table_insert (graph->tensor_index, t->name, GUINT_TO_POINTER (graph->n_tensors + 1));
   return graph->n_tensors++;
+}
+
+#define ID_BLOCK 65536
+
+guint *
+mp_graph_alloc_ids (MpGraph *graph, guint n)
+{
+  GPtrArray *blocks = graph->id_blocks;
+  guint     *ids;
+
+  n = MAX (n, 1);
+  if (n > ID_BLOCK / 4)
+    {
+      /* a long list gets a block of its own, before the current one */
+      ids = g_new (guint, n);
+      g_ptr_array_insert (blocks, MAX ((gint) blocks->len - 1, 0), ids);
+      return ids;
+    }
+  if (graph->id_free < n)
+    {
+      g_ptr_array_add (blocks, g_new (guint, ID_BLOCK));
+      graph->id_free = ID_BLOCK;
+    }
+  ids = (guint *) blocks->pdata[blocks->len - 1] + (ID_BLOCK - graph->id_free);
+  graph->id_free -= n;
+  return ids;
 }
 
 gint
@@ -128,7 +149,7 @@ mp_graph_add_op (MpGraph *graph, const char *name, GError **error)
   grow ((gpointer *) &graph->ops, graph->n_ops, sizeof (MpOp));
   op = &graph->ops[graph->n_ops];
   memset (op, 0, sizeof *op);
-  op->name = g_strdup (name);
+  op->name = g_string_chunk_insert (graph->names, name);
   g_hash_table_insert (graph->op_index, op->name, GUINT_TO_POINTER (graph->n_ops + 1));
   return graph->n_ops++;
 }

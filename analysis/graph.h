@@ -33,7 +33,7 @@ typedef enum
 
 typedef struct
 {
-  char        *name;
+  char        *name;      /* in the graph's names chunk */
   guint64      size;        /* bytes, before alignment */
   MpTensorKind kind;
   MpDType      dtype;
@@ -52,7 +52,7 @@ typedef struct
 
 typedef struct
 {
-  char    *name;
+  char    *name;       /* in the graph's names chunk */
   guint   *inputs;
   guint    n_inputs;
   guint   *outputs;
@@ -74,6 +74,9 @@ typedef struct
   gboolean    has_ops;   /* FALSE for usage records (CSV) */
   GHashTable *tensor_index; /* name -> index + 1 */
   GHashTable *op_index;     /* name -> index + 1 */
+  GStringChunk *names;      /* the tensors' and ops' names: one block, not a malloc each */
+  GPtrArray  *id_blocks;    /* the ops' input and output lists (mp_graph_alloc_ids) */
+  guint       id_free;      /* unused entries at the end of the last block */
   char       *note;         /* what the loader read but the planners do not use, or NULL */
   /* An imported trace's record of who allocated each tensor (read through
    * mp_trace_describe_origin), or NULL; freed with origins_free. */

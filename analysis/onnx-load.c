@@ -363,7 +363,7 @@ add_node_inputs (Loader *l, gsize index, MpOp *op, const char *label, GError **e
 {
   const Onnx__NodeProto *node = l->g->node[index];
 
-  op->inputs = g_new (guint, MAX (node->n_input, 1));
+  op->inputs = mp_graph_alloc_ids (l->graph, node->n_input);
   for (gsize k = 0; k < node->n_input; k++)
     {
       const char *name = node->input[k];
@@ -403,7 +403,7 @@ add_node_outputs (Loader *l, gsize index, MpOp *op, const char *label, GError **
   gboolean               view = !l->views_as_copies && op->n_inputs > 0 &&
                                 is_view_op (str_or_empty (node->op_type));
 
-  op->outputs = g_new (guint, MAX (node->n_output, 1));
+  op->outputs = mp_graph_alloc_ids (l->graph, node->n_output);
   for (gsize k = 0; k < node->n_output; k++)
     {
       const char *name = node->output[k];

@@ -293,6 +293,71 @@ test_json_order_and_escapes (void)
   g_assert_cmpstr (graph->name, ==, "order");
 }
 
+/* Graphs read in one pass (members in memplan's order) and in two (any
+ * other order) are the same graph; and a file with two faults reports the
+ * one the two-pass reader finds first, whatever the order. */
+static void
+test_json_one_pass (void)
+{
+  const char *tensors =
+    "\"tensors\": [{\"name\": \"x\", \"size\": 10, \"kind\": \"input\"},"
+    " {\"name\": \"y\", \"size\": 100}, {\"name\": \"v\", \"view_of\": \"y\", \"size\": 50},"
+    " {\"name\": \"z\", \"size\": 7, \"kind\": \"output\"}]";
+  const char *ops =
+    "\"ops\": [{\"name\": \"f\", \"inputs\": [\"x\"], \"outputs\": [\"y\"]},"
+    " {\"name\": \"g\", \"inputs\": [\"v\"], \"outputs\": [\"z\"], \"stream\": 1}]";
+  const char *head = "\"format\": \"memplan.graph/1\", \"name\": \"n\", \"alignment\": 16";
+  g_autofree char *in_order = g_strdup_printf ("{%s, \"description\": \"d\", %s, %s, "
+                                               "\"x-a\": 1}", head, tensors, ops);
+  g_autofree char *reordered = g_strdup_printf ("{%s, %s, %s}", ops, tensors, head);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) a = mp_graph_parse_json (in_order, strlen (in_order), "a.json", &error);
+  g_autoptr (MpGraph) b = NULL;
+
+  g_assert_no_error (error);
+  b = mp_graph_parse_json (reordered, strlen (reordered), "b.json", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (a->name, ==, "n");
+  g_assert_cmpstr (b->name, ==, "n");
+  g_assert_cmpuint (a->alignment, ==, 16);
+  g_assert_cmpuint (b->alignment, ==, 16);
+  g_assert_cmpuint (a->n_tensors, ==, 4);
+  g_assert_cmpuint (b->n_tensors, ==, 4);
+  for (guint i = 0; i < a->n_tensors; i++)
+    {
+      g_assert_cmpstr (a->tensors[i].name, ==, b->tensors[i].name);
+      g_assert_cmpuint (a->tensors[i].size, ==, b->tensors[i].size);
+      g_assert_cmpint (a->tensors[i].kind, ==, b->tensors[i].kind);
+      g_assert_cmpint (a->tensors[i].view_of, ==, b->tensors[i].view_of);
+    }
+  g_assert_cmpint (a->tensors[2].view_of, ==, 1);
+  g_assert_cmpuint (a->n_ops, ==, 2);
+  g_assert_cmpuint (b->n_ops, ==, 2);
+  for (guint i = 0; i < a->n_ops; i++)
+    {
+      g_assert_cmpstr (a->ops[i].name, ==, b->ops[i].name);
+      g_assert_cmpuint (a->ops[i].stream, ==, b->ops[i].stream);
+      g_assert_cmpuint (a->ops[i].n_inputs, ==, b->ops[i].n_inputs);
+      g_assert_cmpuint (a->ops[i].inputs[0], ==, b->ops[i].inputs[0]);
+      g_assert_cmpuint (a->ops[i].outputs[0], ==, b->ops[i].outputs[0]);
+    }
+
+  /* a bad size and an unknown key after the ops: the unknown key is named,
+   * as when the key comes first */
+  {
+    const char *two_faults =
+      "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": -4}],"
+      " \"ops\": [], \"coment\": 1}";
+    g_autoptr (MpGraph) c = mp_graph_parse_json (two_faults, strlen (two_faults), "c.json",
+                                                 &error);
+
+    g_assert_null (c);
+    g_assert_cmpstr (error->message, ==,
+                     "c.json: unknown key \"coment\" (known: format, name, description, "
+                     "alignment, tensors, ops; your own keys start with \"x-\")");
+  }
+}
+
 /* An in-place chain of 20,000 views (ReLU after ReLU) resolves each view's
  * root once: the view at the end lives on its root's record. */
 static void
@@ -414,6 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/graph/csv-round-trip", test_csv_round_trip);
   g_test_add_func ("/analysis/graph/long-view-chain", test_long_view_chain);
   g_test_add_func ("/analysis/graph/json-order-and-escapes", test_json_order_and_escapes);
+  g_test_add_func ("/analysis/graph/json-one-pass", test_json_one_pass);
   for (guint i = 0; i < G_N_ELEMENTS (bad_inputs); i++)
     {
       g_autofree char *path = g_strdup_printf ("/analysis/graph/bad-input/%s", bad_inputs[i].name);
