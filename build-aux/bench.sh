@@ -2,9 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Every figure the README quotes, in one run (several minutes; best on an idle
 # machine; CPU times move far less than wall times on a shared one):
-#   build-aux/bench.sh [BUILDDIR]     (default: build)
+#   build-aux/bench.sh [--long] [BUILDDIR]     (default: build)
+# --long adds the exact search's long runs (about 15 minutes more): optimal
+# at 100,000 buffers (random and long-lived) with a 60 s budget, and the
+# minimisation of D with a 600 s budget.
 set -eu
 cd "$(dirname "$0")/.."
+long=false
+if [ "${1:-}" = "--long" ]; then
+  long=true
+  shift
+fi
 build=${1:-build}
 cli="$build/app/cli/memplan-cli"
 [ -x "$cli" ] || { echo "bench: build first ($cli is missing)" >&2; exit 2; }
@@ -46,6 +54,15 @@ echo "== optimal on the MiniMalloc challenging set"
 "$cli" bench-optimal --capacity 1048576 data/minimalloc/A.1048576.csv \
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
   data/minimalloc/E.1048576.csv
+if $long; then
+  echo "== optimal at scale: 100,000 buffers, 60 s budget (random, then long-lived)"
+  "$cli" gen random --csv -n 100000 -o "$tmp/random-100k.csv"
+  "$cli" gen random --csv -n 100000 --lifetimes long -o "$tmp/long-100k.csv"
+  "$cli" bench-optimal --time-budget 60 "$tmp/random-100k.csv" "$tmp/long-100k.csv"
+  echo "== minimising D with a 600 s budget"
+  "$cli" bench-optimal --time-budget 600 data/minimalloc/D.1048576.csv
+  rm -f "$tmp"/*
+fi
 echo "== drawing"
 "$cli" render --bench -n 100000
 if [ -x "$build/app/memplan" ] && command -v xvfb-run >/dev/null 2>&1; then
