@@ -18,11 +18,105 @@
 
 #define CHUNK (64 * 1024)
 
+/* A pipe, FIFO or character device can be read only once, but a file is
+ * opened several times (the gzip magic, the format's sniff, the parse):
+ * such a path is read whole on its first open, and every open then reads
+ * the kept bytes. A FIFO with no writer yet waits for one, as cat does. */
+static GHashTable *streams; /* path -> GBytes */
+static GMutex      streams_lock;
+
+static GBytes *
+stream_bytes (const char *path, GError **error)
+{
+  g_autoptr (GByteArray) data = NULL;
+  GBytes  *bytes;
+  GStatBuf st;
+  int      fd;
+
+  if (g_stat (path, &st) != 0 || S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
+    return NULL;
+  g_mutex_lock (&streams_lock);
+  if (streams == NULL)
+    streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify) g_bytes_unref);
+  if ((bytes = g_hash_table_lookup (streams, path)))
+    {
+      g_bytes_ref (bytes);
+      g_mutex_unlock (&streams_lock);
+      return bytes;
+    }
+  if ((fd = g_open (path, O_RDONLY, 0)) < 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
+                         g_strerror (errno));
+      g_mutex_unlock (&streams_lock);
+      return NULL;
+    }
+  data = g_byte_array_new ();
+  for (;;)
+    {
+      gsize  old = data->len;
+      gssize n;
+
+      g_byte_array_set_size (data, old + CHUNK);
+      n = read (fd, data->data + old, CHUNK);
+      g_byte_array_set_size (data, old + MAX (n, 0));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n == 0)
+        break;
+      if (n < 0 || data->len > MP_MAX_INFLATED_SIZE)
+        {
+          if (n < 0)
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
+                               g_strerror (errno));
+          else
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "more than %" G_GSIZE_FORMAT
+                               " bytes come from this stream, the most memplan reads from one "
+                               "file", MP_MAX_INFLATED_SIZE);
+          close (fd);
+          g_mutex_unlock (&streams_lock);
+          return NULL;
+        }
+    }
+  close (fd);
+  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&data));
+  g_hash_table_insert (streams, g_strdup (path), g_bytes_ref (bytes));
+  g_mutex_unlock (&streams_lock);
+  return bytes;
+}
+
+FILE *
+mp_file_open_input (const char *path, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GBytes) bytes = stream_bytes (path, &local);
+  FILE *f;
+
+  if (local)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (bytes == NULL)
+    f = g_fopen (path, "rb");
+  else if (g_bytes_get_size (bytes) == 0)
+    f = fopen ("/dev/null", "rb"); /* fmemopen refuses an empty buffer */
+  else
+    /* the table keeps the bytes for as long as the process runs */
+    f = fmemopen ((gpointer) g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), "rb");
+  if (f == NULL)
+    mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
+                       errno == ENOENT ? "no such file" : errno == EISDIR ? "it is a directory"
+                       : errno == EACCES ? "permission denied" : g_strerror (errno));
+  return f;
+}
+
 gboolean
 mp_file_is_gzip (const char *path)
 {
   guint8   magic[2];
-  FILE    *f = fopen (path, "rb");
+  FILE    *f = mp_file_open_input (path, NULL);
   gboolean gzip;
 
   if (f == NULL)
@@ -144,15 +238,11 @@ static gboolean
 read_gzip (const char *path, gsize max, gboolean cut, char **contents, gsize *length,
            GError **error)
 {
-  FILE    *f = fopen (path, "rb");
+  FILE    *f = mp_file_open_input (path, error);
   gboolean ok;
 
   if (f == NULL)
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
-                         g_strerror (errno));
-      return FALSE;
-    }
+    return FALSE;
   ok = inflate_file (f, path, max, cut, contents, length, error);
   fclose (f);
   return ok;
@@ -162,9 +252,20 @@ gboolean
 mp_read_file (const char *path, char **contents, gsize *length, GError **error)
 {
   g_autoptr (GError) local = NULL;
+  g_autoptr (GBytes) bytes = NULL;
 
   if (mp_file_is_gzip (path))
     return read_gzip (path, MP_MAX_INFLATED_SIZE, FALSE, contents, length, error);
+  if ((bytes = stream_bytes (path, error)))
+    {
+      *length = g_bytes_get_size (bytes);
+      *contents = g_malloc (*length + 1);
+      memcpy (*contents, g_bytes_get_data (bytes, NULL), *length);
+      (*contents)[*length] = '\0';
+      return TRUE;
+    }
+  if (error && *error)
+    return FALSE;
   if (!g_file_get_contents (path, contents, length, &local))
     {
       const char *why = local->code == G_FILE_ERROR_NOENT   ? "no such file"
@@ -185,7 +286,7 @@ mp_read_file_head (const char *path, gsize max, char **contents, gsize *length)
 
   if (mp_file_is_gzip (path))
     return read_gzip (path, max, TRUE, contents, length, NULL);
-  if ((f = fopen (path, "rb")) == NULL)
+  if ((f = mp_file_open_input (path, NULL)) == NULL)
     return FALSE;
   *contents = g_malloc (max + 1);
   *length = fread (*contents, 1, max, f);

@@ -57,7 +57,7 @@ load_factor (const char *path)
 {
   char    head[4096];
   gsize   n = 0;
-  FILE   *f = fopen (path, "rb");
+  FILE   *f = mp_file_open_input (path, NULL);
 
   if (f != NULL)
     {

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "file-util.h"
 #include "onnx.h"
 
 /* A serialized ModelProto starts with its lowest field, ir_version (field 1,
@@ -63,7 +64,7 @@ gboolean
 mp_onnx_sniff_file (const char *path)
 {
   char  buffer[SNIFF_BYTES];
-  FILE *f = fopen (path, "rb");
+  FILE *f = mp_file_open_input (path, NULL);
   gsize n;
 
   if (f == NULL)

@@ -229,12 +229,22 @@ is_other_memplan_document (const char *path)
 static char *
 file_sha256 (const char *path)
 {
-  g_autofree char *data = NULL;
-  gsize            length;
+  g_autoptr (GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guchar buffer[64 * 1024];
+  FILE  *f = mp_file_open_input (path, NULL);
+  gsize  n;
 
-  if (!g_file_get_contents (path, &data, &length, NULL))
+  if (f == NULL)
     return NULL;
-  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, length);
+  while ((n = fread (buffer, 1, sizeof buffer, f)) > 0)
+    g_checksum_update (sum, buffer, n);
+  if (ferror (f))
+    {
+      fclose (f);
+      return NULL;
+    }
+  fclose (f);
+  return g_strdup (g_checksum_get_string (sum));
 }
 
 /* plans_dir/NAME.plan.json, NAME made safe for a file name and unique. */

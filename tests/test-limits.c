@@ -2,8 +2,10 @@
 /* Hostile sizes: a length, count, offset or depth declared in a file is
  * checked against the file's real content and sane limits before anything is
  * allocated for it, and the refusal says so exactly. */
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <glib/gstdio.h>
@@ -277,6 +279,67 @@ test_cli_suite_fifo (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* Writes graph_json into a FIFO once a reader opens it (a thread). */
+static gpointer
+write_fifo (gpointer path)
+{
+  int fd = open (path, O_WRONLY);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, graph_json, strlen (graph_json)), ==, strlen (graph_json));
+  close (fd);
+  return NULL;
+}
+
+/* A pipe or FIFO named on the command line is read once, whole: sniffing
+ * the format, the gzip magic and the parse all see the same bytes (they
+ * used to read it three times and see "an empty file"), for plan and for
+ * suite, whose checksum is the stream's. */
+static void
+test_cli_streams (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-limits-XXXXXX", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "g.json", NULL);
+  g_autofree char *graph = g_build_filename (dir, "h.json", NULL);
+  g_autofree char *gz = g_strdup_printf ("%s.gz", graph);
+  g_autofree char *redirect = g_strdup_printf ("< '%s'", gz);
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, graph_json, -1);
+  g_autofree char *gzip = g_strdup_printf ("gzip -k '%s'", graph);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  const char      *stdin_plan[] = { "plan", "/dev/stdin", "-p", "greedy-by-size", NULL };
+  GThread         *writer;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  writer = g_thread_new ("fifo", write_fifo, fifo);
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", fifo, "-p", "greedy-by-size", NULL), ==, 0);
+  g_thread_join (writer);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_nonnull (strstr (out, "g: 2 tensors planned over 2 steps"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  writer = g_thread_new ("fifo", write_fifo, fifo);
+  g_assert_cmpint (test_run_cli (&out, &err, "suite", fifo, "-p", "naive", NULL), ==, 0);
+  g_thread_join (writer);
+  g_assert_nonnull (strstr (out, sum));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* gzip through standard input */
+  g_assert_true (g_file_set_contents (graph, graph_json, -1, NULL));
+  g_assert_true (g_spawn_command_line_sync (gzip, NULL, NULL, NULL, NULL));
+  g_assert_cmpint (test_run_cli_full (&(TestCliOptions) { .redirect = redirect }, stdin_plan,
+                                      &out, &err), ==, 0);
+  g_assert_cmpstr (err, ==, "");
+  g_assert_nonnull (strstr (out, "stdin: 2 tensors planned over 2 steps"));
+
+  g_assert_cmpint (g_remove (fifo), ==, 0);
+  g_assert_cmpint (g_remove (graph), ==, 0);
+  g_assert_cmpint (g_remove (gz), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* A name holding ESC ] 0 ; … BEL and ESC [ 2 J would set the terminal's
  * title and clear its screen: tables, messages and Markdown show it
  * escaped, and the escape helper itself on every class of byte. */
@@ -442,6 +505,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/cli-option-ranges", test_cli_option_ranges);
   g_test_add_func ("/limits/cli-gen-streams-load", test_cli_gen_streams_load);
   g_test_add_func ("/limits/cli-suite-fifo", test_cli_suite_fifo);
+  g_test_add_func ("/limits/cli-streams", test_cli_streams);
   g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
   g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
   g_test_add_func ("/limits/cli-memory-estimate", test_cli_memory_estimate);
