@@ -713,66 +713,43 @@ parse_alignment (MpJsonReader *r, MpGraph *graph, GError **error)
   return TRUE;
 }
 
-/* The list of tensors at the reader, then the views among them resolved. */
+/* The list of tensors or of ops at the reader; the views among the
+ * tensors resolved. */
 static gboolean
-parse_tensors (MpJsonReader *r, MpGraph *graph, Body *b, GError **error)
+parse_list (MpJsonReader *r, MpGraph *graph, Body *b, gboolean ops, GError **error)
 {
-  TensorFields *tf = &b->tf;
-  gboolean      ok;
+  const char *what = ops ? "ops" : "tensors";
+  GString    *bad_key = ops ? b->of.bad_key : b->tf.bad_key;
+  gboolean    ok;
 
   if (!(ok = open_list (r, graph, error)))
     return FALSE;
   for (guint index = 0; ok && mp_json_reader_next_element (r); index++)
     {
-      tensor_fields_reset (tf);
+      if (ops)
+        op_fields_reset (&b->of);
+      else
+        tensor_fields_reset (&b->tf);
       if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "tensors[%u] is not an object", index);
+                             "%s[%u] is not an object", what, index);
           ok = FALSE;
         }
-      else if ((ok = read_tensor_fields (r, tf)) && tf->bad_key->len)
+      else if ((ok = ops ? read_op_fields (r, graph, &b->of) : read_tensor_fields (r, &b->tf)) &&
+               bad_key->len)
         {
-          g_autofree char *where = g_strdup_printf ("tensors[%u]: ", index);
+          g_autofree char *where = g_strdup_printf ("%s[%u]: ", what, index);
 
-          set_unknown_key_error (error, graph->path, where, tf->bad_key->str, tensor_keys);
+          set_unknown_key_error (error, graph->path, where, bad_key->str,
+                                 ops ? op_keys : tensor_keys);
           ok = FALSE;
         }
       else
-        ok = ok && build_tensor (graph, tf, index, b->views, error);
+        ok = ok && (ops ? build_op (graph, &b->of, index, error)
+                        : build_tensor (graph, &b->tf, index, b->views, error));
     }
-  return ok && reader_fine (r, error) && resolve_views (graph, b->views, error);
-}
-
-/* The list of ops at the reader. */
-static gboolean
-parse_ops (MpJsonReader *r, MpGraph *graph, Body *b, GError **error)
-{
-  OpFields *of = &b->of;
-  gboolean  ok;
-
-  if (!(ok = open_list (r, graph, error)))
-    return FALSE;
-  for (guint index = 0; ok && mp_json_reader_next_element (r); index++)
-    {
-      op_fields_reset (of);
-      if (mp_json_reader_peek (r) != MP_JSON_OBJECT)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                             "ops[%u] is not an object", index);
-          ok = FALSE;
-        }
-      else if ((ok = read_op_fields (r, graph, of)) && of->bad_key->len)
-        {
-          g_autofree char *where = g_strdup_printf ("ops[%u]: ", index);
-
-          set_unknown_key_error (error, graph->path, where, of->bad_key->str, op_keys);
-          ok = FALSE;
-        }
-      else
-        ok = ok && build_op (graph, of, index, error);
-    }
-  return ok && reader_fine (r, error);
+  return ok && reader_fine (r, error) && (ops || resolve_views (graph, b->views, error));
 }
 
 /* The members at the offsets the layout scan found, in the order that
@@ -792,14 +769,14 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
   if (ok && layout->tensors != (gsize) -1)
     {
       mp_json_reader_seek (r, layout->tensors);
-      ok = parse_tensors (r, graph, &b, error);
+      ok = parse_list (r, graph, &b, FALSE, error);
     }
   else if (ok)
     ok = resolve_views (graph, b.views, error);
   if (ok && layout->ops != (gsize) -1)
     {
       mp_json_reader_seek (r, layout->ops);
-      ok = parse_ops (r, graph, &b, error);
+      ok = parse_list (r, graph, &b, TRUE, error);
     }
   body_clear (&b);
   return ok;
@@ -873,11 +850,11 @@ parse_in_order (MpJsonReader *r, const char *path)
               graph = new_graph (name, path);
               if (alignment)
                 graph->alignment = alignment;
-              ok = tensors = parse_tensors (r, graph, &b, NULL);
+              ok = tensors = parse_list (r, graph, &b, FALSE, NULL);
             }
         }
       else if (g_str_equal (key, "ops"))
-        ok = tensors && !ops && (ops = parse_ops (r, graph, &b, NULL));
+        ok = tensors && !ops && (ops = parse_list (r, graph, &b, TRUE, NULL));
       else if (g_strv_contains (top_keys, key) || is_extension_key (key))
         ok = !g_str_equal (key, "name") && !g_str_equal (key, "alignment") &&
              mp_json_reader_skip (r);

@@ -8,51 +8,10 @@
 #include <string.h>
 
 #include "exec.h"
-#include "test-util.h"
+#include "test-exec-util.h"
 
 static const char *samples[] = { "default.json", "teaching.json", "two-towers.json",
                                  "multistream.json" };
-
-typedef struct
-{
-  MpGraph     *graph;
-  MpLifetimes *lt;
-} Loaded;
-
-static void
-loaded_clear (Loaded *l)
-{
-  g_clear_pointer (&l->lt, mp_lifetimes_free);
-  g_clear_pointer (&l->graph, mp_graph_free);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loaded, loaded_clear)
-
-static gboolean
-load_sample (Loaded *l, const char *name)
-{
-  g_autofree char *path = test_data_path (name);
-  GError          *error = NULL;
-
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    return FALSE;
-  l->graph = test_graph_load (path, &error);
-  g_assert_no_error (error);
-  l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
-  g_assert_no_error (error);
-  return TRUE;
-}
-
-static MpPlan *
-plan_with (const Loaded *l, const char *planner)
-{
-  MpPlannerOptions popts = { .time_budget = 0.5 };
-  GError          *error = NULL;
-  MpPlan          *plan = mp_planner_run (mp_planner_lookup (planner), l->graph, l->lt, &popts,
-                                          NULL, &error);
-
-  g_assert_no_error (error);
-  return plan;
-}
 
 static MpExecResult *
 run_on (const Loaded *l, const MpPlan *plan, MpExecBackendKind backend, gboolean sequential,

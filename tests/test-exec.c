@@ -7,7 +7,7 @@
 #include "exec-cuda-figures.h"
 #include "exec-pattern.h"
 #include "exec-private.h"
-#include "test-util.h"
+#include "test-exec-util.h"
 
 /* A view read at its offset, a workspace, an input, a param and an output. */
 static const char tiny_json[] =
@@ -23,57 +23,6 @@ static const char tiny_json[] =
   "  {\"name\": \"op1\", \"inputs\": [\"in\", \"w\"], \"outputs\": [\"a\"], \"workspace\": 128},"
   "  {\"name\": \"op2\", \"inputs\": [\"a2\"], \"outputs\": [\"b\"]},"
   "  {\"name\": \"op3\", \"inputs\": [\"b\", \"a\"], \"outputs\": [\"out\"]}]}";
-
-typedef struct
-{
-  MpGraph     *graph;
-  MpLifetimes *lt;
-} Loaded;
-
-static void
-loaded_clear (Loaded *l)
-{
-  g_clear_pointer (&l->lt, mp_lifetimes_free);
-  g_clear_pointer (&l->graph, mp_graph_free);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Loaded, loaded_clear)
-
-static void
-load_json (Loaded *l, const char *json)
-{
-  GError *error = NULL;
-
-  l->graph = mp_graph_parse_json (json, strlen (json), "test.json", &error);
-  g_assert_no_error (error);
-  l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static void
-load_sample (Loaded *l, const char *name)
-{
-  g_autofree char *path = test_data_path (name);
-  GError          *error = NULL;
-
-  l->graph = test_graph_load (path, &error);
-  g_assert_no_error (error);
-  l->lt = mp_lifetimes_compute (l->graph, NULL, &error);
-  g_assert_no_error (error);
-}
-
-static MpPlan *
-plan_with (const Loaded *l, const char *planner)
-{
-  const MpPlannerInfo *info = mp_planner_lookup (planner);
-  MpPlannerOptions     popts = { .time_budget = 0.5 };
-  GError              *error = NULL;
-  MpPlan              *plan;
-
-  g_assert_nonnull (info);
-  plan = mp_planner_run (info, l->graph, l->lt, &popts, NULL, &error);
-  g_assert_no_error (error);
-  return plan;
-}
 
 static MpExecResult *
 run_cpu (const Loaded *l, const MpPlan *plan, gboolean sequential, guint iterations,
@@ -320,7 +269,7 @@ test_samples_clean (void)
       /* multistream.json comes with the planners' branch */
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         continue;
-      load_sample (&l, samples[s]);
+      g_assert_true (load_sample (&l, samples[s]));
       for (guint i = 0; i < n; i++)
         {
           g_autoptr (MpPlan) plan = plan_with (&l, all[i].name);
@@ -455,7 +404,7 @@ test_corrupt_exact (void)
                                        "tensor");
   g_clear_error (&error);
 
-  load_sample (&m, "two-towers.json");
+  g_assert_true (load_sample (&m, "two-towers.json"));
   mplan = plan_with (&m, "greedy-by-size");
   g_assert_true (mp_exec_corrupt_plan (m.graph, mplan, NULL, NULL, NULL, &error));
   mr = run_cpu (&m, mplan, TRUE, 1, 0, FALSE);
@@ -480,7 +429,7 @@ test_multistream_concurrent (void)
   g_autoptr (MpExecResult) rn = NULL;
   g_autoptr (MpExecResult) rs = NULL;
 
-  load_sample (&l, "two-towers.json");
+  g_assert_true (load_sample (&l, "two-towers.json"));
   greedy = plan_with (&l, "greedy-by-size");
   naive = plan_with (&l, "naive");
 
@@ -547,7 +496,7 @@ test_parallel_plan (void)
   MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CPU };
   GError       *error = NULL;
 
-  load_sample (&l, "two-towers.json");
+  g_assert_true (load_sample (&l, "two-towers.json"));
   g_assert_cmpuint (l.lt->n_records, ==, G_N_ELEMENTS (groups));
   recs = g_memdup2 (l.lt->records, sizeof (MpUsage) * l.lt->n_records);
   for (guint i = 0; i < l.lt->n_records; i++)
@@ -609,7 +558,7 @@ test_multistream_sample (void)
       g_test_skip ("no data/multistream.json in this tree");
       return;
     }
-  load_sample (&l, "multistream.json");
+  g_assert_true (load_sample (&l, "multistream.json"));
   greedy = plan_with (&l, "greedy-by-size");
   r = run_cpu (&l, greedy, FALSE, 2, 0, FALSE);
   g_assert_cmpuint (r->n_corrupted, >=, 1);
