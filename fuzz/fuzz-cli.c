@@ -63,6 +63,47 @@ cut_numbers (const char *arg)
   return g_string_free (s, FALSE);
 }
 
+/* Removes path and, when it is a folder, what it holds (no links are
+ * followed: the CLI only makes files and folders here). */
+static void
+remove_tree (const char *path)
+{
+  GDir       *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)))
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+/* Each run starts from the same folder: what earlier runs wrote (-o,
+ * --plans, over g.json too) would otherwise pile up until "suite ." reads
+ * hundreds of files and a run stands for every run before it. */
+static void
+reset_scratch (void)
+{
+  GDir       *dir = g_dir_open (".", 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    abort ();
+  while ((name = g_dir_read_name (dir)))
+    remove_tree (name);
+  g_dir_close (dir);
+  g_file_set_contents ("g.json", graph_json, -1, NULL);
+  g_file_set_contents ("r.csv", records_csv, -1, NULL);
+}
+
 int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
@@ -71,8 +112,6 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 
   if (dir == NULL || chdir (dir) != 0 || null_fd < 0)
     abort ();
-  g_file_set_contents ("g.json", graph_json, -1, NULL);
-  g_file_set_contents ("r.csv", records_csv, -1, NULL);
   /* the commands' output is not what is tested (their messages go too with
    * libFuzzer's -close_fd_mask=2, which build-aux/fuzz.sh passes) */
   dup2 (null_fd, STDOUT_FILENO);
@@ -89,6 +128,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   const char      *command;
 
+  reset_scratch ();
   if (file)
     {
       *file = '\0';
