@@ -18,10 +18,11 @@
 
 #define CHUNK (64 * 1024)
 
-/* A pipe, FIFO or character device can be read only once, but a file is
- * opened several times (the gzip magic, the format's sniff, the parse):
- * such a path is read whole on its first open, and every open then reads
- * the kept bytes. A FIFO with no writer yet waits for one, as cat does. */
+/* A pipe or FIFO can be read only once, but a file is opened several times
+ * (the gzip magic, the format's sniff, the parse): such a path is read
+ * whole on its first open, and every open then reads the kept bytes. A
+ * FIFO with no writer yet waits for one, as cat does. Devices and sockets
+ * are refused. */
 static GHashTable *streams; /* path -> GBytes */
 static GMutex      streams_lock;
 
@@ -35,6 +36,14 @@ stream_bytes (const char *path, GError **error)
 
   if (g_stat (path, &st) != 0 || S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
     return NULL;
+  /* /dev/zero would fill the memory up to the limit before it is refused */
+  if (!S_ISFIFO (st.st_mode))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: it is %s, "
+                         "not a regular file or a pipe",
+                         S_ISSOCK (st.st_mode) ? "a socket" : "a device");
+      return NULL;
+    }
   g_mutex_lock (&streams_lock);
   if (streams == NULL)
     streams = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,

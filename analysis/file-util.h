@@ -40,9 +40,10 @@ gboolean mp_read_file         (const char *path, char **contents, gsize *length,
  * FALSE when the file cannot be read. */
 gboolean mp_read_file_head    (const char *path, gsize max, char **contents, gsize *length);
 gboolean mp_file_is_gzip      (const char *path);
-/* fopen (path, "rb"), except that a pipe, FIFO or device (a shell's <(…),
- * /dev/stdin) is read whole on its first open and each open reads those
- * bytes again: formats are sniffed before they are read. */
+/* fopen (path, "rb"), except that a pipe or FIFO (a shell's <(…),
+ * /dev/stdin from a pipe) is read whole on its first open and each open
+ * reads those bytes again (formats are sniffed before they are read), and
+ * a device or socket is refused. */
 FILE    *mp_file_open_input   (const char *path, GError **error);
 /* The name's suffix with a trailing ".gz" ignored: "x.csv.gz" has ".csv". */
 gboolean mp_file_has_suffix   (const char *path, const char *suffix);

@@ -294,7 +294,7 @@ write_fifo (gpointer path)
 /* A pipe or FIFO named on the command line is read once, whole: sniffing
  * the format, the gzip magic and the parse all see the same bytes (they
  * used to read it three times and see "an empty file"), for plan and for
- * suite, whose checksum is the stream's. */
+ * suite, whose checksum is the stream's; a device is refused. */
 static void
 test_cli_streams (void)
 {
@@ -333,6 +333,13 @@ test_cli_streams (void)
                                       &out, &err), ==, 0);
   g_assert_cmpstr (err, ==, "");
   g_assert_nonnull (strstr (out, "stdin: 2 tensors planned over 2 steps"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* a device would be read without end */
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", "/dev/zero", NULL), ==, 2);
+  g_assert_cmpstr (err, ==, "memplan-cli: /dev/zero: cannot read the file: it is a device, not a "
+                            "regular file or a pipe\n");
 
   g_assert_cmpint (g_remove (fifo), ==, 0);
   g_assert_cmpint (g_remove (graph), ==, 0);
