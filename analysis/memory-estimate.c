@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 #include "file-util.h"
 #include "memory-estimate.h"
@@ -32,6 +34,19 @@ static const struct
 };
 /* a planner not in the table (a new one) is taken as the costliest */
 #define PLAN_DEFAULT_PER_RECORD 320
+
+/* import's output above loading: peak RSS (getrusage) of memplan-cli
+ * import against import --by-op on snapshots of 100,000 allocations from
+ * tests/make-big-snapshot.py (README, Hardening):
+ * JSON holds a json-c object per allocation (2211 bytes with no stack) and a
+ * string per op or frame line (106 bytes, plus 2.5 per byte of text) until
+ * it is written; rounded up. CSV is text only: 42 bytes a record and its
+ * op name, doubled as the string grows, rounded up. */
+#define IMPORT_JSON_PER_RECORD 2816
+#define IMPORT_JSON_PER_LINE   128
+#define IMPORT_JSON_PER_BYTE   3
+#define IMPORT_CSV_PER_RECORD  128
+#define IMPORT_CSV_PER_BYTE    2
 
 /* gen's text: about 97 bytes per tensor and op, in a GString that may
  * double as it grows. */
@@ -84,6 +99,20 @@ mp_memory_estimate_load (const char *path, guint64 file_size)
   return file_size > G_MAXUINT64 / factor ? G_MAXUINT64 : file_size * factor;
 }
 
+gboolean
+mp_memory_check_load (const char *path, guint64 limit, guint64 *estimate, GError **error)
+{
+  g_autofree char *what = NULL;
+  GStatBuf         st;
+
+  *estimate = 0;
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    return TRUE; /* the reader says why */
+  *estimate = mp_memory_estimate_load (path, st.st_size);
+  what = g_strdup_printf ("%s: loading", path);
+  return mp_memory_check (what, *estimate, limit, error);
+}
+
 guint64
 mp_memory_estimate_plan (const char *planner, guint64 n_records)
 {
@@ -93,6 +122,16 @@ mp_memory_estimate_plan (const char *planner, guint64 n_records)
     if (g_str_equal (plan_costs[i].planner, planner))
       per_record = plan_costs[i].per_record;
   return n_records * per_record;
+}
+
+guint64
+mp_memory_estimate_import (guint64 n_records, guint64 text_bytes, guint64 text_lines,
+                           gboolean csv)
+{
+  if (csv)
+    return n_records * IMPORT_CSV_PER_RECORD + text_bytes * IMPORT_CSV_PER_BYTE;
+  return n_records * IMPORT_JSON_PER_RECORD + text_lines * IMPORT_JSON_PER_LINE +
+         text_bytes * IMPORT_JSON_PER_BYTE;
 }
 
 guint64

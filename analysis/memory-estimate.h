@@ -15,9 +15,19 @@ guint64  mp_memory_available        (void);
 /* Reading path (file_size bytes), by its first bytes: a graph, records, a
  * trace or a snapshot each cost a measured multiple of their size. */
 guint64  mp_memory_estimate_load    (const char *path, guint64 file_size);
+/* The check before reading path: TRUE when its load estimate (stored in
+ * *estimate, 0 for what is not a regular file: the reader refuses that)
+ * fits under limit, as mp_memory_check; the error names "PATH: loading". */
+gboolean mp_memory_check_load       (const char *path, guint64 limit, guint64 *estimate,
+                                     GError **error);
 /* Running planner on n_records records, above what loading took, the plan
  * included. */
 guint64  mp_memory_estimate_plan    (const char *planner, guint64 n_records);
+/* import: writing n_records allocations as JSON, whose ops and stack
+ * frames hold text_bytes bytes in text_lines lines, or (csv) as CSV, whose
+ * op names hold text_bytes bytes. */
+guint64  mp_memory_estimate_import  (guint64 n_records, guint64 text_bytes, guint64 text_lines,
+                                     gboolean csv);
 /* gen random and bench: the generated text of n_tensors tensors. */
 guint64  mp_memory_estimate_generate (guint64 n_tensors);
 /* TRUE when estimate fits under limit (0: the memory available, no check

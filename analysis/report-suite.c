@@ -314,20 +314,6 @@ mp_suite_discard_plans (MpReport *report)
   g_clear_pointer (&report->plan_files, g_ptr_array_unref);
 }
 
-/* A graph too big for the memory is a graph that did not load. */
-static gboolean
-load_fits (const char *path, const MpSuiteOptions *options, GError **error)
-{
-  g_autofree char *what = NULL;
-  GStatBuf         st;
-
-  if (g_stat (path, &st) != 0)
-    return TRUE; /* the reader says why */
-  what = g_strdup_printf ("%s: loading", path);
-  return mp_memory_check (what, mp_memory_estimate_load (path, st.st_size), options->max_memory,
-                          error);
-}
-
 /* --repeat: the planner runs again for its time only, so that a compare can
  * tell a real change from the noise of one run. */
 static gboolean
@@ -383,6 +369,7 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
   g_autofree char *stored = stored_path (options, file->path);
   MpReportGraph   *entry;
+  guint64          estimate;
 
   if (file->not_regular)
     {
@@ -390,7 +377,8 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                    "%s: skipped: %s, not a regular file", file->path, file->not_regular);
       return MP_SUITE_SKIPPED;
     }
-  if (!load_fits (file->path, options, &local) ||
+  /* a graph too big for the memory is a graph that did not load */
+  if (!mp_memory_check_load (file->path, options->max_memory, &estimate, &local) ||
       !(workload = mp_workload_open (file->path, &wopts, &local)))
     {
       if (file->scanned &&

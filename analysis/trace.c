@@ -764,28 +764,47 @@ mp_trace_load_graph (const char *path, GError **error)
   return g_steal_pointer (&trace->graph);
 }
 
-gboolean
-mp_trace_check_expansion (const MpTrace *trace, GError **error)
+static void
+count_text (const char *text, guint64 *bytes, guint64 *lines)
 {
-  guint64 total = 0;
+  if (text == NULL)
+    return;
+  (*lines)++;
+  for (; *text; text++, (*bytes)++)
+    *lines += *text == '\n';
+}
 
-  for (guint t = 0; t < trace->n_allocations; t++)
+guint64
+mp_trace_site_text (const MpTrace *trace, guint64 cap, guint64 *lines)
+{
+  guint64 bytes = 0, n_lines = 0;
+
+  /* one text may be shared by every allocation: stop once past cap */
+  for (guint t = 0; t < trace->n_allocations && bytes <= cap; t++)
     {
       const MpTraceSite *s = &trace->sites[t];
 
-      total += (s->ops ? strlen (s->ops) : 0) + (s->module ? strlen (s->module) : 0) +
-               (s->frames ? strlen (s->frames) : 0);
-      if (total > trace->text_limit)
-        {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID,
-                             trace->graph ? trace->graph->path : NULL,
-                             "the allocations share their ops and stack frames, and writing "
-                             "them out would take more than %" G_GUINT64_FORMAT " bytes, the "
-                             "most memplan writes for a file of this size (64 MiB plus 64 "
-                             "bytes per byte of input)",
-                             trace->text_limit);
-          return FALSE;
-        }
+      count_text (s->ops, &bytes, &n_lines);
+      count_text (s->module, &bytes, &n_lines);
+      count_text (s->frames, &bytes, &n_lines);
+    }
+  if (lines)
+    *lines = n_lines;
+  return bytes;
+}
+
+gboolean
+mp_trace_check_expansion (const MpTrace *trace, GError **error)
+{
+  if (mp_trace_site_text (trace, trace->text_limit, NULL) > trace->text_limit)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, trace->graph ? trace->graph->path : NULL,
+                         "the allocations share their ops and stack frames, and writing them out "
+                         "would take more than %" G_GUINT64_FORMAT " bytes, the most memplan "
+                         "writes for a file of this size (64 MiB plus 64 bytes per byte of "
+                         "input)",
+                         trace->text_limit);
+      return FALSE;
     }
   return TRUE;
 }

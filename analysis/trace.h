@@ -96,6 +96,10 @@ MpTrace      *mp_trace_parse_full     (const char *data, gsize length, const cha
  * allocations past trace->text_limit (a few KB of pickle memo references
  * must not become gigabytes of JSON). */
 gboolean      mp_trace_check_expansion (const MpTrace *trace, GError **error);
+/* Bytes (and, where lines is not NULL, lines) of the ops, modules and stack
+ * frames that writing every allocation out expands to; counting stops once
+ * past cap. */
+guint64       mp_trace_site_text      (const MpTrace *trace, guint64 cap, guint64 *lines);
 void          mp_trace_free           (MpTrace *trace);
 /* For mp_graph_load: the usage records alone. */
 MpGraph      *mp_trace_load_graph     (const char *path, GError **error);

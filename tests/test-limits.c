@@ -482,6 +482,59 @@ test_cli_memory_estimate (void)
   g_assert_cmpstr (err, ==, expected);
 }
 
+/* import and exec make the same checks: before loading, and before the
+ * records are written out or the planners run. */
+static void
+test_cli_memory_estimate_import_exec (void)
+{
+  g_autofree char *graph = test_data_path ("teaching.json");
+  g_autofree char *snapshot = test_fixture_path ("snapshot.pickle");
+  /* the snapshot is 984 bytes, 17 bytes of memory each; its 4 records
+   * written as JSON take 2816 bytes each, plus 128 per line and 3 per byte
+   * of their ops and frames (5 lines, 96 bytes). Every planner: 320 bytes
+   * per record at most, 24 per record and plan. */
+  const struct { const char *args[8]; const char *file; const char *err; } cases[] = {
+    { { "import", snapshot, "--max-memory", "1K" }, snapshot,
+      "loading needs about 16.3 KiB of memory, more than the limit of 1.00 KiB" },
+    { { "import", snapshot, "--max-memory", "20K" }, snapshot,
+      "writing 4 records needs about 28.2 KiB of memory, more than the limit of 20.0 KiB" },
+    { { "exec", graph, "-b", "cpu", "--max-memory", "1K" }, graph,
+      "loading needs about 7.38 KiB of memory, more than the limit of 1.00 KiB" },
+    { { "exec", graph, "-b", "cpu", "--max-memory", "8K" }, graph,
+      "planning 5 records needs about 9.88 KiB of memory, more than the limit of 8.00 KiB" },
+    { { "import", snapshot, "--max-memory", "12Q" }, NULL,
+      "--max-memory takes a size such as 512M or 8G, not '12Q'" },
+  };
+  const char *fine[][10] = {
+    { "import", snapshot, "--max-memory", "40K" },
+    { "import", snapshot, "-f", "csv", "--max-memory", "20K" },
+    { "exec", graph, "-b", "cpu", "--max-memory", "12K" },
+    { "exec", graph, "-b", "cpu", "-p", "naive", "--max-memory", "8K" },
+  };
+  g_autofree char *err = NULL;
+  g_autofree char *out = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *expected =
+        cases[i].file ? g_strdup_printf ("memplan-cli: %s: %s set by --max-memory\n",
+                                         cases[i].file, cases[i].err)
+                      : g_strdup_printf ("memplan-cli: %s\n", cases[i].err);
+
+      g_clear_pointer (&err, g_free);
+      g_assert_cmpint (test_run_cli_argv (cases[i].args, NULL, &err), ==, 2);
+      g_assert_cmpstr (err, ==, expected);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (fine); i++)
+    {
+      g_clear_pointer (&err, g_free);
+      g_clear_pointer (&out, g_free);
+      g_assert_cmpint (test_run_cli_argv (fine[i], &out, &err), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      g_assert_cmpuint (strlen (out), >, 0);
+    }
+}
+
 /* An infinite budget through the API (the CLI refuses it) is a very long
  * one, not a deadline in the past after an overflowed conversion. */
 static void
@@ -516,6 +569,8 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/terminal-escapes", test_terminal_escapes);
   g_test_add_func ("/limits/compare-escapes", test_compare_escapes);
   g_test_add_func ("/limits/cli-memory-estimate", test_cli_memory_estimate);
+  g_test_add_func ("/limits/cli-memory-estimate-import-exec",
+                   test_cli_memory_estimate_import_exec);
   g_test_add_func ("/limits/optimal-infinite-budget", test_optimal_infinite_budget);
   return g_test_run ();
 }

@@ -167,6 +167,8 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
+  g_autofree char *max_memory = NULL;
+  guint64          load_estimate;
   gint             iterations = 0, max_parallel = 0, delay_us = 0, device = -1;
   gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE, bench = FALSE;
   gboolean         any_corrupt = FALSE;
@@ -211,6 +213,7 @@ mp_cli_exec (int argc, char **argv)
       "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
+    MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
       "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
@@ -271,6 +274,9 @@ mp_cli_exec (int argc, char **argv)
   opts.max_parallel_ops = max_parallel;
   opts.delay_us = delay_us;
 
+  /* the arena is checked by the executor, against the memory available */
+  if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
+    return MP_EXIT_BAD_INPUT;
   /* --bench scales the tensors before the lifetimes are measured */
   if (!(input = mp_input_load (argv[1], NULL, &error)) ||
       (bench && !exec_bench_scale (input->graph, &opts, &error)) ||
@@ -305,6 +311,8 @@ mp_cli_exec (int argc, char **argv)
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;
         }
+      if (!mp_cli_check_planners_memory (infos, w, load_estimate, max_memory))
+        return MP_EXIT_BAD_INPUT;
       plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
       for (guint i = 0; i < infos->len; i++)
         {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <string.h>
+
 #include <json-c/json.h>
 
 #include "json-util.h"
@@ -139,16 +141,41 @@ trace_to_csv (const MpTrace *trace, const MpGraph *graph)
   return g_string_free (s, FALSE);
 }
 
+/* The records written out cost more than the file they came from when a
+ * pickle shares them (README, Hardening: the memory estimate). */
+static gboolean
+check_output_memory (const char *path, const MpTrace *trace, gboolean csv, guint64 load_estimate,
+                     const char *max_memory)
+{
+  guint64          lines = 0, bytes = 0;
+  g_autofree char *what = g_strdup_printf ("%s: writing %u records", path,
+                                           trace->n_allocations);
+
+  /* CSV names each record's op (a name of at most 256 bytes), JSON all its
+   * ops and stack frames too */
+  if (csv)
+    for (guint t = 0; t < trace->n_allocations; t++)
+      bytes += trace->sites[t].op ? strlen (trace->sites[t].op) : 0;
+  else
+    bytes = mp_trace_site_text (trace, trace->text_limit, &lines);
+
+  return mp_cli_check_more_memory (what, mp_memory_estimate_import (trace->n_allocations, bytes,
+                                                                    lines, csv),
+                                   load_estimate, max_memory);
+}
+
 int
 mp_cli_import (int argc, char **argv)
 {
   g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
+  g_autofree char *max_memory = NULL;
   g_auto (GStrv) dims = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpWorkload) w = NULL;
   const MpTrace    *trace;
-  gboolean          by_op = FALSE, drop = FALSE;
+  gboolean          by_op = FALSE, drop = FALSE, csv;
+  guint64           load_estimate;
   MpWorkloadOptions wopts = { 0 };
   GOptionEntry      entries[] = {
     { "device", 0, 0, G_OPTION_ARG_STRING, &device, "Device to import: cuda:N or cpu (default: "
@@ -164,6 +191,7 @@ mp_cli_import (int argc, char **argv)
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
       "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
+    MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { NULL }
   };
 
@@ -181,9 +209,12 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: json, csv)", format);
       return MP_EXIT_BAD_INPUT;
     }
+  csv = format && g_str_equal (format, "csv");
   wopts.input.trace.device = device;
   wopts.input.trace.drop_pre_existing = drop;
   wopts.input.onnx.dims = (const char *const *) dims;
+  if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
+    return MP_EXIT_BAD_INPUT;
   if (!(w = mp_workload_open (argv[1], &wopts, &error)))
     {
       mp_cli_error ("%s", error->message);
@@ -212,9 +243,11 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
+  if (!by_op && !check_output_memory (argv[1], trace, csv, load_estimate, max_memory))
+    return MP_EXIT_BAD_INPUT;
   if (by_op)
     text = mp_cli_by_op_table (trace);
-  else if (format && g_str_equal (format, "csv"))
+  else if (csv)
     text = trace_to_csv (trace, w->graph);
   else
     text = trace_to_json (trace, w->graph, w->lifetimes);

@@ -2,9 +2,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <sys/stat.h>
-
-#include <glib/gstdio.h>
 
 #include "cli.h"
 
@@ -58,9 +55,7 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                      "(MiniMalloc's question) instead of minimising the arena",
                                      "N" });
     }
-  add_entry (e, (GOptionEntry) { "max-memory", 0, 0, G_OPTION_ARG_STRING, &p->max_memory,
-                                 "Refuse work estimated to need more than SIZE (512M, 8G; "
-                                 "default: the memory available)", "SIZE" });
+  add_entry (e, (GOptionEntry) MP_CLI_MAX_MEMORY_ENTRY (&p->max_memory));
   if (flags & MP_CLI_DEVICE)
     {
       add_entry (e, (GOptionEntry) { "device", 0, 0, G_OPTION_ARG_STRING, &p->device,
@@ -163,17 +158,28 @@ mp_cli_planner_options (MpCliPlanning *p, MpPlannerOptions *options)
     }
 }
 
-gboolean
-mp_cli_check_memory (const char *what, guint64 estimate, const char *max_memory)
+/* --max-memory as bytes (0: not given, the memory available); FALSE, said,
+ * for what is not a size. */
+static gboolean
+max_memory_limit (const char *max_memory, guint64 *limit)
 {
-  g_autoptr (GError) error = NULL;
-  guint64            limit = 0;
-
-  if (max_memory && (!mp_parse_size (max_memory, &limit) || limit == 0))
+  *limit = 0;
+  if (max_memory && (!mp_parse_size (max_memory, limit) || *limit == 0))
     {
       mp_cli_error ("--max-memory takes a size such as 512M or 8G, not '%s'", max_memory);
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+mp_cli_check_memory (const char *what, guint64 estimate, const char *max_memory)
+{
+  g_autoptr (GError) error = NULL;
+  guint64            limit;
+
+  if (!max_memory_limit (max_memory, &limit))
+    return FALSE;
   if (what && !mp_memory_check (what, estimate, limit, &error))
     {
       mp_cli_error ("%s", error->message);
@@ -183,23 +189,53 @@ mp_cli_check_memory (const char *what, guint64 estimate, const char *max_memory)
 }
 
 gboolean
-mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
+mp_cli_check_load_memory (const char *path, const char *max_memory, guint64 *load_estimate)
+{
+  g_autoptr (GError) error = NULL;
+  guint64            limit;
+
+  *load_estimate = 0;
+  if (!max_memory_limit (max_memory, &limit))
+    return FALSE;
+  if (!mp_memory_check_load (path, limit, load_estimate, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_check_more_memory (const char *what, guint64 estimate, guint64 load_estimate,
+                          const char *max_memory)
+{
+  /* under a limit, what loading took counts too; the memory available has
+   * already lost it */
+  return mp_cli_check_memory (what, estimate + (max_memory ? load_estimate : 0), max_memory);
+}
+
+gboolean
+mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload, guint64 load_estimate,
+                              const char *max_memory)
 {
   guint64          records = workload->lifetimes->n_records, estimate = 0;
   const MpGraph   *graph = workload->graph;
   g_autofree char *what = NULL;
 
-  for (guint i = 0; i < p->infos->len; i++)
+  for (guint i = 0; i < infos->len; i++)
     estimate = MAX (estimate, mp_memory_estimate_plan (
-                                ((const MpPlannerInfo *) p->infos->pdata[i])->name, records));
+                                ((const MpPlannerInfo *) infos->pdata[i])->name, records));
   /* the plans are kept: an offset and a lifetime per record each */
-  estimate += 24 * records * p->infos->len;
+  estimate += 24 * records * infos->len;
   what = g_strdup_printf ("%s: planning %" G_GUINT64_FORMAT " records",
                           graph->path ? graph->path : graph->name, records);
-  /* under a limit, what loading took counts too; the memory available has
-   * already lost it */
-  return mp_cli_check_memory (what, estimate + (p->max_memory ? p->load_estimate : 0),
-                              p->max_memory);
+  return mp_cli_check_more_memory (what, estimate, load_estimate, max_memory);
+}
+
+gboolean
+mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
+{
+  return mp_cli_check_planners_memory (p->infos, workload, p->load_estimate, p->max_memory);
 }
 
 MpWorkload *
@@ -208,16 +244,9 @@ mp_cli_open (const char *path, MpCliPlanning *p)
   g_autoptr (GError) error = NULL;
   MpWorkloadOptions  options;
   MpWorkload        *workload;
-  GStatBuf           st;
 
-  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode))
-    {
-      g_autofree char *what = g_strdup_printf ("%s: loading", path);
-
-      p->load_estimate = mp_memory_estimate_load (path, st.st_size);
-      if (!mp_cli_check_memory (what, p->load_estimate, p->max_memory))
-        return NULL;
-    }
+  if (!mp_cli_check_load_memory (path, p->max_memory, &p->load_estimate))
+    return NULL;
   mp_cli_workload_options (p, &options);
   if (!(workload = mp_workload_open (path, &options, &error)))
     mp_cli_error ("%s", error->message);

@@ -115,10 +115,24 @@ void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
 gboolean    mp_cli_planning_check   (MpCliPlanning *p);
 void        mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options);
 void        mp_cli_planner_options  (MpCliPlanning *p, MpPlannerOptions *options);
+/* --max-memory SIZE, one help text for every subcommand that reads a file. */
+#define MP_CLI_MAX_MEMORY_ENTRY(ptr) \
+  { "max-memory", 0, 0, G_OPTION_ARG_STRING, (ptr), "Refuse work estimated to need more than " \
+    "SIZE (512M, 8G; default: the memory available)", "SIZE" }
 /* Refuses work estimated to need more memory than --max-memory (text, or
  * NULL: the memory available); prints why, with the estimate. */
 gboolean    mp_cli_check_memory     (const char *what, guint64 estimate, const char *max_memory);
-/* The same for running the chosen planners on the opened workload. */
+/* The same before reading path, whose estimate goes to *load_estimate. */
+gboolean    mp_cli_check_load_memory (const char *path, const char *max_memory,
+                                      guint64 *load_estimate);
+/* The same for work on what was loaded: under --max-memory, the load
+ * estimate counts too. */
+gboolean    mp_cli_check_more_memory (const char *what, guint64 estimate, guint64 load_estimate,
+                                      const char *max_memory);
+/* The same for running the planners infos (const MpPlannerInfo *) on the
+ * opened workload, and for the chosen planners. */
+gboolean    mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload,
+                                          guint64 load_estimate, const char *max_memory);
 gboolean    mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload);
 /* Opens path through the engine; prints the error. */
 MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);
