@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "optimal-lns.h"
 #include "optimal-private.h"
+#include "time-index.h"
 
 /* Buffers that overlap a lifetime are found without quadratic lists: the
  * short-lived ones by binary search in the order of first step (none
@@ -328,4 +330,136 @@ mp_opt_lns (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor
   g_free (lns.firsts);
   g_free (lns.longs);
   return lns.arena;
+}
+
+/* The order search. Keys are size times lifetime to these powers: area
+ * first (the best on random workloads), then the square root (the best on
+ * long-lived ones), then two more. */
+static const gdouble reorder_powers[] = { 1.0, 0.5, 1.5, 0.75 };
+/* Squeaky wheel: the buffers that end within this share of a pass's arena
+ * have their key raised by this factor for the next pass. Each pass starts
+ * from the last one's keys, better or not: going back to the best keys
+ * after a worse pass only raises the same buffers again. */
+#define SQUEAK_BAND    0.005
+#define SQUEAK_RAISE   1.5
+/* Passes in a row without a better plan before the search gives up (the
+ * large-neighbourhood search gets the rest of the time). */
+#define REORDER_STALL  32
+/* Placements between looks at the clock: a pass over long lifetimes can
+ * take seconds. */
+#define REORDER_STRIDE 1024
+
+static gint
+cmp_key_desc (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const gdouble *keys = data;
+  guint          a = *(const guint *) pa, b = *(const guint *) pb;
+
+  if (keys[a] != keys[b])
+    return keys[a] > keys[b] ? -1 : 1;
+  return (a > b) - (a < b);
+}
+
+/* Every buffer first-fit in order of descending key, into trial. Returns
+ * the arena, or G_MAXUINT64 when stopped before the end. */
+static guint64
+first_fit_pass (const MpOptBuffer *buffers, guint n, guint n_steps, const gdouble *keys,
+                guint *order, guint64 *trial, gint64 deadline_us, GCancellable *cancellable)
+{
+  g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
+  guint64 arena = 0;
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  g_qsort_with_data (order, n, sizeof (guint), cmp_key_desc, (gpointer) keys);
+  for (guint k = 0; k < n; k++)
+    {
+      const MpOptBuffer *b = &buffers[order[k]];
+      guint64            offset;
+
+      if (k % REORDER_STRIDE == 0 &&
+          (g_get_monotonic_time () > deadline_us || g_cancellable_is_cancelled (cancellable)))
+        return G_MAXUINT64;
+      offset = mp_time_index_first_fit (index, b->first, b->last, b->size);
+      trial[order[k]] = offset;
+      mp_time_index_insert (index, b->first, b->last, offset, b->size);
+      arena = MAX (arena, offset + b->bytes);
+    }
+  return arena;
+}
+
+static void
+power_keys (const MpOptBuffer *buffers, guint n, gdouble power, gdouble *keys)
+{
+  for (guint i = 0; i < n; i++)
+    keys[i] = (gdouble) buffers[i].size * pow (buffers[i].last - buffers[i].first + 1.0, power);
+}
+
+/* Raises the keys of the buffers near the top of plan (arena). */
+static void
+squeak (const MpOptBuffer *buffers, guint n, const guint64 *plan, guint64 arena, gdouble *keys)
+{
+  guint64 band = arena - (guint64) (arena * SQUEAK_BAND);
+  gdouble most = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (plan[i] + buffers[i].bytes > band)
+        keys[i] *= SQUEAK_RAISE;
+      most = MAX (most, keys[i]);
+    }
+  /* raised thousands of times on small instances: keep them finite */
+  if (most > 1e200)
+    for (guint i = 0; i < n; i++)
+      keys[i] *= 1e-100;
+}
+
+guint64
+mp_opt_reorder (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor,
+                guint max_passes, gint64 deadline_us, GCancellable *cancellable,
+                MpOptImproved improved, gpointer data)
+{
+  g_autofree gdouble *keys = g_new (gdouble, MAX (n, 1));
+  g_autofree guint   *order = g_new (guint, MAX (n, 1));
+  g_autofree guint64 *trial = g_new (guint64, MAX (n, 1));
+  guint               n_steps = 0, n_powers = G_N_ELEMENTS (reorder_powers), best_power = 0;
+  guint               stall = 0;
+  guint64             arena = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      n_steps = MAX (n_steps, buffers[i].last + 1);
+      arena = MAX (arena, offsets[i] + buffers[i].bytes);
+    }
+  for (guint p = 0; arena > floor && (max_passes == 0 || p < max_passes) &&
+                    stall < REORDER_STALL; p++)
+    {
+      guint64 got;
+
+      if (p < n_powers)
+        power_keys (buffers, n, reorder_powers[p], keys);
+      else if (p == n_powers)
+        {
+          /* the squeaky wheel starts from the best power (area when none
+           * beat the incumbent) and the best plan */
+          power_keys (buffers, n, reorder_powers[best_power], keys);
+          squeak (buffers, n, offsets, arena, keys);
+        }
+      got = first_fit_pass (buffers, n, n_steps, keys, order, trial, deadline_us, cancellable);
+      if (got == G_MAXUINT64)
+        break;
+      stall++;
+      if (got < arena)
+        {
+          arena = got;
+          memcpy (offsets, trial, sizeof (guint64) * n);
+          best_power = p < n_powers ? p : best_power;
+          stall = 0;
+          if (improved)
+            improved (offsets, arena, data);
+        }
+      if (p >= n_powers)
+        squeak (buffers, n, trial, got, keys);
+    }
+  return arena;
 }

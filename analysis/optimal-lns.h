@@ -28,4 +28,25 @@ guint64 mp_opt_lns (const MpOptBuffer *buffers,
                     MpOptImproved      improved,
                     gpointer           data);
 
+/* Search over orders, for the same instances: first-fit (TensorFlow Lite
+ * Micro's rule, each buffer into the lowest gap free over its lifetime) is a
+ * function of the order the buffers are placed in, and the best heuristic's
+ * order (largest first) is seldom the best one. Each pass places every
+ * buffer first-fit in an order of descending key, from size times lifetime
+ * to the power of a few exponents, then "squeaky wheel" passes (Joslin and
+ * Clements, 1999): the buffers that ended near the top of the last pass
+ * move earlier. A pass that beats offsets replaces them, so the plan is
+ * valid and never worse at any time; improved is called after each. Stops
+ * at the deadline, the cancellable, floor, or after max_passes passes (0:
+ * no limit; for tests that must not depend on time). Returns the arena. */
+guint64 mp_opt_reorder (const MpOptBuffer *buffers,
+                        guint              n,
+                        guint64           *offsets,
+                        guint64            floor,
+                        guint              max_passes,
+                        gint64             deadline_us,
+                        GCancellable      *cancellable,
+                        MpOptImproved      improved,
+                        gpointer           data);
+
 G_END_DECLS

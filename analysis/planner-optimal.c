@@ -15,15 +15,16 @@
 /* The optimal planner: the best heuristic plan is the first incumbent; time
  * is cut where no buffer crosses into independent partitions (the arena is
  * their maximum). Partitions too large for the exact search are improved by
- * a large-neighbourhood search (optimal-lns.c) for their share of the
- * budget; exact minima of windows around the peaks lift the proved bounds
- * (optimal-bounds.c); then each partition whose arena is above its proved
- * bound is searched exactly (optimal-search.c) at target capacities (see
- * minimize_partition), with node limits that double from pass to pass so
- * that no single hard target eats the budget. */
+ * a search over first-fit orders and a large-neighbourhood search
+ * (optimal-lns.c) for their share of the budget; exact minima of windows
+ * around the peaks lift the proved bounds (optimal-bounds.c); then each
+ * partition whose arena is above its proved bound is searched exactly
+ * (optimal-search.c) at target capacities (see minimize_partition), with
+ * node limits that double from pass to pass so that no single hard target
+ * eats the budget. */
 
 #define DEFAULT_BUDGET   10.0
-/* Partitions above these sizes are left to the large-neighbourhood search:
+/* Partitions above these sizes are left to the searches at scale:
  * the exact search needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
 #define MAX_SEARCH_ENTRIES (G_GUINT64_CONSTANT (1) << 23)
@@ -335,14 +336,15 @@ ensure_search (Optimal *opt, Partition *p)
 
 typedef struct
 {
-  Optimal   *opt;
-  Partition *p;
+  Optimal    *opt;
+  Partition  *p;
+  const char *by; /* the search that found it, for the trace */
 } Improving;
 
-/* The large-neighbourhood search works on p->best itself, valid after every
- * move: only the arena and the watchers need to hear of it. */
+/* The searches at scale work on p->best itself, valid at every step: only
+ * the arena and the watchers need to hear of it. */
 static void
-lns_improved (const guint64 *offsets, guint64 arena, gpointer data)
+scale_improved (const guint64 *offsets, guint64 arena, gpointer data)
 {
   Improving *imp = data;
 
@@ -350,14 +352,14 @@ lns_improved (const guint64 *offsets, guint64 arena, gpointer data)
   if (imp->opt->options->trace)
     mp_plan_trace_search_incumbent (imp->opt->options->trace,
                                     (g_get_monotonic_time () - imp->opt->start) / 1e6,
-                                    total_nodes (imp->opt), plan_arena (imp->opt),
-                                    "large-neighbourhood search");
+                                    total_nodes (imp->opt), plan_arena (imp->opt), imp->by);
   report_progress (imp->opt);
 }
 
 /* Partitions too large for the exact search are improved from their
- * heuristic plan by the large-neighbourhood search, sharing time by their
- * buffers: the budget's share of all the buffers they hold. */
+ * heuristic plan by the search over first-fit orders, then, once that
+ * stalls, by the large-neighbourhood search, sharing time by their buffers:
+ * the budget's share of all the buffers they hold. */
 static void
 search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
 {
@@ -371,17 +373,21 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
     {
       Partition              *p = &opt->parts[k];
       g_autofree MpOptBuffer *buffers = NULL;
-      Improving               imp = { opt, p };
+      Improving               imp = { opt, p, "first-fit order search" };
       gint64                  until;
+      /* with a capacity, reaching it is enough */
+      guint64                 floor = capacity ? MAX (capacity, p->proved) : p->proved;
 
       if (!p->too_big)
         continue;
-      until = from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n);
+      until = MIN (from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n), opt->deadline);
       buffers = partition_buffers (opt, p);
-      /* with a capacity, reaching it is enough */
-      mp_opt_lns (buffers, p->n, p->best, capacity ? MAX (capacity, p->proved) : p->proved, k + 1,
-                  MIN (until, opt->deadline), opt->cancellable, lns_improved, &imp);
-      from = MIN (until, opt->deadline);
+      mp_opt_reorder (buffers, p->n, p->best, floor, 0, until,
+                      opt->cancellable, scale_improved, &imp);
+      imp.by = "large-neighbourhood search";
+      mp_opt_lns (buffers, p->n, p->best, floor, k + 1, until, opt->cancellable, scale_improved,
+                  &imp);
+      from = until;
       /* the note tells a search cut short from one that ran out of moves */
       if (g_cancellable_is_cancelled (opt->cancellable) || g_get_monotonic_time () > opt->deadline)
         opt->stopped = TRUE;
@@ -555,7 +561,7 @@ describe (const Optimal *opt, guint64 arena, guint64 capacity, gdouble seconds, 
     g_string_append_printf (s, "best found, %.1f%% above the lower bound", gap);
   if (opt->bound > 0 && !*proved && opt->unsearched)
     g_string_append (s, " (partitions too large for the exact search were improved by a "
-                        "large-neighbourhood search)");
+                        "search over first-fit orders and a large-neighbourhood search)");
   g_string_append_printf (s, " (proved lower bound %s from the %s, first incumbent %s, %"
                           G_GUINT64_FORMAT " nodes)", bound, opt->bound_name, from, nodes);
   return g_string_free (s, FALSE);
