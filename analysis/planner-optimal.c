@@ -161,43 +161,70 @@ raise_bound (Optimal *opt, guint64 value, MpOptBound proof)
     }
 }
 
-/* The best plan of the other planners (those that place these very records)
- * and of greedy-by-size: the first incumbent. */
+/* Runs heuristic info; its offsets when it places these very records. */
+static MpPlan *
+heuristic_plan (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetimes *lt,
+                const MpPlannerOptions *quiet)
+{
+  g_autoptr (MpPlan) plan = info->func (graph, lt, quiet, NULL, NULL);
+
+  if (plan == NULL || plan->n_records != lt->n_records)
+    return NULL;
+  for (guint i = 0; i < lt->n_records; i++)
+    if (plan->records[i].first != lt->records[i].first ||
+        plan->records[i].last != lt->records[i].last ||
+        plan->records[i].size != lt->records[i].size)
+      return NULL;
+  mp_plan_finish (plan);
+  return g_steal_pointer (&plan);
+}
+
+/* The best plan of the other planners (those that place these very records):
+ * the first incumbent. First-fit and partition run first (the tightest on
+ * most inputs, and among the quickest); each of the others only when it
+ * would end, at the pace of the slowest so far, before half the budget is
+ * spent: on shapes where they are slow (100,000 long-lived buffers: 30 s
+ * each) the search gets its time, and from names the heuristics left out. */
 static guint64 *
 best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOptions *options,
-                char **from)
+                gint64 cutoff, char **from)
 {
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
   guint64             *best = g_new (guint64, MAX (lt->n_records, 1));
-  guint64              best_arena = mp_place_greedy_by_size (lt->records, lt->n_records,
-                                                             lt->n_steps, best);
+  guint64              best_arena = G_MAXUINT64;
+  g_autoptr (GPtrArray) order = g_ptr_array_new ();
+  g_autoptr (GString)   skipped = g_string_new (NULL);
   /* the heuristics run untraced: their steps are not optimal's */
   MpPlannerOptions     quiet = *options;
+  gint64               longest = 0;
 
   quiet.trace = NULL;
   quiet.progress = NULL;
-
-  *from = g_strdup ("greedy-by-size");
+  g_ptr_array_add (order, (gpointer) mp_planner_lookup ("first-fit"));
+  g_ptr_array_add (order, (gpointer) mp_planner_lookup ("partition"));
   for (guint k = 0; k < n_info; k++)
-    {
-      const MpPlannerInfo *info = &infos[k];
-      g_autoptr (MpPlan) plan = NULL;
-      gboolean same = TRUE;
+    if (infos[k].func != mp_planner_optimal && !g_str_equal (infos[k].name, "first-fit") &&
+        !g_str_equal (infos[k].name, "partition") && !g_str_equal (infos[k].name, "naive") &&
+        !(infos[k].needs_ops && !graph->has_ops))
+      g_ptr_array_add (order, (gpointer) &infos[k]);
 
-      if (info->func == mp_planner_optimal || g_str_equal (info->name, "greedy-by-size") ||
-          g_str_equal (info->name, "naive") || (info->needs_ops && !graph->has_ops))
+  for (guint k = 0; k < order->len; k++)
+    {
+      const MpPlannerInfo *info = order->pdata[k];
+      g_autoptr (MpPlan) plan = NULL;
+      gint64               began = g_get_monotonic_time ();
+
+      /* the next one is likely to take as long as the slowest so far */
+      if (k > 0 && began + longest > cutoff)
+        {
+          g_string_append_printf (skipped, "%s%s", skipped->len ? ", " : "", info->name);
+          continue;
+        }
+      plan = heuristic_plan (info, graph, lt, &quiet);
+      longest = MAX (longest, g_get_monotonic_time () - began);
+      if (plan == NULL)
         continue;
-      plan = info->func (graph, lt, &quiet, NULL, NULL);
-      if (plan == NULL || plan->n_records != lt->n_records)
-        continue;
-      for (guint i = 0; i < lt->n_records && same; i++)
-        same = plan->records[i].first == lt->records[i].first &&
-               plan->records[i].last == lt->records[i].last &&
-               plan->records[i].size == lt->records[i].size;
-      if (!same)
-        continue;
-      mp_plan_finish (plan);
       if (plan->arena < best_arena &&
           mp_validate_records (graph, lt->records, lt->n_records, plan->offsets, lt->alignment,
                                plan->arena, NULL))
@@ -207,6 +234,21 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
           g_free (*from);
           *from = g_strdup (info->name);
         }
+    }
+  if (best_arena == G_MAXUINT64)
+    {
+      /* nothing placed these records as they are: greedy by size does */
+      mp_place_greedy_by_size (lt->records, lt->n_records, lt->n_steps, best);
+      g_free (*from);
+      *from = g_strdup ("greedy-by-size");
+    }
+  if (skipped->len)
+    {
+      char *with = g_strdup_printf ("%s; not run, half the budget spent: %s", *from,
+                                    skipped->str);
+
+      g_free (*from);
+      *from = with;
     }
   return best;
 }
@@ -598,7 +640,8 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
     mp_plan_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);
   opt.bound = plan->lower_bound;
 
-  incumbent = best_heuristic (graph, lifetimes, options, &from);
+  incumbent = best_heuristic (graph, lifetimes, options,
+                              start + (gint64) (budget / 2 * G_USEC_PER_SEC), &from);
   split_partitions (&opt, plan->n_steps);
   for (guint k = 0; k < opt.n_parts; k++)
     {
