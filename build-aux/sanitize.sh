@@ -11,15 +11,18 @@ cd "$(dirname "$0")/.."
 
 build=build-asan
 cc=${CC:-cc}
+cxx=${CXX:-c++}
 extra=""
 if [ "${SANITIZE_CC:-}" = clang ]; then
   build=build-asan-clang
+  # C++ too (the ONNX inference module): one ASan runtime in a process
   cc=clang
+  cxx=clang++
   extra="-Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow"
 fi
 if [ ! -f "$build/build.ninja" ]; then
   # shellcheck disable=SC2086 # one option per word
-  CC=$cc meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false $extra
+  CC=$cc CXX=$cxx meson setup "$build" -Db_sanitize=address,undefined -Db_lundef=false $extra
 fi
 meson compile -C "$build"
 
