@@ -66,6 +66,7 @@ struct _MpOptSearch
   guint64      *minoff;
   guint64      *witness;        /* per section: see find_witness */
   guint64      *total;
+  guint64      *pre, *suf;      /* see stack_keys */
   guint        *cuts;
   guint        *mem;            /* per section, its unplaced buffers first */
   guint        *n_mem;          /* how many are unplaced */
@@ -337,6 +338,8 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
   s->key = g_new (guint64, MAX (n, 1));
   s->n_special = g_new (guint, n_sec);
   s->total = g_new (guint64, n_sec);
+  s->pre = g_new (guint64, n_sec);
+  s->suf = g_new (guint64, n_sec);
   s->cuts = g_new (guint, n_sec);
   s->placed = g_new (guint, MAX (n, 1));
   return s;
@@ -371,6 +374,8 @@ mp_opt_search_free (MpOptSearch *s)
   g_free (s->key);
   g_free (s->n_special);
   g_free (s->total);
+  g_free (s->pre);
+  g_free (s->suf);
   g_free (s->cuts);
   g_free (s->sol);
   g_free (s->trail);
@@ -521,10 +526,13 @@ place (MpOptSearch *s, guint c, guint64 o)
       if (s->off[j] != UNSET || s->minoff[j] >= top)
         continue;
       trail_set (s, &s->minoff[j], top);
-      /* c's own sections are looked at below */
-      for (guint q = s->s0[j]; q <= s->s1[j] && ok; q++)
-        if (s->witness[q] == j && (q < s->s0[c] || q > s->s1[c]) &&
-            top + s->total[q] > section_limit (s, q))
+      /* j meets c in time, so its sections outside c's are a run below
+       * c's and a run above; c's own are looked at below */
+      for (guint q = s->s0[j]; q < s->s0[c] && ok; q++)
+        if (s->witness[q] == j && top + s->total[q] > section_limit (s, q))
+          ok = find_witness (s, q);
+      for (guint q = s->s1[c] + 1; q <= s->s1[j] && ok; q++)
+        if (s->witness[q] == j && top + s->total[q] > section_limit (s, q))
           ok = find_witness (s, q);
     }
   for (guint q = s->s0[c]; q <= s->s1[c] && ok; q++)
@@ -561,6 +569,57 @@ sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
       guint64 t = s->total[q];
 
       if (t != 0 && o + t > section_limit (s, q))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Most candidates fail section inference, so it is checked before placing:
+ * the sections outside the candidate's keep their stacks, and their test is
+ * o + key > cap0 + align with key = total + align - (its limit's extra), 0
+ * for an empty section; pre[q] / suf[q] hold the largest key of [lo, q] /
+ * [q, hi]. Recomputed whenever the totals are back to this node's. */
+static void
+stack_keys (MpOptSearch *s, guint lo, guint hi)
+{
+  guint64 m = 0;
+
+  for (guint q = lo; q <= hi; q++)
+    {
+      guint64 t = s->total[q];
+
+      m = MAX (m, t ? t + s->align - (section_limit (s, q) - s->cap0) : 0);
+      s->pre[q] = m;
+    }
+  m = 0;
+  for (guint q = hi + 1; q-- > lo;)
+    {
+      guint64 t = s->total[q];
+
+      m = MAX (m, t ? t + s->align - (section_limit (s, q) - s->cap0) : 0);
+      s->suf[q] = m;
+    }
+}
+
+/* sections_fit (lo, hi, o) as it would be after placing c at o. */
+static gboolean
+sections_fit_with (const MpOptSearch *s, guint lo, guint hi, guint c, guint64 o)
+{
+  guint a = MAX (lo, s->s0[c]), b = MIN (hi, s->s1[c]);
+  guint64 out = 0;
+
+  if (a > lo)
+    out = s->pre[a - 1];
+  if (b < hi)
+    out = MAX (out, s->suf[b + 1]);
+  if (out != 0 && o + out > s->cap0 + s->align)
+    return FALSE;
+  for (guint q = a; q <= b; q++)
+    {
+      guint64 t = s->total[q] - s->size[c];
+      guint64 extra = s->n_special[q] - s->special[c] ? s->align : 0;
+
+      if (t != 0 && o + t > s->cap0 + extra)
         return FALSE;
     }
   return TRUE;
@@ -617,6 +676,8 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
     }
   s->pool_len = mine + n;
 
+  if (n > 0)
+    stack_keys (s, lo, hi);
   if (n == 0)
     {
       for (guint i = 0; i < s->n_placed; i++)
@@ -650,7 +711,12 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
         }
 
       mark = s->trail_len;
-      if (!(place (s, c, o) && sections_fit (s, lo, hi, o)))
+      if (!sections_fit_with (s, lo, hi, c, o))
+        {
+          s->prunes[MP_OPT_PRUNE_SECTIONS]++;
+          continue;
+        }
+      if (!place (s, c, o))
         s->prunes[MP_OPT_PRUNE_SECTIONS]++;
       else
         {
@@ -663,6 +729,10 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
             result = search (s, lo, hi, mine, n, o, s->rank[c]);
           for (guint q = s->s0[c]; q < s->s1[c]; q++)
             s->cuts[q]++;
+          unplace (s, c, mark);
+          if (result == MP_OPT_INFEASIBLE)
+            stack_keys (s, lo, hi); /* the children wrote over them */
+          continue;
         }
       unplace (s, c, mark);
     }
