@@ -366,8 +366,13 @@ static guint64
 first_fit_pass (const MpOptBuffer *buffers, guint n, guint n_steps, const gdouble *keys,
                 guint *order, guint64 *trial, gint64 deadline_us, GCancellable *cancellable)
 {
-  g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
+  g_autoptr (MpTimeIndex) index = NULL;
   guint64 arena = 0;
+  gdouble lived = 0;
+
+  for (guint i = 0; i < n; i++)
+    lived += (gdouble) buffers[i].last - buffers[i].first + 1;
+  index = mp_time_index_new (MAX (n_steps, 1), n ? lived / n : 1);
 
   for (guint i = 0; i < n; i++)
     order[i] = i;

@@ -75,7 +75,7 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autofree MpOrderKey *keys = g_new (MpOrderKey, MAX (n, 1));
   g_autofree guint   *part_of = g_new (guint, MAX (n, 1));
   g_autofree guint64 *part_size = g_new0 (guint64, MAX (n, 1));
-  g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (plan->n_steps, 1));
+  g_autoptr (MpTimeIndex) index = mp_time_index_for_usage (plan->records, n, plan->n_steps);
   g_autoptr (GArray) busy = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   MaxTree          tree = { 1 };
   g_autofree guint   *tree_best = NULL;

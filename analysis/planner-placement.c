@@ -52,12 +52,22 @@ mp_order_by_size (const MpUsage *records, guint n)
   return mp_order_from_keys (keys, n);
 }
 
+MpTimeIndex *
+mp_time_index_for_usage (const MpUsage *records, guint n, guint n_steps)
+{
+  gdouble lived = 0;
+
+  for (guint i = 0; i < n; i++)
+    lived += (gdouble) records[i].last - records[i].first + 1;
+  return mp_time_index_new (MAX (n_steps, 1), n ? lived / n : 1);
+}
+
 gboolean
 mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *order,
                    MpPlaceRule rule, guint64 *offsets, MpPlanTrace *trace,
                    GCancellable *cancellable, GError **error)
 {
-  g_autoptr (MpTimeIndex) index = mp_time_index_new (MAX (n_steps, 1));
+  g_autoptr (MpTimeIndex) index = mp_time_index_for_usage (records, n, n_steps);
 
   for (guint k = 0; k < n; k++)
     {

@@ -22,6 +22,10 @@ guint *mp_order_from_keys (MpOrderKey *keys, guint n);
 /* Record indices sorted by size, largest first, ties in record order. */
 guint *mp_order_by_size   (const MpUsage *records, guint n);
 
+/* The time index for placing these records (its blocks fit their mean
+ * lifetime). */
+MpTimeIndex *mp_time_index_for_usage (const MpUsage *records, guint n, guint n_steps);
+
 typedef enum
 {
   /* the smallest gap among the placed records whose lifetimes overlap it

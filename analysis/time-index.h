@@ -17,7 +17,9 @@ typedef struct
  * buffers whose lifetimes overlap the query (see time-index.c for how). */
 typedef struct _MpTimeIndex MpTimeIndex;
 
-MpTimeIndex *mp_time_index_new    (guint n_steps);
+/* mean_life: the mean lifetime in steps of what will be inserted, which
+ * sets the block size */
+MpTimeIndex *mp_time_index_new    (guint n_steps, gdouble mean_life);
 /* block: steps per block; for tests that want to exercise every path */
 MpTimeIndex *mp_time_index_new_with_block (guint n_steps, guint block);
 void         mp_time_index_free   (MpTimeIndex *index);

@@ -53,7 +53,7 @@ test_against_brute_force (gconstpointer data)
     {
       guint n_steps = g_rand_int_range (rand, 1, 200);
       g_autoptr (MpTimeIndex) index = block ? mp_time_index_new_with_block (n_steps, block)
-                                            : mp_time_index_new (n_steps);
+                                            : mp_time_index_new (n_steps, n_steps / 4.0);
       g_autofree Placed *placed = g_new (Placed, 300);
 
       for (guint i = 0; i < 300; i++)

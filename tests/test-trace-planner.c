@@ -203,7 +203,7 @@ test_greedy_smallest_of_two (void)
 static void
 test_candidates_capped (void)
 {
-  g_autoptr (MpTimeIndex) index = mp_time_index_new (1);
+  g_autoptr (MpTimeIndex) index = mp_time_index_new (1, 1);
   g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
   const MpUsage r = { .tensor = 0, .first = 0, .last = 0, .size = 100, .bytes = 100 };
   guint64       top = 0, last_gap = 0, offset;
