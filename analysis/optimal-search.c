@@ -579,26 +579,22 @@ sections_fit (const MpOptSearch *s, guint lo, guint hi, guint64 o)
  * o + key > cap0 + align with key = total + align - (its limit's extra), 0
  * for an empty section; pre[q] / suf[q] hold the largest key of [lo, q] /
  * [q, hi]. Recomputed whenever the totals are back to this node's. */
+static inline guint64
+stack_key (const MpOptSearch *s, guint q)
+{
+  return s->total[q] ? s->total[q] + s->align - (section_limit (s, q) - s->cap0) : 0;
+}
+
 static void
 stack_keys (MpOptSearch *s, guint lo, guint hi)
 {
   guint64 m = 0;
 
   for (guint q = lo; q <= hi; q++)
-    {
-      guint64 t = s->total[q];
-
-      m = MAX (m, t ? t + s->align - (section_limit (s, q) - s->cap0) : 0);
-      s->pre[q] = m;
-    }
+    s->pre[q] = m = MAX (m, stack_key (s, q));
   m = 0;
   for (guint q = hi + 1; q-- > lo;)
-    {
-      guint64 t = s->total[q];
-
-      m = MAX (m, t ? t + s->align - (section_limit (s, q) - s->cap0) : 0);
-      s->suf[q] = m;
-    }
+    s->suf[q] = m = MAX (m, stack_key (s, q));
 }
 
 /* sections_fit (lo, hi, o) as it would be after placing c at o. */
@@ -676,8 +672,6 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
     }
   s->pool_len = mine + n;
 
-  if (n > 0)
-    stack_keys (s, lo, hi);
   if (n == 0)
     {
       for (guint i = 0; i < s->n_placed; i++)
@@ -685,6 +679,7 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
       s->pool_len = mine;
       return MP_OPT_FOUND;
     }
+  stack_keys (s, lo, hi);
 
   for (guint i = 0; i < n && result == MP_OPT_INFEASIBLE; i++)
     {
@@ -717,24 +712,23 @@ search (MpOptSearch *s, guint lo, guint hi, gsize list, guint len, guint64 last_
           continue;
         }
       if (!place (s, c, o))
-        s->prunes[MP_OPT_PRUNE_SECTIONS]++;
-      else
         {
-          for (guint q = s->s0[c]; q < s->s1[c]; q++)
-            if (--s->cuts[q] == 0)
-              split = TRUE;
-          if (split)
-            result = solve_range (s, lo, hi, mine, n);
-          else
-            result = search (s, lo, hi, mine, n, o, s->rank[c]);
-          for (guint q = s->s0[c]; q < s->s1[c]; q++)
-            s->cuts[q]++;
+          s->prunes[MP_OPT_PRUNE_SECTIONS]++;
           unplace (s, c, mark);
-          if (result == MP_OPT_INFEASIBLE)
-            stack_keys (s, lo, hi); /* the children wrote over them */
           continue;
         }
+      for (guint q = s->s0[c]; q < s->s1[c]; q++)
+        if (--s->cuts[q] == 0)
+          split = TRUE;
+      if (split)
+        result = solve_range (s, lo, hi, mine, n);
+      else
+        result = search (s, lo, hi, mine, n, o, s->rank[c]);
+      for (guint q = s->s0[c]; q < s->s1[c]; q++)
+        s->cuts[q]++;
       unplace (s, c, mark);
+      if (result == MP_OPT_INFEASIBLE)
+        stack_keys (s, lo, hi); /* the children wrote over them */
     }
   s->pool_len = mine;
   return result;
