@@ -228,9 +228,17 @@ size_from_value_info (Loader *l, MpTensor *t, const char *who, GError **error)
 static gboolean
 add_initializer (Loader *l, const Onnx__TensorProto *init, GError **error)
 {
-  gint t = mp_graph_add_tensor (l->graph, str_or_empty (init->name), error);
+  gint t;
 
-  if (t < 0)
+  /* ONNX names every graph-level value; "" only marks a node's optional
+   * input or output left out */
+  if (*str_or_empty (init->name) == '\0')
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
+                         "not a valid ONNX model: an initializer has an empty name");
+      return FALSE;
+    }
+  if ((t = mp_graph_add_tensor (l->graph, init->name, error)) < 0)
     return FALSE;
   l->graph->tensors[t].kind = MP_TENSOR_PARAM;
   if (init->n_dims > MAX_RANK)
@@ -270,6 +278,12 @@ add_graph_tensors (Loader *l, GError **error)
       /* before IR version 4 initializers were listed among the inputs too */
       if (g_hash_table_contains (inits, name))
         continue;
+      if (*name == '\0')
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
+                             "not a valid ONNX model: graph input #%zu has an empty name", i);
+          return FALSE;
+        }
       if ((t = mp_graph_add_tensor (l->graph, name, error)) < 0)
         return FALSE;
       l->graph->tensors[t].kind = MP_TENSOR_INPUT;

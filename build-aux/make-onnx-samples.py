@@ -227,6 +227,14 @@ def with_function():
                  "with-function", [fn])
 
 
+def empty_input_name():
+    """A graph input with an empty name: ONNX names every graph-level value
+    ("" only stands for a node's optional input or output left out)."""
+    model = _tiny([helper.make_node("Relu", [""], ["y"], name="/relu")], "empty-name")
+    model.graph.input[0].name = ""
+    return model
+
+
 def _value_types(model, bindings):
     types = {}
     g = model.graph
@@ -301,6 +309,7 @@ def main():
     save(with_if(), os.path.join(tests, "onnx-if.onnx"))
     save(unsorted(), os.path.join(tests, "onnx-unsorted.onnx"))
     save(with_function(), os.path.join(tests, "onnx-function.onnx"))
+    save(empty_input_name(), os.path.join(tests, "onnx-empty-input-name.onnx"))
     blob = cnn_model.SerializeToString()
     with open(os.path.join(tests, "onnx-truncated.onnx"), "wb") as f:
         f.write(blob[: len(blob) // 2])

@@ -232,6 +232,8 @@ test_refusals (void)
   assert_refused ("onnx-unsorted.onnx", "node '/neg (Neg)' reads 'h' before node '/relu (Relu)' "
                                         "writes it: the nodes are not in topological order, as "
                                         "ONNX requires");
+  assert_refused ("onnx-empty-input-name.onnx",
+                  "not a valid ONNX model: graph input #0 has an empty name");
   assert_refused ("onnx-truncated.onnx",
                   "not a valid ONNX model: the protobuf data is truncated or corrupt");
   assert_refused ("onnx-not-a-model.onnx", "not an ONNX model (it does not start like a "
