@@ -108,7 +108,6 @@ gboolean    mp_alignment_valid     (guint64 alignment);
  * input by its content: input.h; opened and planned: workload.h. */
 MpGraph    *mp_graph_load_json     (const char *path, GError **error);
 MpGraph    *mp_graph_parse_json    (const char *data, gsize length, const char *path, GError **error);
-MpGraph    *mp_graph_load_csv      (const char *path, guint64 **offsets_out, GError **error);
 MpGraph    *mp_graph_parse_csv     (const char *data, gsize length, const char *path,
                                     guint64 **offsets_out, GError **error);
 

@@ -213,23 +213,6 @@ mp_usage_times (const MpGraph *graph, const MpUsage *record, gint64 *first, gint
     }
 }
 
-MpLifetimes *
-mp_lifetimes_from_records (MpUsage *records, guint n_records, guint n_steps, guint64 alignment)
-{
-  MpLifetimes *lt = g_new0 (MpLifetimes, 1);
-
-  /* plans hold references to the one copy (g_atomic_rc_box: the app plans in several threads) */
-  lt->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), records);
-  g_free (records);
-  lt->n_records = n_records;
-  lt->n_steps = n_steps;
-  lt->alignment = alignment;
-  lt->live_bytes = g_new0 (guint64, MAX (n_steps, 1));
-  lt->lower_bound = mp_usage_lower_bound (records, n_records, n_steps, lt->live_bytes,
-                                          &lt->peak_step);
-  return lt;
-}
-
 void
 mp_lifetimes_free (MpLifetimes *lt)
 {

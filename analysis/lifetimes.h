@@ -42,9 +42,6 @@ typedef struct
 MpLifetimes *mp_lifetimes_compute     (const MpGraph           *graph,
                                        const MpLifetimeOptions *options,
                                        GError                 **error);
-/* Takes records (g_new) and frees them. */
-MpLifetimes *mp_lifetimes_from_records (MpUsage *records, guint n_records, guint n_steps,
-                                        guint64 alignment);
 void         mp_lifetimes_free        (MpLifetimes *lifetimes);
 
 /* Max over steps of the sum of live bytes; fills live (n_steps) when given. */

@@ -11,7 +11,7 @@
 #include "text-util.h"
 #include "memory-estimate.h"
 #include "plan-io.h"
-#include "planner-trace.h"
+#include "decision-trace.h"
 #include "gen.h"
 #include "report.h"
 #include "report-compare.h"

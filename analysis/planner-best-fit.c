@@ -29,7 +29,7 @@ mp_planner_best_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
       keys[i] = (MpOrderKey) { plan->records[i].size, last - first, i };
     }
   order = mp_order_from_keys (keys, n);
-  mp_plan_trace_rules (options->trace,
+  mp_decision_trace_rules (options->trace,
                        "largest first; on a tie the longer lifetime first, then first appearance",
                        "each into the free interval over its lifetime that wastes least (the "
                        "lowest on a tie), else above the tensors live with it");

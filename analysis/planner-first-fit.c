@@ -29,7 +29,7 @@ mp_planner_first_fit (const MpGraph *graph, const MpLifetimes *lifetimes,
   for (guint i = 0; i < n; i++)
     keys[i] = (MpOrderKey) { plan->records[i].size, i, i };
   order = mp_order_from_keys (keys, n);
-  mp_plan_trace_rules (options->trace, "largest first (ties: the last to appear first)",
+  mp_decision_trace_rules (options->trace, "largest first (ties: the last to appear first)",
                        "each into the lowest gap between the placed tensors that overlap it in "
                        "time that holds it, else on top of them");
   if (!mp_place_in_order (plan->records, n, plan->n_steps, order, MP_PLACE_FIRST_FIT,

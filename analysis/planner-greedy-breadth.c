@@ -19,13 +19,13 @@ op_arg (const MpOp *op, guint k)
 /* Tracing only: the op whose visit placed each tensor, found by walking the
  * sorted ops again (the trace's steps are in placement order). */
 static void
-trace_ops (MpPlanTrace *trace, const MpOrderKey *ops, guint n_ops, const MpGraph *graph,
+trace_ops (MpDecisionTrace *trace, const MpOrderKey *ops, guint n_ops, const MpGraph *graph,
            const MpLifetimes *lifetimes, guint n)
 {
   g_autofree gboolean *queued = g_new0 (gboolean, MAX (n, 1));
   guint                k = 0;
 
-  mp_plan_trace_rules (trace,
+  mp_decision_trace_rules (trace,
                        "ops by decreasing breadth (the bytes they read and write; ties in op "
                        "order), each op's tensors not yet placed largest first",
                        MP_RULE_SMALLEST_GAP);
@@ -40,7 +40,7 @@ trace_ops (MpPlanTrace *trace, const MpOrderKey *ops, guint n_ops, const MpGraph
           if (r < 0 || queued[r])
             continue;
           queued[r] = TRUE;
-          mp_plan_trace_set_op (trace, k++, ops[i].index);
+          mp_decision_trace_set_op (trace, k++, ops[i].index);
         }
     }
 }

@@ -30,7 +30,7 @@ mp_planner_greedy_by_size (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autoptr (MpPlan) plan = mp_plan_new ("greedy-by-size", lifetimes);
   g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
 
-  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
+  mp_decision_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
   if (!mp_place_in_order (plan->records, plan->n_records, plan->n_steps, order,
                           MP_PLACE_BEST_FIT, plan->offsets, options->trace, cancellable, error))
     return NULL;

@@ -26,7 +26,7 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->workspace = lifetimes->workspace;
   plan->parallel = TRUE;
   plan->max_parallel_ops = options->max_parallel_ops;
-  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
+  mp_decision_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);
   if (!mp_place_in_order (plan->records, plan->n_records, plan->n_steps, order,
                           MP_PLACE_BEST_FIT, plan->offsets, options->trace, cancellable, error))
     return NULL;

@@ -26,10 +26,10 @@ mp_planner_naive (const MpGraph *graph, const MpLifetimes *lifetimes,
   mp_place_naive (plan->records, plan->n_records, plan->offsets);
   if (G_UNLIKELY (options->trace))
     {
-      mp_plan_trace_rules (options->trace, "first appearance",
+      mp_decision_trace_rules (options->trace, "first appearance",
                            "each on top of all the tensors before it; nothing is shared");
       for (guint i = 0; i < plan->n_records; i++)
-        mp_plan_trace_own_region (options->trace, i, plan->offsets[i]);
+        mp_decision_trace_own_region (options->trace, i, plan->offsets[i]);
     }
   return plan;
 }

@@ -93,7 +93,7 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
   for (guint i = 0; i < n; i++)
     keys[i] = (MpOrderKey) { plan->records[i].bytes, 0, i };
   mp_order_sort (keys, n);
-  mp_plan_trace_rules (options->trace, MP_RULE_LARGEST_FIRST,
+  mp_decision_trace_rules (options->trace, MP_RULE_LARGEST_FIRST,
                        "each joins the heaviest partition none of whose members is live with it "
                        "(the oldest on a tie), else opens a new one; partitions are stacked in "
                        "the order they were opened, each as large as its first (largest) member");
@@ -120,7 +120,7 @@ mp_planner_partition (const MpGraph *graph, const MpLifetimes *lifetimes,
             prev = (guint) s[j].end;
         }
       if (G_UNLIKELY (options->trace))
-        mp_plan_trace_partition (options->trace, keys[k].index, busy, n_parts, tree.weight,
+        mp_decision_trace_partition (options->trace, keys[k].index, busy, n_parts, tree.weight,
                                  best == G_MAXUINT ? n_parts : best, best == G_MAXUINT);
       if (best == G_MAXUINT)
         {

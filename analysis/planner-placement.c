@@ -64,7 +64,7 @@ mp_time_index_for_usage (const MpUsage *records, guint n, guint n_steps)
 
 gboolean
 mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                   MpPlaceRule rule, guint64 *offsets, MpPlanTrace *trace,
+                   MpPlaceRule rule, guint64 *offsets, MpDecisionTrace *trace,
                    GCancellable *cancellable, GError **error)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_for_usage (records, n, n_steps);
@@ -78,8 +78,8 @@ mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *
         return FALSE;
 
       if (G_UNLIKELY (trace))
-        offset = rule == MP_PLACE_FIRST_FIT ? mp_plan_trace_first_fit (trace, index, order[k], r)
-                                            : mp_plan_trace_best_fit (trace, index, order[k], r);
+        offset = rule == MP_PLACE_FIRST_FIT ? mp_decision_trace_first_fit (trace, index, order[k], r)
+                                            : mp_decision_trace_best_fit (trace, index, order[k], r);
       else if (rule == MP_PLACE_FIRST_FIT)
         offset = mp_time_index_first_fit (index, r->first, r->last, r->size);
       else

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-internal.h"
+
 #include "planner.h"
 #include "mp-error.h"
 #include "time-index.h"
@@ -38,25 +40,25 @@ typedef enum
 /* Places records in the given order by the rule. FALSE, and error set,
  * when cancellable was cancelled. */
 gboolean mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                            MpPlaceRule rule, guint64 *offsets, MpPlanTrace *trace,
+                            MpPlaceRule rule, guint64 *offsets, MpDecisionTrace *trace,
                             GCancellable *cancellable, GError **error);
 
-/* Decision recording (planner-trace.c), called only when a trace is asked
+/* Decision recording (decision-trace.c), called only when a trace is asked
  * for. busy: the sorted span union over the record's lifetime. */
-void mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset);
-void mp_plan_trace_partition  (MpPlanTrace *trace, guint record, const GArray *busy,
+void mp_decision_trace_own_region (MpDecisionTrace *trace, guint record, guint64 offset);
+void mp_decision_trace_partition  (MpDecisionTrace *trace, guint record, const GArray *busy,
                                guint n_parts, const guint64 *weights, guint chosen,
                                gboolean opened);
-void mp_plan_trace_set_op     (MpPlanTrace *trace, guint k, gint op);
+void mp_decision_trace_set_op     (MpDecisionTrace *trace, guint k, gint op);
 /* mp_time_index_best_fit's answer found from mp_time_index_busy's union,
  * whose gaps it records (tests/test-trace-planner.c checks the offsets). */
-guint64 mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record,
+guint64 mp_decision_trace_best_fit (MpDecisionTrace *trace, MpTimeIndex *index, guint record,
                                 const MpUsage *r);
 /* The same for mp_time_index_first_fit. */
-guint64 mp_plan_trace_first_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record,
+guint64 mp_decision_trace_first_fit (MpDecisionTrace *trace, MpTimeIndex *index, guint record,
                                  const MpUsage *r);
 /* Names the planner's order and placement rule; nothing when trace is NULL. */
-void mp_plan_trace_rules      (MpPlanTrace *trace, const char *order, const char *place);
+void mp_decision_trace_rules      (MpDecisionTrace *trace, const char *order, const char *place);
 
 #define MP_RULE_LARGEST_FIRST "largest first (ties in first appearance)"
 #define MP_RULE_SMALLEST_GAP                                                                     \

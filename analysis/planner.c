@@ -76,7 +76,7 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
 
   g_return_val_if_fail (info != NULL && graph != NULL && lifetimes != NULL, NULL);
   if (options && options->trace)
-    mp_plan_trace_reset (options->trace);
+    mp_decision_trace_reset (options->trace);
 
   if (info->needs_ops && !graph->has_ops)
     {
@@ -91,7 +91,7 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
     return NULL;
   plan->seconds = (g_get_monotonic_time () - start) / 1e6;
   if (options && options->trace)
-    mp_plan_trace_finish (options->trace, plan);
+    mp_decision_trace_finish (options->trace, plan);
   if (plan->graph_name == NULL)
     plan->graph_name = g_strdup (graph->name);
   mp_plan_finish (plan);

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 #include "plan.h"
-#include "planner-trace.h"
+#include "decision-trace.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +16,7 @@ typedef struct
    * summary (time, best arena, gap, nodes); NULL = silent */
   void   (*progress) (const char *line, gpointer data);
   gpointer progress_data;
-  MpPlanTrace *trace;       /* record the decisions (planner-trace.h), or NULL */
+  MpDecisionTrace *trace;       /* record the decisions (decision-trace.h), or NULL */
 } MpPlannerOptions;
 
 typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-internal.h"
+
 #include "trace.h"
 
 G_BEGIN_DECLS

@@ -754,16 +754,6 @@ mp_trace_load (const char *path, const char *device, GError **error)
   return mp_trace_load_full (path, &options, error);
 }
 
-MpGraph *
-mp_trace_load_graph (const char *path, GError **error)
-{
-  g_autoptr (MpTrace) trace = mp_trace_load (path, NULL, error);
-
-  if (trace == NULL)
-    return NULL;
-  return g_steal_pointer (&trace->graph);
-}
-
 static void
 count_text (const char *text, guint64 *bytes, guint64 *lines)
 {

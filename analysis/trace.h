@@ -101,8 +101,6 @@ gboolean      mp_trace_check_expansion (const MpTrace *trace, GError **error);
  * past cap. */
 guint64       mp_trace_site_text      (const MpTrace *trace, guint64 cap, guint64 *lines);
 void          mp_trace_free           (MpTrace *trace);
-/* For mp_graph_load: the usage records alone. */
-MpGraph      *mp_trace_load_graph     (const char *path, GError **error);
 
 /* Where the memory went, per op (innermost op of each allocation; in a
  * snapshot the innermost frame), heaviest at the peak first. */
@@ -130,6 +128,13 @@ char         *mp_trace_describe_origin (const MpGraph *graph, guint tensor, guin
 /* The allocator's layout as a plan named "observed" over lifetimes of
  * trace->graph; its note gives the reserved peak. */
 MpPlan       *mp_trace_observed_plan  (const MpTrace *trace, const MpLifetimes *lifetimes);
+
+/* What `import` writes (trace-write.c): memplan.trace/1 JSON with every
+ * allocation's address, lifetime, observed offset, op and frames; or
+ * MiniMalloc CSV records whose offset column is the allocator's layout. */
+char         *mp_trace_to_json        (const MpTrace *trace, const MpGraph *graph,
+                                       const MpLifetimes *lifetimes);
+char         *mp_trace_to_csv         (const MpTrace *trace, const MpGraph *graph);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTrace, mp_trace_free)
 

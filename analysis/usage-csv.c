@@ -349,15 +349,3 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
   return g_steal_pointer (&graph);
 }
 
-MpGraph *
-mp_graph_load_csv (const char *path, guint64 **offsets_out, GError **error)
-{
-  g_autofree char *data = NULL;
-  gsize            length;
-
-  if (offsets_out)
-    *offsets_out = NULL;
-  if (!mp_read_file (path, &data, &length, error))
-    return NULL;
-  return mp_graph_parse_csv (data, length, path, offsets_out, error);
-}

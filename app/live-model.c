@@ -263,9 +263,3 @@ mp_live_model_set_sort (MpLiveModel *self, MpLiveSort sort)
   replace (self, sorted (self, records));
 }
 
-MpLiveSort
-mp_live_model_get_sort (MpLiveModel *self)
-{
-  g_return_val_if_fail (MP_IS_LIVE_MODEL (self), MP_LIVE_SORT_OFFSET);
-  return self->sort;
-}

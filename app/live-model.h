@@ -28,6 +28,5 @@ MpLiveModel *mp_live_model_new      (void);
 void         mp_live_model_set      (MpLiveModel *self, const MpGraph *graph, const MpPlan *plan,
                                      GArray *records);
 void         mp_live_model_set_sort (MpLiveModel *self, MpLiveSort sort);
-MpLiveSort   mp_live_model_get_sort (MpLiveModel *self);
 
 G_END_DECLS

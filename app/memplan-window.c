@@ -9,7 +9,7 @@
 #include "memory-strip.h"
 #include "summary-words.h"
 #include "memplan-window-private.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 #include "plan-view.h"
 #include "summary-table.h"
 #include "tensor-info.h"

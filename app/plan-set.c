@@ -2,7 +2,7 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include "plan-set.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 
 /* The workload, shared by every plan set derived from one load. */
 typedef struct

@@ -3,7 +3,7 @@
 
 #include <gio/gio.h>
 #include "memplan-analysis.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 
 G_BEGIN_DECLS
 

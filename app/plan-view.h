@@ -3,7 +3,7 @@
 
 #include <gtk/gtk.h>
 #include "plan-set.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 #include "view-state.h"
 
 G_BEGIN_DECLS

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "step-through.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 
 struct _MpStepThrough
 {
@@ -19,7 +19,7 @@ struct _MpStepThrough
 
   MpPlanSet          *set;
   MpPlan             *plan;     /* the traced run */
-  MpPlanTrace        *trace;
+  MpDecisionTrace        *trace;
   MpRenderIndex      *full;     /* for the viewport: the whole arena stays in view */
   MpPlan             *shown;    /* the records placed so far */
   MpRenderIndex      *shown_index;
@@ -64,15 +64,15 @@ build_shown (MpStepThrough *self)
   g_autoptr (GError) error = NULL;
   MpPlan *shown;
 
-  if (!mp_plan_trace_replay (self->trace, self->plan->records, self->plan->n_records, n, offsets,
+  if (!mp_decision_trace_replay (self->trace, self->plan->records, self->plan->n_records, n, offsets,
                              &error))
     g_error ("step-through: %s", error->message); /* the trace comes from our own planner */
   for (guint k = 0; k < n; k++)
-    records[k] = self->plan->records[mp_plan_trace_step (self->trace, k)->record];
+    records[k] = self->plan->records[mp_decision_trace_step (self->trace, k)->record];
   shown = mp_plan_new_records (self->plan->planner, records, n, self->plan->n_steps,
                                self->plan->alignment);
   for (guint k = 0; k < n; k++)
-    shown->offsets[k] = offsets[mp_plan_trace_step (self->trace, k)->record];
+    shown->offsets[k] = offsets[mp_decision_trace_step (self->trace, k)->record];
   shown->graph_name = g_strdup (self->plan->graph_name);
   shown->parallel = self->plan->parallel;
   shown->lower_bound = self->plan->lower_bound; /* the line a student aims at */
@@ -88,11 +88,11 @@ static void
 update (MpStepThrough *self)
 {
   const MpGraph   *graph = mp_plan_set_get_graph (self->set);
-  g_autofree char *line = mp_plan_trace_explain_step (self->trace, graph, self->plan,
+  g_autofree char *line = mp_decision_trace_explain_step (self->trace, graph, self->plan,
                                                       self->position);
-  g_autofree char *arena = mp_format_bytes (mp_plan_trace_step (self->trace,
+  g_autofree char *arena = mp_format_bytes (mp_decision_trace_step (self->trace,
                                                                 self->position)->arena);
-  guint            n = mp_plan_trace_n_steps (self->trace);
+  guint            n = mp_decision_trace_n_steps (self->trace);
 
   g_free (self->text);
   self->text = g_strdup_printf ("%u of %u: %s; arena %s", self->position + 1, n, line, arena);
@@ -115,7 +115,7 @@ mp_step_through_set_position (MpStepThrough *self, guint position)
 {
   g_return_if_fail (MP_IS_STEP_THROUGH (self));
 
-  position = MIN (position, mp_plan_trace_n_steps (self->trace) - 1);
+  position = MIN (position, mp_decision_trace_n_steps (self->trace) - 1);
   if (position == self->position && self->shown)
     return;
   self->position = position;
@@ -131,7 +131,7 @@ mp_step_through_get_position (MpStepThrough *self)
 guint
 mp_step_through_get_n_steps (MpStepThrough *self)
 {
-  return mp_plan_trace_n_steps (self->trace);
+  return mp_decision_trace_n_steps (self->trace);
 }
 
 const char *
@@ -152,7 +152,7 @@ mp_step_through_get_shown (MpStepThrough *self)
   return self->shown;
 }
 
-const MpPlanTrace *
+const MpDecisionTrace *
 mp_step_through_get_trace (MpStepThrough *self)
 {
   return self->trace;
@@ -171,7 +171,7 @@ play_tick (gpointer data)
 {
   MpStepThrough *self = data;
 
-  if (self->position + 1 >= mp_plan_trace_n_steps (self->trace))
+  if (self->position + 1 >= mp_decision_trace_n_steps (self->trace))
     {
       self->play_source = 0;
       mp_step_through_set_playing (self, FALSE);
@@ -206,7 +206,7 @@ mp_step_through_set_playing (MpStepThrough *self, gboolean playing)
     return;
   self->playing = playing;
   /* play at the end starts over */
-  if (playing && self->position + 1 >= mp_plan_trace_n_steps (self->trace))
+  if (playing && self->position + 1 >= mp_decision_trace_n_steps (self->trace))
     mp_step_through_set_position (self, 0);
   restart_timer (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLAYING]);
@@ -222,7 +222,7 @@ static void
 step_action (GtkWidget *widget, const char *name, GVariant *param)
 {
   MpStepThrough *self = MP_STEP_THROUGH (widget);
-  guint          n = mp_plan_trace_n_steps (self->trace);
+  guint          n = mp_decision_trace_n_steps (self->trace);
   GtkDropDown   *speed = GTK_DROP_DOWN (self->speed_dropdown);
   guint          s = gtk_drop_down_get_selected (speed);
 
@@ -270,7 +270,7 @@ static void
 draw_decision (cairo_t *cr, MpStepThrough *self, const MpRenderOptions *options,
                const MpRenderLayout *layout)
 {
-  const MpTraceStep *step = mp_plan_trace_step (self->trace, self->position);
+  const MpDecisionStep *step = mp_decision_trace_step (self->trace, self->position);
   const MpUsage     *r = &self->plan->records[step->record];
   const MpPalette   *palette = mp_palette_get (options->theme);
   const MpRenderRect *plot = &layout->plot;
@@ -293,7 +293,7 @@ draw_decision (cairo_t *cr, MpStepThrough *self, const MpRenderOptions *options,
   cairo_set_line_width (cr, 1.5);
   for (guint i = 0; i < step->n_stored; i++)
     {
-      const MpTraceCandidate *c = mp_plan_trace_candidate (self->trace, step, i);
+      const MpDecisionCandidate *c = mp_decision_trace_candidate (self->trace, step, i);
 
       if ((gint) i == step->chosen || c->size == 0)
         continue;
@@ -310,7 +310,7 @@ draw_decision (cairo_t *cr, MpStepThrough *self, const MpRenderOptions *options,
   cairo_set_line_width (cr, 3);
   if (step->chosen >= 0)
     {
-      const MpTraceCandidate *c = mp_plan_trace_candidate (self->trace, step, step->chosen);
+      const MpDecisionCandidate *c = mp_decision_trace_candidate (self->trace, step, step->chosen);
 
       outline (cr, layout, r->first, r->last + 1, c->offset, MAX (c->size, r->size));
     }
@@ -338,7 +338,7 @@ draw_canvas (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
   G_GNUC_END_IGNORE_DEPRECATIONS
   if (0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5)
     options.theme = MP_THEME_DARK;
-  current = self->plan->records[mp_plan_trace_step (self->trace, self->position)->record].tensor;
+  current = self->plan->records[mp_decision_trace_step (self->trace, self->position)->record].tensor;
   options.flags = MP_RENDER_HIDE_CURVE | MP_RENDER_PARTIAL;
   options.highlight = &current;
   options.n_highlight = 1;
@@ -374,9 +374,9 @@ order_model (MpStepThrough *self)
   const MpGraph *graph = mp_plan_set_get_graph (self->set);
   GtkStringList *list = gtk_string_list_new (NULL);
 
-  for (guint k = 0; k < mp_plan_trace_n_steps (self->trace); k++)
+  for (guint k = 0; k < mp_decision_trace_n_steps (self->trace); k++)
     {
-      const MpUsage   *r = &self->plan->records[mp_plan_trace_step (self->trace, k)->record];
+      const MpUsage   *r = &self->plan->records[mp_decision_trace_step (self->trace, k)->record];
       g_autofree char *size = mp_format_bytes (r->size);
       g_autofree char *row = g_strdup_printf ("%u. %s  %s", k + 1,
                                               graph->tensors[r->tensor].name, size);
@@ -399,7 +399,7 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
 {
   const MpPlannerInfo *info = mp_planner_lookup (planner);
   const MpLifetimes   *lt = mp_plan_set_get_lifetimes (set);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   MpPlannerOptions     options = { .trace = trace };
   g_autoptr (MpPlan) plan = NULL;
   g_autofree char     *title = NULL;
@@ -423,7 +423,7 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
     }
   if (!(plan = mp_workload_plan (mp_plan_set_get_workload (set), info, &options, NULL, error)))
     return NULL;
-  if (mp_plan_trace_n_steps (trace) == 0)
+  if (mp_decision_trace_n_steps (trace) == 0)
     {
       g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
                    "%s records no decisions to step through on '%s'", planner,
@@ -496,7 +496,7 @@ mp_step_through_dispose (GObject *object)
   g_clear_pointer (&self->shown, mp_plan_free);
   g_clear_pointer (&self->full, mp_render_index_free);
   g_clear_pointer (&self->plan, mp_plan_free);
-  g_clear_pointer (&self->trace, mp_plan_trace_free);
+  g_clear_pointer (&self->trace, mp_decision_trace_free);
   g_clear_pointer (&self->set, mp_plan_set_unref);
   g_clear_pointer (&self->text, g_free);
   G_OBJECT_CLASS (mp_step_through_parent_class)->dispose (object);

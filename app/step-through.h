@@ -26,7 +26,7 @@ MpStepThrough     *mp_step_through_new          (GtkWindow   *parent,
                                                  MpPlanSet   *set,
                                                  const char  *planner,
                                                  GError     **error);
-const MpPlanTrace *mp_step_through_get_trace    (MpStepThrough *self);
+const MpDecisionTrace *mp_step_through_get_trace    (MpStepThrough *self);
 const MpPlan      *mp_step_through_get_plan     (MpStepThrough *self);
 /* The current decision, 0 to n_steps - 1: steps 0..position are placed. */
 guint              mp_step_through_get_position (MpStepThrough *self);

@@ -14,7 +14,7 @@ if [ "${1:-}" = "--long" ]; then
   shift
 fi
 build=${1:-build}
-cli="$build/app/cli/memplan-cli"
+cli="$build/cli/memplan-cli"
 [ -x "$cli" ] || { echo "bench: build first ($cli is missing)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -33,7 +33,7 @@ else
   meson setup "$builddir" "$srcdir" -Dcuda=enabled >/dev/null
 fi
 meson compile -C "$builddir"
-cli=$builddir/app/cli/memplan-cli
+cli=$builddir/cli/memplan-cli
 cuda_test=$builddir/tests/test-exec-cuda
 
 # 2. is there a device? The CUDA test says why not, in words.

@@ -6,7 +6,7 @@
 # tests/test-example-reports.sh fails when base.json or new.json go stale.
 set -eu
 cd "$(dirname "$0")/.."
-cli=${1:-build}/app/cli/memplan-cli
+cli=${1:-build}/cli/memplan-cli
 
 "$cli" suite data/ --dim batch=8 --dim seq=128 -o data/reports/base.json
 "$cli" suite data/ --dim batch=8 --dim seq=128 --alignment 512 -o data/reports/new.json

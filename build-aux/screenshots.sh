@@ -35,14 +35,14 @@ shot app-live-at-peak.png 1280x860 --theme light --cursor 14 --show-live
 # so the free space between crowds of small buffers shows
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$build/app/cli/memplan-cli" gen random --tensors 100000 -o "$tmp/random-100k.json"
+"$build/cli/memplan-cli" gen random --tensors 100000 -o "$tmp/random-100k.json"
 shot app-100k.png 1280x860 --theme light --planner greedy-by-size,best-fit \
   --steps 50000:50300 --cursor 50150 "$tmp/random-100k.json"
-"$build/app/cli/memplan-cli" render "$tmp/random-100k.json" --planner greedy-by-size \
+"$build/cli/memplan-cli" render "$tmp/random-100k.json" --planner greedy-by-size \
   --steps 50000:50300 -o screenshots/render-random-100k-zoom.png
 echo "screenshots/render-random-100k-zoom.png"
 # memplan-cli render's figures, as the README's Rendering section makes them
-cli="$build/app/cli/memplan-cli"
+cli="$build/cli/memplan-cli"
 "$cli" render data/default.json --color-by op -o screenshots/render-default.png
 "$cli" render data/minimalloc/A.1048576.csv --planner all -o screenshots/render-minimalloc-A.png
 "$cli" render data/teaching.json --planner all -o screenshots/render-teaching-all.png

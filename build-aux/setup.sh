@@ -53,7 +53,7 @@ case "$what" in
       echo "setup: no display (DISPLAY and WAYLAND_DISPLAY are unset), so here is the default" \
            "graph's plan table; on a desktop this command opens the memplan window" >&2
     fi
-    exec build/app/cli/memplan-cli plan data/default.json
+    exec build/cli/memplan-cli plan data/default.json
     ;;
   test)
     exec meson test -C build --print-errorlogs

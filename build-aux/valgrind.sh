@@ -18,7 +18,7 @@ if [ ! -f build/build.ninja ]; then
 fi
 meson compile -C build >/dev/null
 
-cli=build/app/cli/memplan-cli
+cli=build/cli/memplan-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 supp="--suppressions=build-aux/valgrind.supp"

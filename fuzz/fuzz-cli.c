@@ -20,7 +20,7 @@
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
-int memplan_cli_main (int argc, char **argv);
+#include "cli.h"
 
 static const char *const commands[] = {
   "plan", "validate", "bench", "gen", "import", "suite", "compare", "exec", "render",
@@ -164,7 +164,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     /* GOption rearranges argv: hand it a copy of the pointers */
     g_autofree char **copy = g_memdup2 (argv->pdata, argv->len * sizeof (char *));
 
-    memplan_cli_main (argv->len - 1, copy);
+    mp_cli_main (argv->len - 1, copy);
   }
   return 0;
 }

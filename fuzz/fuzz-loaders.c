@@ -4,7 +4,7 @@
 #include "fuzz-loaders.h"
 #include "memplan-analysis.h"
 #include "lifetimes.h"
-#include "plan-render.h"
+#include "memplan-render.h"
 
 /* What a loaded file goes through next in memplan (lifetimes, a planner, the
  * validator), so a file that loads but breaks a later stage is found too. */
@@ -165,14 +165,14 @@ feed_explain (const char *data, gsize length, const char *path, GError **error)
     return FALSE;
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+      g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
       g_autoptr (MpPlan) plan = NULL;
       g_autofree char *text = NULL;
       MpPlannerOptions options = quick;
 
       options.trace = trace;
       if ((plan = mp_workload_plan (w, &infos[i], &options, NULL, NULL)))
-        text = mp_plan_trace_explain (trace, w->graph, plan);
+        text = mp_decision_trace_explain (trace, w->graph, plan);
     }
   return TRUE;
 }

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#if !defined (MP_RENDER_COMPILATION)
+#error "this header is internal to render/: include memplan-render.h"
+#endif
+
 #include <pango/pangocairo.h>
-#include "plan-render.h"
+#include "memplan-render.h"
 
 G_BEGIN_DECLS
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec.h"
+#include "memplan-exec.h"
 #include "test-exec-util.h"
 
 static const char *samples[] = { "default.json", "teaching.json", "two-towers.json",

@@ -6,7 +6,7 @@
  * under that order. */
 #include <string.h>
 
-#include "exec.h"
+#include "memplan-exec.h"
 #include "test-util.h"
 
 #define N_GRAPHS 40

@@ -3,7 +3,7 @@
 #include <glib/gstdio.h>
 #include <unistd.h>
 
-#include "exec.h"
+#include "memplan-exec.h"
 #include "exec-cuda-figures.h"
 #include "exec-pattern.h"
 #include "exec-private.h"

@@ -189,11 +189,11 @@ test_explain_bounds (void)
   MpLifetimeOptions opts = { .alignment = 16 };
   g_autoptr (MpGraph) graph = test_graph_from_records (four, 4);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, &opts, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   MpPlannerOptions options = { .trace = trace };
   g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options,
                                             NULL, NULL);
-  g_autofree char *text = mp_plan_trace_explain (trace, graph, plan);
+  g_autofree char *text = mp_decision_trace_explain (trace, graph, plan);
 
   g_assert_cmpuint (plan->proved_bound, ==, 32);
   g_assert_cmpstr (plan->bound_name, ==, "exact search of the buffers live around a peak");

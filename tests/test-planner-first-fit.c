@@ -91,24 +91,24 @@ test_trace (void)
                                      { 12, 1, 1 }, { 10, 0, 1 }, { 5, 1, 1 } };
   g_autoptr (MpGraph) graph = test_graph_from_records (recs, 6);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   MpPlannerOptions opts = { .trace = trace };
   g_autoptr (MpPlan) plan = mp_planner_run (mp_planner_lookup ("first-fit"), graph, lt, &opts,
                                             NULL, NULL);
-  const MpTraceStep *last;
+  const MpDecisionStep *last;
   g_autofree char   *text = NULL;
 
   g_assert_nonnull (plan);
-  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, 6);
-  last = mp_plan_trace_step (trace, 5);
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, 6);
+  last = mp_decision_trace_step (trace, 5);
   g_assert_cmpuint (last->record, ==, 5);
-  g_assert_cmpint (last->reason, ==, MP_TRACE_LOWEST_GAP);
+  g_assert_cmpint (last->reason, ==, MP_DECISION_LOWEST_GAP);
   g_assert_cmpuint (last->offset, ==, 12);
   g_assert_cmpuint (last->gap, ==, 18);
   g_assert_cmpuint (last->n_candidates, ==, 2);
   g_assert_cmpuint (last->n_fitting, ==, 2);
-  g_assert_cmpint (mp_plan_trace_step (trace, 0)->reason, ==, MP_TRACE_ON_TOP);
-  text = mp_plan_trace_explain_step (trace, graph, plan, 5);
+  g_assert_cmpint (mp_decision_trace_step (trace, 0)->reason, ==, MP_DECISION_ON_TOP);
+  text = mp_decision_trace_explain_step (trace, graph, plan, 5);
   g_assert_cmpstr (text, ==, "b5 (5 B, step 1): 2 gaps fit; the lowest, at 12 B, wastes 13 B");
 }
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "plan-render.h"
+#include "memplan-render.h"
 #include "test-util.h"
 
 #define W 520

@@ -5,7 +5,7 @@
  * stored colour key or planner is one the app can apply. */
 #include <gio/gio.h>
 
-#include "plan-render.h"
+#include "memplan-render.h"
 #include "planner.h"
 #include "recent-list.h"
 

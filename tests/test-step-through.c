@@ -104,7 +104,7 @@ open_step (MpWindow *win, const char *planner)
 static void
 assert_position (MpStepThrough *step, guint k)
 {
-  const MpPlanTrace *trace = mp_step_through_get_trace (step);
+  const MpDecisionTrace *trace = mp_step_through_get_trace (step);
   const MpPlan      *plan = mp_step_through_get_plan (step);
   const MpPlan      *part = mp_step_through_get_shown (step);
   guint              n = mp_step_through_get_n_steps (step);
@@ -115,12 +115,12 @@ assert_position (MpStepThrough *step, guint k)
   g_assert_cmpuint (part->n_records, ==, k + 1);
   for (guint j = 0; j <= k; j++)
     {
-      guint r = mp_plan_trace_step (trace, j)->record;
+      guint r = mp_decision_trace_step (trace, j)->record;
 
       g_assert_cmpuint (part->records[j].tensor, ==, plan->records[r].tensor);
       g_assert_cmpuint (part->offsets[j], ==, plan->offsets[r]);
     }
-  g_assert_cmpuint (part->arena, ==, mp_plan_trace_step (trace, k)->arena);
+  g_assert_cmpuint (part->arena, ==, mp_decision_trace_step (trace, k)->arena);
   g_assert_true (g_str_has_prefix (mp_step_through_get_text (step), prefix));
 }
 

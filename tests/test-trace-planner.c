@@ -5,14 +5,14 @@
 #include "hand-cases.h"
 #include "planner-private.h"
 
-/* Decision traces (planner-trace.h): greedy-by-size's decisions on the
+/* Decision traces (decision-trace.h): greedy-by-size's decisions on the
  * foundation's hand-worked cases, step by step; replay reproduces every
  * planner's offsets; explain's exact text. */
 
 typedef struct
 {
   guint         record;
-  MpTraceReason reason;
+  MpDecisionReason reason;
   guint64       offset;
   guint         n_candidates; /* gaps among the overlapping placed tensors */
   guint         n_fitting;
@@ -21,8 +21,8 @@ typedef struct
   guint64       arena;        /* after the step */
 } Decision;
 
-#define GAP MP_TRACE_SMALLEST_GAP
-#define TOP MP_TRACE_ON_TOP
+#define GAP MP_DECISION_SMALLEST_GAP
+#define TOP MP_DECISION_ON_TOP
 
 /* Sizes (first-last): b0 16 (0-1), b1 8 (1-2), b2 64 (2-3), b3 32 (3-4),
  * b4 8 (4-5). Largest first: b2 alone at 0; b3 meets b2, on top at 64; b0
@@ -76,7 +76,7 @@ static const HandCase hand_cases[] = {
 };
 
 static MpPlan *
-run_traced (const char *name, const MpGraph *graph, const MpLifetimes *lt, MpPlanTrace *trace)
+run_traced (const char *name, const MpGraph *graph, const MpLifetimes *lt, MpDecisionTrace *trace)
 {
   MpPlannerOptions opts = { .trace = trace };
   g_autoptr (GError) error = NULL;
@@ -93,15 +93,15 @@ test_greedy_hand_case (gconstpointer data)
   const HandCase *hc = data;
   g_autoptr (MpGraph) graph = test_graph_from_records (hc->records, hc->n);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
 
   g_assert_cmpstr (trace->planner, ==, "greedy-by-size");
   g_assert_true (trace->finished);
-  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, hc->n);
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, hc->n);
   for (guint k = 0; k < hc->n; k++)
     {
-      const MpTraceStep *s = mp_plan_trace_step (trace, k);
+      const MpDecisionStep *s = mp_decision_trace_step (trace, k);
       const Decision    *d = &hc->steps[k];
 
       g_test_message ("%s step %u: b%u", hc->name, k, d->record);
@@ -119,7 +119,7 @@ test_greedy_hand_case (gconstpointer data)
       g_assert_cmpuint (s->n_stored, ==, s->n_candidates);
       if (s->reason == GAP)
         {
-          const MpTraceCandidate *c = mp_plan_trace_candidate (trace, s, s->chosen);
+          const MpDecisionCandidate *c = mp_decision_trace_candidate (trace, s, s->chosen);
 
           g_assert_true (c->fits);
           g_assert_cmpuint (c->offset, ==, s->offset);
@@ -129,7 +129,7 @@ test_greedy_hand_case (gconstpointer data)
         g_assert_cmpint (s->chosen, ==, -1);
       g_assert_cmpuint (plan->offsets[s->record], ==, s->offset);
     }
-  g_assert_cmpuint (mp_plan_trace_step (trace, hc->n - 1)->arena, ==, plan->arena);
+  g_assert_cmpuint (mp_decision_trace_step (trace, hc->n - 1)->arena, ==, plan->arena);
 }
 
 /* Gaps that fit and gaps that do not: b3 (10) takes the 12 bytes between
@@ -142,17 +142,17 @@ test_greedy_candidates (void)
                                      { 5, 2, 2 } };
   g_autoptr (MpGraph) graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
-  const MpTraceStep *s = mp_plan_trace_step (trace, 3);
-  const MpTraceStep *t = mp_plan_trace_step (trace, 4);
-  g_autofree char   *line = mp_plan_trace_explain_step (trace, graph, plan, 4);
+  const MpDecisionStep *s = mp_decision_trace_step (trace, 3);
+  const MpDecisionStep *t = mp_decision_trace_step (trace, 4);
+  g_autofree char   *line = mp_decision_trace_explain_step (trace, graph, plan, 4);
 
   g_assert_cmpuint (s->record, ==, 3);
   g_assert_cmpint (s->reason, ==, GAP);
   g_assert_cmpuint (s->n_stored, ==, 1);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->offset, ==, 30);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->size, ==, 12);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 0)->offset, ==, 30);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 0)->size, ==, 12);
   g_assert_cmpint (s->chosen, ==, 0);
 
   g_assert_cmpuint (t->record, ==, 4);
@@ -160,12 +160,12 @@ test_greedy_candidates (void)
   g_assert_cmpuint (t->offset, ==, 0);
   g_assert_cmpuint (t->n_candidates, ==, 2);
   g_assert_cmpuint (t->n_fitting, ==, 1);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, t, 0)->offset, ==, 0);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, t, 0)->size, ==, 30);
-  g_assert_true (mp_plan_trace_candidate (trace, t, 0)->fits);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, t, 1)->offset, ==, 40);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, t, 1)->size, ==, 2);
-  g_assert_false (mp_plan_trace_candidate (trace, t, 1)->fits);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, t, 0)->offset, ==, 0);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, t, 0)->size, ==, 30);
+  g_assert_true (mp_decision_trace_candidate (trace, t, 0)->fits);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, t, 1)->offset, ==, 40);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, t, 1)->size, ==, 2);
+  g_assert_false (mp_decision_trace_candidate (trace, t, 1)->fits);
   g_assert_cmpint (t->chosen, ==, 0);
   g_assert_cmpstr (line, ==, "b4 (5 B, step 2): 1 of 2 gaps fits, at 0 B, wasting 25 B");
 }
@@ -179,19 +179,19 @@ test_greedy_smallest_of_two (void)
                                      { 32, 0, 2 }, { 24, 1, 1 }, { 24, 0, 2 } };
   g_autoptr (MpGraph) graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
-  const MpTraceStep *s = mp_plan_trace_step (trace, 5);
-  g_autofree char   *line = mp_plan_trace_explain_step (trace, graph, plan, 5);
+  const MpDecisionStep *s = mp_decision_trace_step (trace, 5);
+  g_autofree char   *line = mp_decision_trace_explain_step (trace, graph, plan, 5);
 
   g_assert_cmpuint (s->record, ==, 0);
   g_assert_cmpint (s->reason, ==, GAP);
   g_assert_cmpuint (s->n_candidates, ==, 2);
   g_assert_cmpuint (s->n_fitting, ==, 2);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->offset, ==, 0);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 0)->size, ==, 48);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 1)->offset, ==, 104);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, 1)->size, ==, 24);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 0)->offset, ==, 0);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 0)->size, ==, 48);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 1)->offset, ==, 104);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, 1)->size, ==, 24);
   g_assert_cmpint (s->chosen, ==, 1);
   g_assert_cmpuint (s->offset, ==, 104);
   g_assert_cmpstr (line, ==,
@@ -204,10 +204,10 @@ static void
 test_candidates_capped (void)
 {
   g_autoptr (MpTimeIndex) index = mp_time_index_new (1, 1);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   const MpUsage r = { .tensor = 0, .first = 0, .last = 0, .size = 100, .bytes = 100 };
   guint64       top = 0, last_gap = 0, offset;
-  const MpTraceStep *s;
+  const MpDecisionStep *s;
 
   for (guint k = 0; k < 100; k++)
     {
@@ -216,16 +216,16 @@ test_candidates_capped (void)
       mp_time_index_insert (index, 0, 0, top, 10);
       top += 10;
     }
-  offset = mp_plan_trace_best_fit (trace, index, 0, &r);
-  s = mp_plan_trace_step (trace, 0);
+  offset = mp_decision_trace_best_fit (trace, index, 0, &r);
+  s = mp_decision_trace_step (trace, 0);
   g_assert_cmpuint (offset, ==, last_gap);
   g_assert_cmpuint (s->n_candidates, ==, 100);
   g_assert_cmpuint (s->n_fitting, ==, 100);
-  g_assert_cmpuint (s->n_stored, ==, MP_TRACE_MAX_CANDIDATES);
-  g_assert_cmpint (s->chosen, ==, MP_TRACE_MAX_CANDIDATES - 1);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen)->offset, ==, last_gap);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen)->size, ==, 101);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, s, s->chosen - 1)->size, ==, 200 - 62);
+  g_assert_cmpuint (s->n_stored, ==, MP_DECISION_MAX_CANDIDATES);
+  g_assert_cmpint (s->chosen, ==, MP_DECISION_MAX_CANDIDATES - 1);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, s->chosen)->offset, ==, last_gap);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, s->chosen)->size, ==, 101);
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, s, s->chosen - 1)->size, ==, 200 - 62);
   g_assert_cmpuint (s->gap, ==, 101);
 }
 
@@ -239,17 +239,17 @@ test_partition_decisions (void)
   static const struct
   {
     guint         record;
-    MpTraceReason reason;
+    MpDecisionReason reason;
     guint         partition, n_open, n_free;
     guint64       offset;
   } want[] = {
-    { 2, MP_TRACE_NEW_PARTITION, 0, 0, 0, 0 },     { 3, MP_TRACE_NEW_PARTITION, 1, 1, 0, 64 },
-    { 0, MP_TRACE_JOINED_PARTITION, 0, 2, 2, 0 },  { 1, MP_TRACE_JOINED_PARTITION, 1, 2, 1, 64 },
-    { 4, MP_TRACE_JOINED_PARTITION, 0, 2, 1, 0 },
+    { 2, MP_DECISION_NEW_PARTITION, 0, 0, 0, 0 },     { 3, MP_DECISION_NEW_PARTITION, 1, 1, 0, 64 },
+    { 0, MP_DECISION_JOINED_PARTITION, 0, 2, 2, 0 },  { 1, MP_DECISION_JOINED_PARTITION, 1, 2, 1, 64 },
+    { 4, MP_DECISION_JOINED_PARTITION, 0, 2, 1, 0 },
   };
   g_autoptr (MpGraph) graph = test_graph_from_records (case1, G_N_ELEMENTS (case1));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan G_GNUC_UNUSED = run_traced ("partition", graph, lt, trace);
 
   g_assert_cmpuint (trace->n_partitions, ==, 2);
@@ -257,7 +257,7 @@ test_partition_decisions (void)
   g_assert_cmpuint (trace->partition_sizes[1], ==, 32);
   for (guint k = 0; k < G_N_ELEMENTS (want); k++)
     {
-      const MpTraceStep *s = mp_plan_trace_step (trace, k);
+      const MpDecisionStep *s = mp_decision_trace_step (trace, k);
 
       g_assert_cmpuint (s->record, ==, want[k].record);
       g_assert_cmpint (s->reason, ==, want[k].reason);
@@ -268,15 +268,15 @@ test_partition_decisions (void)
       g_assert_cmpuint (s->n_stored, ==, want[k].n_open);
     }
   /* b0's choice: P0 (64 bytes of members) over P1 (32) */
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, mp_plan_trace_step (trace, 2), 0)->weight,
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, mp_decision_trace_step (trace, 2), 0)->weight,
                     ==, 64);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, mp_plan_trace_step (trace, 2), 1)->weight,
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, mp_decision_trace_step (trace, 2), 1)->weight,
                     ==, 32);
-  g_assert_cmpint (mp_plan_trace_step (trace, 2)->chosen, ==, 0);
+  g_assert_cmpint (mp_decision_trace_step (trace, 2)->chosen, ==, 0);
   /* the candidate partitions carry their final address ranges */
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, mp_plan_trace_step (trace, 2), 1)->offset,
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, mp_decision_trace_step (trace, 2), 1)->offset,
                     ==, 64);
-  g_assert_cmpuint (mp_plan_trace_candidate (trace, mp_plan_trace_step (trace, 2), 1)->size,
+  g_assert_cmpuint (mp_decision_trace_candidate (trace, mp_decision_trace_step (trace, 2), 1)->size,
                     ==, 32);
 }
 
@@ -285,15 +285,15 @@ test_partition_decisions (void)
 static void
 assert_replay (const char *name, const MpGraph *graph, const MpLifetimes *lt)
 {
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plain = test_run_planner (name, graph, lt);
   g_autoptr (MpPlan) traced = run_traced (name, graph, lt, trace);
   g_autofree guint64 *offsets = g_new (guint64, MAX (plain->n_records, 1));
   g_autoptr (GError) error = NULL;
-  guint              half = mp_plan_trace_n_steps (trace) / 2, placed = 0;
+  guint              half = mp_decision_trace_n_steps (trace) / 2, placed = 0;
 
-  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, plain->n_records);
-  g_assert_true (mp_plan_trace_replay (trace, traced->records, traced->n_records, G_MAXUINT,
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, plain->n_records);
+  g_assert_true (mp_decision_trace_replay (trace, traced->records, traced->n_records, G_MAXUINT,
                                        offsets, &error));
   g_assert_no_error (error);
   for (guint i = 0; i < plain->n_records; i++)
@@ -303,9 +303,9 @@ assert_replay (const char *name, const MpGraph *graph, const MpLifetimes *lt)
     }
   g_assert_cmpuint (traced->arena, ==, plain->arena);
   if (plain->n_records)
-    g_assert_cmpuint (mp_plan_trace_step (trace, plain->n_records - 1)->arena, ==, plain->arena);
+    g_assert_cmpuint (mp_decision_trace_step (trace, plain->n_records - 1)->arena, ==, plain->arena);
 
-  g_assert_true (mp_plan_trace_replay (trace, traced->records, traced->n_records, half, offsets,
+  g_assert_true (mp_decision_trace_replay (trace, traced->records, traced->n_records, half, offsets,
                                        &error));
   for (guint i = 0; i < plain->n_records; i++)
     if (offsets[i] != G_MAXUINT64)
@@ -378,18 +378,18 @@ test_breadth_ops (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = mp_graph_parse_json (json, strlen (json), "b.json", &error);
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, &error);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-breadth", graph, lt, trace);
 
   /* breadths: f 40, g 70, h 50: g places a then b, h places c */
   g_assert_no_error (error);
-  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, 3);
-  g_assert_cmpuint (plan->records[mp_plan_trace_step (trace, 0)->record].tensor, ==, 1);
-  g_assert_cmpint (mp_plan_trace_step (trace, 0)->op, ==, 1);
-  g_assert_cmpuint (plan->records[mp_plan_trace_step (trace, 1)->record].tensor, ==, 2);
-  g_assert_cmpint (mp_plan_trace_step (trace, 1)->op, ==, 1);
-  g_assert_cmpuint (plan->records[mp_plan_trace_step (trace, 2)->record].tensor, ==, 3);
-  g_assert_cmpint (mp_plan_trace_step (trace, 2)->op, ==, 2);
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, 3);
+  g_assert_cmpuint (plan->records[mp_decision_trace_step (trace, 0)->record].tensor, ==, 1);
+  g_assert_cmpint (mp_decision_trace_step (trace, 0)->op, ==, 1);
+  g_assert_cmpuint (plan->records[mp_decision_trace_step (trace, 1)->record].tensor, ==, 2);
+  g_assert_cmpint (mp_decision_trace_step (trace, 1)->op, ==, 1);
+  g_assert_cmpuint (plan->records[mp_decision_trace_step (trace, 2)->record].tensor, ==, 3);
+  g_assert_cmpint (mp_decision_trace_step (trace, 2)->op, ==, 2);
 }
 
 static void
@@ -397,26 +397,26 @@ test_replay_errors (void)
 {
   g_autoptr (MpGraph) graph = test_graph_from_records (case1, G_N_ELEMENTS (case1));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
   guint64 offsets[G_N_ELEMENTS (case1)];
   g_autoptr (GError) error = NULL;
 
-  g_array_index (trace->steps, MpTraceStep, 1).record = 2;
-  g_assert_false (mp_plan_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
+  g_array_index (trace->steps, MpDecisionStep, 1).record = 2;
+  g_assert_false (mp_decision_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
                                         &error));
   g_assert_cmpstr (error->message, ==, "trace step 1 places record 2 a second time");
   g_clear_error (&error);
 
-  g_array_index (trace->steps, MpTraceStep, 1).record = 7;
-  g_assert_false (mp_plan_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
+  g_array_index (trace->steps, MpDecisionStep, 1).record = 7;
+  g_assert_false (mp_decision_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
                                         &error));
   g_assert_cmpstr (error->message, ==, "trace step 1 places record 7 of 5");
   g_clear_error (&error);
 
   g_array_set_size (trace->steps, 4);
-  g_array_index (trace->steps, MpTraceStep, 1).record = 3;
-  g_assert_false (mp_plan_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
+  g_array_index (trace->steps, MpDecisionStep, 1).record = 3;
+  g_assert_false (mp_decision_trace_replay (trace, plan->records, plan->n_records, G_MAXUINT, offsets,
                                         &error));
   g_assert_cmpstr (error->message, ==, "the trace never places record 4");
 }
@@ -428,18 +428,18 @@ test_search_summary (void)
   g_autoptr (MpGraph) graph = test_graph_from_records (case1, G_N_ELEMENTS (case1));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   g_autoptr (MpPlan) plan = test_run_planner ("greedy-by-size", graph, lt);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autofree char *text = NULL;
 
   g_free (plan->planner);
   plan->planner = g_strdup ("optimal");
-  mp_plan_trace_search_incumbent (trace, 0.0005, 0, 96, "greedy-by-size");
-  mp_plan_trace_search_prune (trace, "lower bound", 3);
-  mp_plan_trace_search_prune (trace, "dominated", 2);
-  mp_plan_trace_search_prune (trace, "lower bound", 4);
-  mp_plan_trace_search_incumbent (trace, 0.25, 17, 88, "search");
+  mp_decision_trace_search_incumbent (trace, 0.0005, 0, 96, "greedy-by-size");
+  mp_decision_trace_search_prune (trace, "lower bound", 3);
+  mp_decision_trace_search_prune (trace, "dominated", 2);
+  mp_decision_trace_search_prune (trace, "lower bound", 4);
+  mp_decision_trace_search_incumbent (trace, 0.25, 17, 88, "search");
   trace->search.proved = TRUE;
-  text = mp_plan_trace_explain (trace, graph, plan);
+  text = mp_decision_trace_explain (trace, graph, plan);
   g_assert_cmpstr (text, ==,
                    "optimal on test: 5 tensors, lower bound 96 B\n"
                    "search:\n"
@@ -479,9 +479,9 @@ test_explain_text (void)
 {
   g_autoptr (MpGraph) graph = test_graph_from_records (case3, G_N_ELEMENTS (case3));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("greedy-by-size", graph, lt, trace);
-  g_autofree char *text = mp_plan_trace_explain (trace, graph, plan);
+  g_autofree char *text = mp_decision_trace_explain (trace, graph, plan);
 
   g_assert_cmpstr (text, ==, case3_text);
 }
@@ -603,12 +603,12 @@ test_optimal_summary (void)
 {
   g_autoptr (MpGraph) graph = test_graph_from_records (search_only, G_N_ELEMENTS (search_only));
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (MpPlan) plan = run_traced ("optimal", graph, lt, trace);
   const MpSearchIncumbent *first, *last;
 
   g_assert_true (trace->has_search);
-  g_assert_cmpuint (mp_plan_trace_n_steps (trace), ==, 0);
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, 0);
   g_assert_cmpuint (trace->search.incumbents->len, >=, 2);
   first = &g_array_index (trace->search.incumbents, MpSearchIncumbent, 0);
   last = &g_array_index (trace->search.incumbents, MpSearchIncumbent,

@@ -402,7 +402,7 @@ test_mutations (void)
       }
 }
 
-/* mp_graph_load goes by the content: a snapshot named .json and a trace
+/* mp_input_load goes by the content: a snapshot named .json and a trace
  * named .csv still load as records. */
 static void
 test_sniff (void)

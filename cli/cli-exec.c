@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "exec.h"
+#include "memplan-exec.h"
 
 /* Plans made for op order, run with concurrent streams: their corruption
  * is a race, not a bad plan for the order it was made for. */

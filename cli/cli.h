@@ -22,6 +22,8 @@ typedef struct
   int (*run) (int argc, char **argv);
 } MpCliCommand;
 
+/* The whole program: main() (main.c) and the CLI fuzz target call it. */
+int  mp_cli_main     (int argc, char **argv);
 int  mp_cli_plan     (int argc, char **argv);
 int  mp_cli_validate (int argc, char **argv);
 int  mp_cli_bench    (int argc, char **argv);

@@ -369,7 +369,7 @@ help_command (const char *name)
 }
 
 int
-main (int argc, char **argv)
+mp_cli_main (int argc, char **argv)
 {
   const MpCliCommand *command;
   static gsize set_up = 0;

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#if !defined (MP_EXEC_COMPILATION)
+#error "this header is internal to the executor (exec/): include memplan-exec.h"
+#endif
+
 /* The data every tensor holds: 8-byte words whose high half is a tag derived
  * from the tensor's identity and whose low half is the word's index inside
  * the tensor, so neither a neighbour's data nor a shifted copy of the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include "plan-render.h"
+#include "memplan-render.h"
 
 G_BEGIN_DECLS
 

@@ -4,12 +4,12 @@
 /* Decision traces: what a planner did for each tensor, in the order it
  * placed them, for teaching (memplan-cli explain, the app's step-through).
  *
- * Usage: set MpPlannerOptions.trace to an MpPlanTrace from
- * mp_plan_trace_new and run the planner with mp_planner_run; the trace is
+ * Usage: set MpPlannerOptions.trace to an MpDecisionTrace from
+ * mp_decision_trace_new and run the planner with mp_planner_run; the trace is
  * reset, filled and finished against the plan. With no trace a planner
  * takes its normal path: no allocation, at most a NULL check per tensor.
  *
- * Heuristic planners record one MpTraceStep per tensor. The exact search
+ * Heuristic planners record one MpDecisionStep per tensor. The exact search
  * (the optimal planner) records a summary instead (MpSearchSummary):
  * incumbent improvements and prunes by reason. */
 
@@ -17,17 +17,17 @@
 
 G_BEGIN_DECLS
 
-typedef struct _MpPlanTrace MpPlanTrace;
+typedef struct _MpDecisionTrace MpDecisionTrace;
 
 typedef enum
 {
-  MP_TRACE_OWN_REGION,       /* naive: its own region on top of everything */
-  MP_TRACE_SMALLEST_GAP,     /* the smallest gap that fits (the lowest on a tie) */
-  MP_TRACE_ON_TOP,           /* no gap fits: on top of the tensors that overlap it */
-  MP_TRACE_NEW_PARTITION,    /* every open partition has an overlapping member */
-  MP_TRACE_JOINED_PARTITION, /* the heaviest partition free over its lifetime */
-  MP_TRACE_LOWEST_GAP,       /* first fit: the lowest gap that fits */
-} MpTraceReason;
+  MP_DECISION_OWN_REGION,       /* naive: its own region on top of everything */
+  MP_DECISION_SMALLEST_GAP,     /* the smallest gap that fits (the lowest on a tie) */
+  MP_DECISION_ON_TOP,           /* no gap fits: on top of the tensors that overlap it */
+  MP_DECISION_NEW_PARTITION,    /* every open partition has an overlapping member */
+  MP_DECISION_JOINED_PARTITION, /* the heaviest partition free over its lifetime */
+  MP_DECISION_LOWEST_GAP,       /* first fit: the lowest gap that fits */
+} MpDecisionReason;
 
 /* Gaps: the free address ranges between the placed tensors whose lifetimes
  * overlap the one being placed. Partitions: the partitions open so far
@@ -40,16 +40,16 @@ typedef struct
   guint    partition; /* partition planners, else G_MAXUINT */
   guint64  weight;    /* partition: bytes of its members so far */
   gboolean fits;
-} MpTraceCandidate;
+} MpDecisionCandidate;
 
 /* Candidates kept per step; the counts are always complete. */
-#define MP_TRACE_MAX_CANDIDATES 64
+#define MP_DECISION_MAX_CANDIDATES 64
 
 typedef struct
 {
   guint         record;          /* into plan->records */
   gint          op;              /* greedy-by-breadth: the op being visited, else -1 */
-  MpTraceReason reason;
+  MpDecisionReason reason;
   guint64       offset;          /* where it went */
   guint64       gap;             /* size of the chosen gap (SMALLEST_GAP), else 0 */
   guint64       top;             /* top of the tensors overlapping it */
@@ -57,10 +57,10 @@ typedef struct
   guint         n_candidates;    /* gaps, or partitions open */
   guint         n_fitting;       /* of them, those that could take it */
   guint         first_candidate; /* into trace->candidates */
-  guint         n_stored;        /* at most MP_TRACE_MAX_CANDIDATES */
+  guint         n_stored;        /* at most MP_DECISION_MAX_CANDIDATES */
   gint          chosen;          /* among the stored candidates, or -1 */
   guint64       arena;           /* max(offset + bytes) of the tensors placed so far */
-} MpTraceStep;
+} MpDecisionStep;
 
 typedef struct
 {
@@ -85,7 +85,7 @@ typedef struct
 
 /* The optimal planner's summary: each lower bound raised, each incumbent
  * improvement and the prunes by reason (filled with
- * mp_plan_trace_search_bound / _incumbent / _prune); the last bound is the
+ * mp_decision_trace_search_bound / _incumbent / _prune); the last bound is the
  * proof. */
 typedef struct
 {
@@ -96,13 +96,13 @@ typedef struct
   gboolean proved;
 } MpSearchSummary;
 
-struct _MpPlanTrace
+struct _MpDecisionTrace
 {
   char           *planner;
   const char     *order_rule;        /* how the planner orders the tensors, in words */
   const char     *place_rule;        /* where each goes, in words */
-  GArray         *steps;             /* MpTraceStep, in placement order */
-  GArray         *candidates;        /* MpTraceCandidate */
+  GArray         *steps;             /* MpDecisionStep, in placement order */
+  GArray         *candidates;        /* MpDecisionCandidate */
   guint           n_partitions;
   guint64        *partition_offsets; /* partition planners: stacked offsets */
   guint64        *partition_sizes;
@@ -112,29 +112,29 @@ struct _MpPlanTrace
   GArray         *busy;              /* scratch span union of the tracing path */
 };
 
-MpPlanTrace *mp_plan_trace_new    (void);
-void         mp_plan_trace_free   (MpPlanTrace *trace);
-void         mp_plan_trace_reset  (MpPlanTrace *trace);
+MpDecisionTrace *mp_decision_trace_new    (void);
+void         mp_decision_trace_free   (MpDecisionTrace *trace);
+void         mp_decision_trace_reset  (MpDecisionTrace *trace);
 /* Fills what is known only at the end (partition offsets, the arena after
  * each step); mp_planner_run calls it. */
-void         mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan);
+void         mp_decision_trace_finish (MpDecisionTrace *trace, const MpPlan *plan);
 
-static inline const MpTraceStep *
-mp_plan_trace_step (const MpPlanTrace *trace, guint k)
+static inline const MpDecisionStep *
+mp_decision_trace_step (const MpDecisionTrace *trace, guint k)
 {
-  return &g_array_index (trace->steps, MpTraceStep, k);
+  return &g_array_index (trace->steps, MpDecisionStep, k);
 }
 
 static inline guint
-mp_plan_trace_n_steps (const MpPlanTrace *trace)
+mp_decision_trace_n_steps (const MpDecisionTrace *trace)
 {
   return trace->steps->len;
 }
 
-static inline const MpTraceCandidate *
-mp_plan_trace_candidate (const MpPlanTrace *trace, const MpTraceStep *step, guint i)
+static inline const MpDecisionCandidate *
+mp_decision_trace_candidate (const MpDecisionTrace *trace, const MpDecisionStep *step, guint i)
 {
-  return &g_array_index (trace->candidates, MpTraceCandidate, step->first_candidate + i);
+  return &g_array_index (trace->candidates, MpDecisionCandidate, step->first_candidate + i);
 }
 
 /* Replays the first n_steps decisions (G_MAXUINT: all) into offsets
@@ -143,7 +143,7 @@ mp_plan_trace_candidate (const MpPlanTrace *trace, const MpTraceStep *step, guin
  * order they were opened, each as large as the member that opened it.
  * FALSE when the trace is inconsistent (a record twice or out of range, an
  * unknown partition, a full replay that leaves a record out). */
-gboolean     mp_plan_trace_replay (const MpPlanTrace *trace,
+gboolean     mp_decision_trace_replay (const MpDecisionTrace *trace,
                                    const MpUsage     *records,
                                    guint              n_records,
                                    guint              n_steps,
@@ -152,13 +152,13 @@ gboolean     mp_plan_trace_replay (const MpPlanTrace *trace,
 
 /* One step in words: "conv3_out (3.1 MiB, steps 12–19): 2 gaps fit; the
  * smallest, at 6.0 MiB, wastes 0.4 MiB". */
-char        *mp_plan_trace_explain_step (const MpPlanTrace *trace,
+char        *mp_decision_trace_explain_step (const MpDecisionTrace *trace,
                                          const MpGraph     *graph,
                                          const MpPlan      *plan,
                                          guint              k);
 /* The whole trace: a header (planner, order rule), one numbered line per
  * step with the arena after it, the search summary, the result. */
-char        *mp_plan_trace_explain      (const MpPlanTrace *trace,
+char        *mp_decision_trace_explain      (const MpDecisionTrace *trace,
                                          const MpGraph     *graph,
                                          const MpPlan      *plan);
 
@@ -168,18 +168,18 @@ char        *mp_plan_trace_explain      (const MpPlanTrace *trace,
  * and search.proved at the end. It must run the heuristics that give its
  * first incumbent with a copy of the options whose trace is NULL, or their
  * steps land in its trace. */
-void         mp_plan_trace_search_incumbent (MpPlanTrace *trace,
+void         mp_decision_trace_search_incumbent (MpDecisionTrace *trace,
                                              gdouble      seconds,
                                              guint64      nodes,
                                              guint64      arena,
                                              const char  *source);
-void         mp_plan_trace_search_prune     (MpPlanTrace *trace,
+void         mp_decision_trace_search_prune     (MpDecisionTrace *trace,
                                              const char  *reason,
                                              guint64      count);
-void         mp_plan_trace_search_bound     (MpPlanTrace *trace,
+void         mp_decision_trace_search_bound     (MpDecisionTrace *trace,
                                              guint64      value,
                                              const char  *proof);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanTrace, mp_plan_trace_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpDecisionTrace, mp_decision_trace_free)
 
 G_END_DECLS

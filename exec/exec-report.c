@@ -3,7 +3,7 @@
 
 #include <json-c/json.h>
 
-#include "json-util.h"
+#include "json-write.h"
 #include "exec-private.h"
 
 #define EXEC_FORMAT "memplan.exec/1"

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#if !defined (MP_EXEC_COMPILATION)
+#error "this header is internal to the executor (exec/): include memplan-exec.h"
+#endif
+
 /* The CUDA side of the executor, behind a plain C interface so that the
- * rest of gpu_exec needs neither nvcc nor the CUDA headers. Every function
+ * rest of the executor needs neither nvcc nor the CUDA headers. Every function
  * returns 0 on success, else -1 (or MP_CUDA_NO_MEMORY) with a message
  * naming the CUDA call and CUDA's own words written into err. */
 

@@ -56,7 +56,7 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* What mp_graph_load reads: graphs and traces (JSON), usage records (CSV),
+/* What mp_input_load reads: graphs and traces (JSON), usage records (CSV),
  * ONNX models, PyTorch memory snapshots (pickles), each also gzip-compressed
  * (".json.gz"). */
 static gboolean

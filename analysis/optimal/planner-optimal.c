@@ -157,7 +157,7 @@ raise_bound (Optimal *opt, guint64 value, MpOptBound proof)
       opt->bound = value;
       opt->bound_name = mp_opt_bound_name (proof);
       if (opt->options->trace)
-        mp_plan_trace_search_bound (opt->options->trace, value, opt->bound_name);
+        mp_decision_trace_search_bound (opt->options->trace, value, opt->bound_name);
     }
 }
 
@@ -392,7 +392,7 @@ scale_improved (const guint64 *offsets, guint64 arena, gpointer data)
 
   imp->p->arena = arena;
   if (imp->opt->options->trace)
-    mp_plan_trace_search_incumbent (imp->opt->options->trace,
+    mp_decision_trace_search_incumbent (imp->opt->options->trace,
                                     (g_get_monotonic_time () - imp->opt->start) / 1e6,
                                     total_nodes (imp->opt), plan_arena (imp->opt), imp->by);
   report_progress (imp->opt);
@@ -462,7 +462,7 @@ probe (Optimal *opt, Partition *p, guint64 target, guint64 node_limit)
             p->arena = arena;
             memcpy (p->best, offsets, sizeof (guint64) * p->n);
             if (opt->options->trace)
-              mp_plan_trace_search_incumbent (opt->options->trace,
+              mp_decision_trace_search_incumbent (opt->options->trace,
                                               (g_get_monotonic_time () - opt->start) / 1e6,
                                               total_nodes (opt), plan_arena (opt), "search");
           }
@@ -627,7 +627,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   opt.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   opt.bound_name = mp_opt_bound_name (MP_OPT_BOUND_LIVE);
   if (options->trace)
-    mp_plan_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);
+    mp_decision_trace_search_bound (options->trace, plan->lower_bound, opt.bound_name);
   opt.bound = plan->lower_bound;
 
   incumbent = best_heuristic (graph, lifetimes, options,
@@ -644,7 +644,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
     }
 
   if (options->trace)
-    mp_plan_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
+    mp_decision_trace_search_incumbent (options->trace, (g_get_monotonic_time () - start) / 1e6, 0,
                                     plan_arena (&opt), from);
 
   search_at_scale (&opt, capacity, budget);
@@ -688,7 +688,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
         for (guint k = 0; k < opt.n_parts; k++)
           if (opt.parts[k].search)
             count += mp_opt_search_prunes (opt.parts[k].search, r);
-        mp_plan_trace_search_prune (options->trace, mp_opt_prune_name (r), count);
+        mp_decision_trace_search_prune (options->trace, mp_opt_prune_name (r), count);
       }
   plan->searched = TRUE;
   plan->note = describe (&opt, plan_arena (&opt), capacity,

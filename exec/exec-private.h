@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-#include "exec.h"
+#if !defined (MP_EXEC_COMPILATION)
+#error "this header is internal to the executor (exec/): include memplan-exec.h"
+#endif
+
+#include "memplan-exec.h"
 
 G_BEGIN_DECLS
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
-#include "planner-trace.h"
+#include "decision-trace.h"
 #include "planner-private.h"
 #include "plan-io.h"
 #include "time-index.h"
@@ -27,18 +27,18 @@ search_clear (MpSearchSummary *s)
   s->proved = FALSE;
 }
 
-MpPlanTrace *
-mp_plan_trace_new (void)
+MpDecisionTrace *
+mp_decision_trace_new (void)
 {
-  MpPlanTrace *trace = g_new0 (MpPlanTrace, 1);
+  MpDecisionTrace *trace = g_new0 (MpDecisionTrace, 1);
 
-  trace->steps = g_array_new (FALSE, FALSE, sizeof (MpTraceStep));
-  trace->candidates = g_array_new (FALSE, FALSE, sizeof (MpTraceCandidate));
+  trace->steps = g_array_new (FALSE, FALSE, sizeof (MpDecisionStep));
+  trace->candidates = g_array_new (FALSE, FALSE, sizeof (MpDecisionCandidate));
   return trace;
 }
 
 void
-mp_plan_trace_reset (MpPlanTrace *trace)
+mp_decision_trace_reset (MpDecisionTrace *trace)
 {
   g_return_if_fail (trace != NULL);
 
@@ -55,21 +55,21 @@ mp_plan_trace_reset (MpPlanTrace *trace)
 }
 
 void
-mp_plan_trace_free (MpPlanTrace *trace)
+mp_decision_trace_free (MpDecisionTrace *trace)
 {
   if (trace == NULL)
     return;
-  mp_plan_trace_reset (trace);
+  mp_decision_trace_reset (trace);
   g_array_unref (trace->steps);
   g_array_unref (trace->candidates);
   g_clear_pointer (&trace->busy, g_array_unref);
   g_free (trace);
 }
 
-static MpTraceStep *
-push_step (MpPlanTrace *trace, guint record, MpTraceReason reason, guint64 offset)
+static MpDecisionStep *
+push_step (MpDecisionTrace *trace, guint record, MpDecisionReason reason, guint64 offset)
 {
-  MpTraceStep step = { 0 };
+  MpDecisionStep step = { 0 };
 
   step.record = record;
   step.op = -1;
@@ -79,16 +79,16 @@ push_step (MpPlanTrace *trace, guint record, MpTraceReason reason, guint64 offse
   step.first_candidate = trace->candidates->len;
   step.chosen = -1;
   g_array_append_val (trace->steps, step);
-  return &g_array_index (trace->steps, MpTraceStep, trace->steps->len - 1);
+  return &g_array_index (trace->steps, MpDecisionStep, trace->steps->len - 1);
 }
 
 static void
-push_candidate (MpPlanTrace *trace, MpTraceStep *step, guint64 offset, guint64 size,
+push_candidate (MpDecisionTrace *trace, MpDecisionStep *step, guint64 offset, guint64 size,
                 guint partition, guint64 weight, gboolean fits, gboolean chosen)
 {
-  MpTraceCandidate c = { offset, size, partition, weight, fits };
+  MpDecisionCandidate c = { offset, size, partition, weight, fits };
 
-  if (step->n_stored == MP_TRACE_MAX_CANDIDATES)
+  if (step->n_stored == MP_DECISION_MAX_CANDIDATES)
     {
       /* full: the chosen one still gets the last place */
       if (!chosen)
@@ -103,24 +103,24 @@ push_candidate (MpPlanTrace *trace, MpTraceStep *step, guint64 offset, guint64 s
 }
 
 void
-mp_plan_trace_own_region (MpPlanTrace *trace, guint record, guint64 offset)
+mp_decision_trace_own_region (MpDecisionTrace *trace, guint record, guint64 offset)
 {
-  MpTraceStep *step = push_step (trace, record, MP_TRACE_OWN_REGION, offset);
+  MpDecisionStep *step = push_step (trace, record, MP_DECISION_OWN_REGION, offset);
 
   step->top = offset;
 }
 
 static void
-trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, guint64 offset,
-            MpTraceReason in_gap)
+trace_gaps (MpDecisionTrace *trace, guint record, const GArray *busy, guint64 size, guint64 offset,
+            MpDecisionReason in_gap)
 {
   const MpSpan *s = (const MpSpan *) busy->data;
   guint64       prev = 0;
-  MpTraceStep  *step;
+  MpDecisionStep  *step;
 
   for (guint i = 0; i < busy->len; i++)
     prev = s[i].end;
-  step = push_step (trace, record, offset == prev ? MP_TRACE_ON_TOP : in_gap, offset);
+  step = push_step (trace, record, offset == prev ? MP_DECISION_ON_TOP : in_gap, offset);
   step->top = prev;
   prev = 0;
   for (guint i = 0; i < busy->len; i++)
@@ -141,12 +141,12 @@ trace_gaps (MpPlanTrace *trace, guint record, const GArray *busy, guint64 size, 
 }
 
 void
-mp_plan_trace_partition (MpPlanTrace *trace, guint record, const GArray *busy, guint n_parts,
+mp_decision_trace_partition (MpDecisionTrace *trace, guint record, const GArray *busy, guint n_parts,
                          const guint64 *weights, guint chosen, gboolean opened)
 {
   const MpSpan *s = (const MpSpan *) busy->data;
-  MpTraceStep  *step = push_step (trace, record,
-                                  opened ? MP_TRACE_NEW_PARTITION : MP_TRACE_JOINED_PARTITION, 0);
+  MpDecisionStep  *step = push_step (trace, record,
+                                  opened ? MP_DECISION_NEW_PARTITION : MP_DECISION_JOINED_PARTITION, 0);
   guint         j = 0;
 
   step->partition = chosen;
@@ -165,7 +165,7 @@ mp_plan_trace_partition (MpPlanTrace *trace, guint record, const GArray *busy, g
       gboolean fits;
 
       /* full: only the chosen one is still to be kept */
-      if (step->n_stored >= MP_TRACE_MAX_CANDIDATES)
+      if (step->n_stored >= MP_DECISION_MAX_CANDIDATES)
         {
           if (opened || p > chosen)
             break;
@@ -179,13 +179,13 @@ mp_plan_trace_partition (MpPlanTrace *trace, guint record, const GArray *busy, g
 }
 
 void
-mp_plan_trace_set_op (MpPlanTrace *trace, guint k, gint op)
+mp_decision_trace_set_op (MpDecisionTrace *trace, guint k, gint op)
 {
-  g_array_index (trace->steps, MpTraceStep, k).op = op;
+  g_array_index (trace->steps, MpDecisionStep, k).op = op;
 }
 
 void
-mp_plan_trace_search_incumbent (MpPlanTrace *trace, gdouble seconds, guint64 nodes,
+mp_decision_trace_search_incumbent (MpDecisionTrace *trace, gdouble seconds, guint64 nodes,
                                 guint64 arena, const char *source)
 {
   MpSearchIncumbent inc = { seconds, nodes, arena, g_strdup (source) };
@@ -199,7 +199,7 @@ mp_plan_trace_search_incumbent (MpPlanTrace *trace, gdouble seconds, guint64 nod
 }
 
 void
-mp_plan_trace_search_bound (MpPlanTrace *trace, guint64 value, const char *proof)
+mp_decision_trace_search_bound (MpDecisionTrace *trace, guint64 value, const char *proof)
 {
   MpSearchBound b = { value, g_strdup (proof) };
 
@@ -211,7 +211,7 @@ mp_plan_trace_search_bound (MpPlanTrace *trace, guint64 value, const char *proof
 }
 
 void
-mp_plan_trace_search_prune (MpPlanTrace *trace, const char *reason, guint64 count)
+mp_decision_trace_search_prune (MpDecisionTrace *trace, const char *reason, guint64 count)
 {
   MpSearchPrunes p;
 
@@ -232,14 +232,14 @@ mp_plan_trace_search_prune (MpPlanTrace *trace, const char *reason, guint64 coun
 
 /* Partition sizes and offsets from the steps that opened them. */
 static gboolean
-stack_partitions (const MpPlanTrace *trace, const MpUsage *records, guint n_records,
+stack_partitions (const MpDecisionTrace *trace, const MpUsage *records, guint n_records,
                   guint n_steps, GArray *sizes, GError **error)
 {
   for (guint k = 0; k < n_steps; k++)
     {
-      const MpTraceStep *step = mp_plan_trace_step (trace, k);
+      const MpDecisionStep *step = mp_decision_trace_step (trace, k);
 
-      if (step->reason == MP_TRACE_NEW_PARTITION)
+      if (step->reason == MP_DECISION_NEW_PARTITION)
         {
           guint64 size = records[step->record].size;
 
@@ -252,7 +252,7 @@ stack_partitions (const MpPlanTrace *trace, const MpUsage *records, guint n_reco
             }
           g_array_append_val (sizes, size);
         }
-      else if (step->reason == MP_TRACE_JOINED_PARTITION && step->partition >= sizes->len)
+      else if (step->reason == MP_DECISION_JOINED_PARTITION && step->partition >= sizes->len)
         {
           g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
                        "trace step %u joins partition %u, which is not open", k, step->partition);
@@ -263,7 +263,7 @@ stack_partitions (const MpPlanTrace *trace, const MpUsage *records, guint n_reco
 }
 
 gboolean
-mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_records,
+mp_decision_trace_replay (const MpDecisionTrace *trace, const MpUsage *records, guint n_records,
                       guint n_steps, guint64 *offsets, GError **error)
 {
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -277,11 +277,11 @@ mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_
     offsets[i] = G_MAXUINT64;
   /* every step's record is in range before the partitions read their sizes */
   for (guint k = 0; k < n_steps; k++)
-    if (mp_plan_trace_step (trace, k)->record >= n_records)
+    if (mp_decision_trace_step (trace, k)->record >= n_records)
       {
         g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
                      "trace step %u places record %u of %u", k,
-                     mp_plan_trace_step (trace, k)->record, n_records);
+                     mp_decision_trace_step (trace, k)->record, n_records);
         return FALSE;
       }
   if (!stack_partitions (trace, records, n_records, n_steps, sizes, error))
@@ -296,7 +296,7 @@ mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_
     }
   for (guint k = 0; k < n_steps; k++)
     {
-      const MpTraceStep *step = mp_plan_trace_step (trace, k);
+      const MpDecisionStep *step = mp_decision_trace_step (trace, k);
 
       if (offsets[step->record] != G_MAXUINT64)
         {
@@ -321,7 +321,7 @@ mp_plan_trace_replay (const MpPlanTrace *trace, const MpUsage *records, guint n_
 }
 
 void
-mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan)
+mp_decision_trace_finish (MpDecisionTrace *trace, const MpPlan *plan)
 {
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint64 arena = 0;
@@ -346,7 +346,7 @@ mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan)
     }
   for (guint k = 0; k < trace->steps->len; k++)
     {
-      MpTraceStep   *step = &g_array_index (trace->steps, MpTraceStep, k);
+      MpDecisionStep   *step = &g_array_index (trace->steps, MpDecisionStep, k);
       const MpUsage *r = &plan->records[step->record];
 
       if (step->partition != G_MAXUINT && step->partition < trace->n_partitions)
@@ -354,7 +354,7 @@ mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan)
           step->offset = trace->partition_offsets[step->partition];
           for (guint i = 0; i < step->n_stored; i++)
             {
-              MpTraceCandidate *c = &g_array_index (trace->candidates, MpTraceCandidate,
+              MpDecisionCandidate *c = &g_array_index (trace->candidates, MpDecisionCandidate,
                                                     step->first_candidate + i);
 
               c->offset = trace->partition_offsets[c->partition];
@@ -370,8 +370,8 @@ mp_plan_trace_finish (MpPlanTrace *trace, const MpPlan *plan)
 /* Text ------------------------------------------------------------------ */
 
 static void
-append_tensor (GString *s, const MpPlanTrace *trace, const MpGraph *graph, const MpPlan *plan,
-               const MpTraceStep *step)
+append_tensor (GString *s, const MpDecisionTrace *trace, const MpGraph *graph, const MpPlan *plan,
+               const MpDecisionStep *step)
 {
   const MpUsage   *r = &plan->records[step->record];
   g_autofree char *size = mp_format_bytes (r->size);
@@ -391,7 +391,7 @@ append_tensor (GString *s, const MpPlanTrace *trace, const MpGraph *graph, const
 }
 
 static void
-explain_gap (GString *s, const MpPlan *plan, const MpTraceStep *step)
+explain_gap (GString *s, const MpPlan *plan, const MpDecisionStep *step)
 {
   g_autofree char *at = mp_format_bytes (step->offset);
   g_autofree char *waste = mp_format_bytes (step->gap - plan->records[step->record].size);
@@ -402,7 +402,7 @@ explain_gap (GString *s, const MpPlan *plan, const MpTraceStep *step)
     g_string_append_printf (s, "1%s gap%s fits, at %s", of, *of ? "s" : "", at);
   else
     g_string_append_printf (s, "%u%s gaps fit; the %s, at %s,", step->n_fitting, of,
-                            step->reason == MP_TRACE_LOWEST_GAP ? "lowest" : "smallest", at);
+                            step->reason == MP_DECISION_LOWEST_GAP ? "lowest" : "smallest", at);
   if (step->gap == plan->records[step->record].size)
     g_string_append (s, step->n_fitting == 1 ? ", exactly" : " fits exactly");
   else
@@ -410,7 +410,7 @@ explain_gap (GString *s, const MpPlan *plan, const MpTraceStep *step)
 }
 
 static void
-explain_on_top (GString *s, const MpPlanTrace *trace, const MpTraceStep *step)
+explain_on_top (GString *s, const MpDecisionTrace *trace, const MpDecisionStep *step)
 {
   g_autofree char *at = mp_format_bytes (step->offset);
   guint64          largest = 0;
@@ -421,7 +421,7 @@ explain_on_top (GString *s, const MpPlanTrace *trace, const MpTraceStep *step)
       return;
     }
   for (guint i = 0; i < step->n_stored; i++)
-    largest = MAX (largest, mp_plan_trace_candidate (trace, step, i)->size);
+    largest = MAX (largest, mp_decision_trace_candidate (trace, step, i)->size);
   if (step->n_candidates == 0)
     g_string_append_printf (s, "no gap among the tensors it overlaps; on top of them, at %s", at);
   else
@@ -437,11 +437,11 @@ explain_on_top (GString *s, const MpPlanTrace *trace, const MpTraceStep *step)
 }
 
 static void
-explain_partition (GString *s, const MpPlanTrace *trace, const MpTraceStep *step)
+explain_partition (GString *s, const MpDecisionTrace *trace, const MpDecisionStep *step)
 {
   g_autofree char *at = mp_format_bytes (step->offset);
 
-  if (step->reason == MP_TRACE_NEW_PARTITION)
+  if (step->reason == MP_DECISION_NEW_PARTITION)
     {
       if (step->n_candidates == 0)
         g_string_append_printf (s, "the first; opens partition P%u, at %s", step->partition, at);
@@ -454,7 +454,7 @@ explain_partition (GString *s, const MpPlanTrace *trace, const MpTraceStep *step
     }
   for (guint i = 0; i < step->n_stored; i++)
     {
-      const MpTraceCandidate *c = mp_plan_trace_candidate (trace, step, i);
+      const MpDecisionCandidate *c = mp_decision_trace_candidate (trace, step, i);
 
       if (c->partition == step->partition)
         {
@@ -483,33 +483,33 @@ explain_partition (GString *s, const MpPlanTrace *trace, const MpTraceStep *step
 }
 
 char *
-mp_plan_trace_explain_step (const MpPlanTrace *trace, const MpGraph *graph, const MpPlan *plan,
+mp_decision_trace_explain_step (const MpDecisionTrace *trace, const MpGraph *graph, const MpPlan *plan,
                             guint k)
 {
-  const MpTraceStep *step;
+  const MpDecisionStep *step;
   GString           *s = g_string_new (NULL);
 
   g_return_val_if_fail (trace != NULL && k < trace->steps->len, NULL);
 
-  step = mp_plan_trace_step (trace, k);
+  step = mp_decision_trace_step (trace, k);
   append_tensor (s, trace, graph, plan, step);
   switch (step->reason)
     {
-    case MP_TRACE_OWN_REGION:
+    case MP_DECISION_OWN_REGION:
       {
         g_autofree char *at = mp_format_bytes (step->offset);
         g_string_append_printf (s, "its own region, on top of everything, at %s", at);
       }
       break;
-    case MP_TRACE_SMALLEST_GAP:
-    case MP_TRACE_LOWEST_GAP:
+    case MP_DECISION_SMALLEST_GAP:
+    case MP_DECISION_LOWEST_GAP:
       explain_gap (s, plan, step);
       break;
-    case MP_TRACE_ON_TOP:
+    case MP_DECISION_ON_TOP:
       explain_on_top (s, trace, step);
       break;
-    case MP_TRACE_NEW_PARTITION:
-    case MP_TRACE_JOINED_PARTITION:
+    case MP_DECISION_NEW_PARTITION:
+    case MP_DECISION_JOINED_PARTITION:
       explain_partition (s, trace, step);
       break;
     }
@@ -553,7 +553,7 @@ explain_search (GString *s, const MpSearchSummary *search)
 }
 
 char *
-mp_plan_trace_explain (const MpPlanTrace *trace, const MpGraph *graph, const MpPlan *plan)
+mp_decision_trace_explain (const MpDecisionTrace *trace, const MpGraph *graph, const MpPlan *plan)
 {
   GString         *s = g_string_new (NULL);
   g_autofree char *lb = mp_format_bytes (plan->lower_bound);
@@ -576,8 +576,8 @@ mp_plan_trace_explain (const MpPlanTrace *trace, const MpGraph *graph, const MpP
     g_string_append (s, "(this planner records no decisions)\n");
   for (guint k = 0; k < trace->steps->len; k++)
     {
-      g_autofree char *line = mp_plan_trace_explain_step (trace, graph, plan, k);
-      g_autofree char *after = mp_format_bytes (mp_plan_trace_step (trace, k)->arena);
+      g_autofree char *line = mp_decision_trace_explain_step (trace, graph, plan, k);
+      g_autofree char *after = mp_format_bytes (mp_decision_trace_step (trace, k)->arena);
 
       g_string_append_printf (s, "%*u. %s; arena %s\n", width, k + 1, line, after);
     }
@@ -593,7 +593,7 @@ mp_plan_trace_explain (const MpPlanTrace *trace, const MpGraph *graph, const MpP
 /* Placement --------------------------------------------------------------- */
 
 void
-mp_plan_trace_rules (MpPlanTrace *trace, const char *order, const char *place)
+mp_decision_trace_rules (MpDecisionTrace *trace, const char *order, const char *place)
 {
   if (trace == NULL)
     return;
@@ -602,7 +602,7 @@ mp_plan_trace_rules (MpPlanTrace *trace, const char *order, const char *place)
 }
 
 static guint64
-trace_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r,
+trace_fit (MpDecisionTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r,
            gboolean first_fit)
 {
   guint64 offset;
@@ -613,18 +613,18 @@ trace_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *
   offset = first_fit ? mp_spans_first_fit (trace->busy, r->size)
                      : mp_spans_best_fit (trace->busy, r->size);
   trace_gaps (trace, record, trace->busy, r->size, offset,
-              first_fit ? MP_TRACE_LOWEST_GAP : MP_TRACE_SMALLEST_GAP);
+              first_fit ? MP_DECISION_LOWEST_GAP : MP_DECISION_SMALLEST_GAP);
   return offset;
 }
 
 guint64
-mp_plan_trace_best_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+mp_decision_trace_best_fit (MpDecisionTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
 {
   return trace_fit (trace, index, record, r, FALSE);
 }
 
 guint64
-mp_plan_trace_first_fit (MpPlanTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
+mp_decision_trace_first_fit (MpDecisionTrace *trace, MpTimeIndex *index, guint record, const MpUsage *r)
 {
   return trace_fit (trace, index, record, r, TRUE);
 }

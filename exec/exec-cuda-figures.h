@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#if !defined (MP_EXEC_COMPILATION)
+#error "this header is internal to the executor (exec/): include memplan-exec.h"
+#endif
+
 /* The arithmetic and words of the CUDA backend's host code, in plain C so
  * that the tests check them on machines without a GPU. */
 

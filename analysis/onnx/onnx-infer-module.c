@@ -21,8 +21,8 @@ typedef struct
 /* Where to look, in order: $MEMPLAN_MODULE_DIR (the tests, `meson devenv`),
  * the installed folder, the installed folder relative to the executable
  * (a relocated or DESTDIR install), then the build tree: memplan-cli is in
- * BUILD/app/cli, memplan in BUILD/app, the tests in BUILD/tests, the module
- * in BUILD/analysis. */
+ * BUILD/cli, memplan in BUILD/app, the tests in BUILD/tests, the module
+ * in BUILD/analysis/onnx. */
 static GPtrArray *
 module_dirs (void)
 {
@@ -40,8 +40,7 @@ module_dirs (void)
 #ifdef MEMPLAN_MODULE_DIR_FROM_BINDIR
       g_ptr_array_add (dirs, g_build_filename (exe_dir, MEMPLAN_MODULE_DIR_FROM_BINDIR, NULL));
 #endif
-      g_ptr_array_add (dirs, g_build_filename (exe_dir, "..", "analysis", NULL));
-      g_ptr_array_add (dirs, g_build_filename (exe_dir, "..", "..", "analysis", NULL));
+      g_ptr_array_add (dirs, g_build_filename (exe_dir, "..", "analysis", "onnx", NULL));
     }
   return dirs;
 }

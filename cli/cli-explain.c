@@ -12,7 +12,7 @@ mp_cli_explain (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (MpWorkload) w = NULL;
   g_autoptr (MpPlan) plan = NULL;
-  g_autoptr (MpPlanTrace) trace = mp_plan_trace_new ();
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
   g_autoptr (GOptionContext) ctx = NULL;
   g_autofree char *text = NULL;
   MpPlannerOptions popts;
@@ -42,7 +42,7 @@ mp_cli_explain (int argc, char **argv)
       return g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED)
                ? MP_EXIT_BAD_INPUT : MP_EXIT_FAILED;
     }
-  text = mp_plan_trace_explain (trace, w->graph, plan);
+  text = mp_decision_trace_explain (trace, w->graph, plan);
   if (!mp_cli_output_text (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
