@@ -49,8 +49,9 @@ contains (const char *data, gsize length, const char *needle)
 
 /* A trace's own markers: "traceEvents", or a list of events with "ph" and
  * "ts" (the Trace Event Format's bare array). A graph names its format. */
-static gboolean
-sniff (const char *data, gsize length, const char *path, MpInputFormat *format, GError **error)
+gboolean
+mp_input_sniff (const char *data, gsize length, const char *path, MpInputFormat *format,
+                GError **error)
 {
   const char *end = data + length;
   const char *p = skip_space (data, end);
@@ -126,7 +127,7 @@ mp_input_parse (const char *data, gsize length, const char *path, const MpInputO
   const MpTraceOptions       *trace = &(options ? options : &defaults)->trace;
   g_autoptr (MpInput) input = g_new0 (MpInput, 1);
 
-  if (!sniff (data, length, path, &input->format, error))
+  if (!mp_input_sniff (data, length, path, &input->format, error))
     return NULL;
   if (trace->device && input->format != MP_INPUT_CHROME_TRACE &&
       input->format != MP_INPUT_SNAPSHOT)
@@ -157,6 +158,16 @@ mp_input_parse (const char *data, gsize length, const char *path, const MpInputO
   if (input->graph == NULL)
     return NULL;
   return g_steal_pointer (&input);
+}
+
+gboolean
+mp_input_sniff_file (const char *path, MpInputFormat *format)
+{
+  g_autofree char *head = NULL;
+  gsize            n;
+
+  return mp_read_file_head (path, SNIFF_BYTES, &head, &n) &&
+         mp_input_sniff (head, n, path, format, NULL);
 }
 
 MpInput *

@@ -26,6 +26,15 @@ typedef struct
 
 const char *mp_input_format_name (MpInputFormat format);
 
+/* The one recogniser: what data (the start of path, gzip inflated) holds,
+ * by its content; FALSE, with an error saying what each format would
+ * need, for none of them. The loaders, the memory estimate and the suites
+ * all ask it. */
+gboolean    mp_input_sniff       (const char *data, gsize length, const char *path,
+                                  MpInputFormat *format, GError **error);
+/* The same for a file's first bytes; FALSE for an unreadable file too. */
+gboolean    mp_input_sniff_file  (const char *path, MpInputFormat *format);
+
 /* What a file holds once read: a graph (with ops, or usage records) and, for
  * an allocator trace, the trace it came from, which owns the graph (the
  * trace's queries need it). */

@@ -8,6 +8,7 @@
 #include "graph-private.h"
 #include "plan-io.h"
 #include "planner.h"
+#include "input.h"
 #include "trace-private.h"
 
 /* ---- devices and shared texts ------------------------------------------ */
@@ -102,40 +103,6 @@ mp_trace_file_intern (TraceFile *file, char *text, const char **out, GError **er
   g_hash_table_add (file->strings, text);
   *out = text;
   return TRUE;
-}
-
-/* ---- sniffing ----------------------------------------------------------- */
-
-/* the profiler writes deviceProperties and other keys before traceEvents */
-#define SNIFF_BYTES (256 * 1024)
-
-MpTraceFormat
-mp_trace_sniff (const char *data, gsize length)
-{
-  gsize i = 0;
-
-  length = MIN (length, SNIFF_BYTES);
-  if (length >= 2 && (guint8) data[0] == 0x80 && data[1] >= 2 && data[1] <= 5)
-    return MP_TRACE_FORMAT_SNAPSHOT;
-  while (i < length && g_ascii_isspace (data[i]))
-    i++;
-  if (i < length && data[i] == '[')
-    return MP_TRACE_FORMAT_CHROME; /* the Trace Event Format's bare array */
-  if (i < length && data[i] == '{' && g_strstr_len (data, length, "\"traceEvents\"") != NULL &&
-      g_strstr_len (data, length, "\"memplan.graph/1\"") == NULL)
-    return MP_TRACE_FORMAT_CHROME;
-  return MP_TRACE_FORMAT_NONE;
-}
-
-MpTraceFormat
-mp_trace_sniff_file (const char *path)
-{
-  g_autofree char *head = NULL;
-  gsize            n;
-
-  if (!mp_read_file_head (path, SNIFF_BYTES, &head, &n))
-    return MP_TRACE_FORMAT_NONE;
-  return mp_trace_sniff (head, n);
 }
 
 /* ---- building the records ----------------------------------------------- */
@@ -704,9 +671,14 @@ mp_trace_parse_full (const char *data, gsize length, const char *path,
                      const MpTraceOptions *options, GError **error)
 {
   static const MpTraceOptions defaults = { NULL, FALSE };
-  MpTraceFormat               format = mp_trace_sniff (data, length);
+  MpInputFormat               input;
+  MpTraceFormat               format = MP_TRACE_FORMAT_NONE;
   g_autoptr (TraceFile)       file = NULL;
 
+  if (mp_input_sniff (data, length, path, &input, NULL))
+    format = input == MP_INPUT_SNAPSHOT       ? MP_TRACE_FORMAT_SNAPSHOT
+             : input == MP_INPUT_CHROME_TRACE ? MP_TRACE_FORMAT_CHROME
+                                              : MP_TRACE_FORMAT_NONE;
   if (format == MP_TRACE_FORMAT_SNAPSHOT)
     file = mp_trace_parse_snapshot (data, length, path, error);
   else if (format == MP_TRACE_FORMAT_CHROME)

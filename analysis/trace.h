@@ -80,8 +80,6 @@ typedef struct
 } MpTrace;
 
 /* Recognises a trace or snapshot by its first bytes (not its name). */
-MpTraceFormat mp_trace_sniff          (const char *data, gsize length);
-MpTraceFormat mp_trace_sniff_file     (const char *path);
 
 /* device: "cuda:N" or "cpu"; NULL picks the first CUDA device with events,
  * else the CPU. */

@@ -433,9 +433,14 @@ test_sniff (void)
     g_assert_no_error (error);
     g_assert_cmpuint (gb->n_tensors, ==, 5);
   }
-  g_assert_cmpint (mp_trace_sniff ("{\"format\": \"memplan.graph/1\"}", 29), ==,
-                   MP_TRACE_FORMAT_NONE);
-  g_assert_cmpint (mp_trace_sniff ("id,lower,upper,size\n", 20), ==, MP_TRACE_FORMAT_NONE);
+  {
+    MpInputFormat format;
+
+    g_assert_true (mp_input_sniff ("{\"format\": \"memplan.graph/1\"}", 29, NULL, &format, NULL));
+    g_assert_cmpint (format, ==, MP_INPUT_GRAPH_JSON);
+    g_assert_true (mp_input_sniff ("id,lower,upper,size\n", 20, NULL, &format, NULL));
+    g_assert_cmpint (format, ==, MP_INPUT_USAGE_CSV);
+  }
   g_unlink (a);
   g_unlink (b);
   g_rmdir (dir);
