@@ -706,8 +706,9 @@ parse_alignment (MpJsonReader *r, MpGraph *graph, GError **error)
   if (!fine || !mp_alignment_valid (graph->alignment))
     {
       g_autofree char *text = mp_json_reader_describe (r);
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "\"alignment\" must be a power of two from 1 to 2^30, got %s", text);
+      g_autofree char *message = mp_alignment_message ("\"alignment\"", text);
+
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path, "%s", message);
       return FALSE;
     }
   return TRUE;

@@ -447,16 +447,36 @@ mp_alignment_valid (guint64 alignment)
   return alignment != 0 && (alignment & (alignment - 1)) == 0 && alignment <= MP_MAX_ALIGNMENT;
 }
 
+char *
+mp_alignment_message (const char *what, const char *value)
+{
+  return g_strdup_printf ("%s must be a power of two from 1 to 2^30, got %s", what, value);
+}
+
+/* The file's error for an alignment that breaks the rule. */
+static void
+set_alignment_error (GError **error, const char *path, guint64 alignment)
+{
+  g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, alignment);
+  g_autofree char *message = mp_alignment_message ("alignment", value);
+
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "%s", message);
+}
+
+gboolean
+mp_graph_check_alignment (guint64 alignment, const char *path, GError **error)
+{
+  if (mp_alignment_valid (alignment))
+    return TRUE;
+  set_alignment_error (error, path, alignment);
+  return FALSE;
+}
+
 gboolean
 mp_graph_check (MpGraph *graph, GError **error)
 {
-  if (!mp_alignment_valid (graph->alignment))
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "alignment %" G_GUINT64_FORMAT " is not a power of two from 1 to 2^30",
-                         graph->alignment);
-      return FALSE;
-    }
+  if (!mp_graph_check_alignment (graph->alignment, graph->path, error))
+    return FALSE;
   if (!check_views (graph, error))
     return FALSE;
   if (graph->has_ops)

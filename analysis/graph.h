@@ -101,6 +101,11 @@ guint       mp_dtype_size          (MpDType dtype);
  * two from 1 to MP_MAX_ALIGNMENT. */
 #define MP_MAX_ALIGNMENT (G_GUINT64_CONSTANT (1) << 30)
 gboolean    mp_alignment_valid     (guint64 alignment);
+/* The one message for an alignment that breaks the rule, wherever it was
+ * given: "WHAT must be a power of two from 1 to 2^30, got VALUE". */
+char       *mp_alignment_message   (const char *what, const char *value);
+/* The rule as a file's error ("PATH: alignment must be …"). */
+gboolean    mp_graph_check_alignment (guint64 alignment, const char *path, GError **error);
 /* Streams a graph may use: an op's "stream" is from 0 to MP_MAX_STREAMS - 1. */
 #define MP_MAX_STREAMS 1024
 

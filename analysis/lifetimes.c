@@ -109,13 +109,8 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
   g_return_val_if_fail (graph != NULL, NULL);
 
   lt->alignment = options && options->alignment ? options->alignment : graph->alignment;
-  if (!mp_alignment_valid (lt->alignment))
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
-                         "alignment %" G_GUINT64_FORMAT " is not a power of two from 1 to 2^30",
-                         lt->alignment);
-      return NULL;
-    }
+  if (!mp_graph_check_alignment (lt->alignment, graph->path, error))
+    return NULL;
   lt->record_of = g_new (gint, MAX (graph->n_tensors, 1));
   memset (lt->record_of, 0xff, sizeof (gint) * graph->n_tensors);
 

@@ -7,10 +7,16 @@
 
 G_BEGIN_DECLS
 
+/* The exact search's time budget in seconds when none is given, and the
+ * most it takes (1e9 s is forever; more would overflow the clock's
+ * microseconds). Every front-end's default is this one. */
+#define MP_OPTIMAL_DEFAULT_BUDGET 10.0
+#define MP_OPTIMAL_MAX_BUDGET     1e9
+
 typedef struct
 {
   guint   max_parallel_ops; /* multistream: ops per parallel group, 0 = unlimited */
-  gdouble time_budget;      /* optimal: seconds, 0 = default */
+  gdouble time_budget;      /* optimal: seconds, 0 = MP_OPTIMAL_DEFAULT_BUDGET */
   guint64 capacity;         /* optimal: target capacity, 0 = none */
   /* optimal: called about twice a second during a long search with a one-line
    * summary (time, best arena, gap, nodes); NULL = silent */

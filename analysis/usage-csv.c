@@ -297,12 +297,13 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
           {
             guint64 a = v[COL_ALIGNMENT];
 
-            if (a == 0 || (a & (a - 1)) != 0 || a > (1u << 30))
+            if (!mp_alignment_valid (a))
               {
+                g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, a);
+                g_autofree char *message = mp_alignment_message (h.name[COL_ALIGNMENT], value);
+
                 mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                                   "line %u (buffer '%s'): %s must be a power of two up to 2^30, "
-                                   "got %" G_GUINT64_FORMAT,
-                                   line_no, id, h.name[COL_ALIGNMENT], a);
+                                   "line %u (buffer '%s'): %s", line_no, id, message);
                 return NULL;
               }
             if (first_alignment == 0)

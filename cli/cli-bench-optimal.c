@@ -95,12 +95,14 @@ mp_cli_bench_optimal (int argc, char **argv)
 {
   gint64    capacity = 0;
   gdouble   budget = 0;
+  g_autofree char *budget_help = g_strdup_printf ("Seconds per run (default %g)",
+                                                  MP_OPTIMAL_DEFAULT_BUDGET);
   g_autoptr (GOptionContext) ctx = NULL;
   int               status = MP_EXIT_OK;
   GOptionEntry      entries[] = {
     { "capacity", 0, 0, G_OPTION_ARG_INT64, &capacity, "Also ask whether each input fits in N "
       "bytes (MiniMalloc's question), after minimising", "N" },
-    { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, "Seconds per run (default 10)", "S" },
+    { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &budget, budget_help, "S" },
     { NULL }
   };
 
@@ -117,7 +119,7 @@ mp_cli_bench_optimal (int argc, char **argv)
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
     return MP_EXIT_BAD_INPUT;
   if (!mp_cli_check_int ("--capacity", capacity, 0, G_MAXINT64) ||
-      !mp_cli_check_double ("--time-budget", budget, 0, MP_CLI_MAX_BUDGET))
+      !mp_cli_check_double ("--time-budget", budget, 0, MP_OPTIMAL_MAX_BUDGET))
     return MP_EXIT_BAD_INPUT;
 
   printf ("%-14s %7s %-9s %11s %11s %-14s %11s %11s %-16s %11s %9s %9s  %s\n", "instance",

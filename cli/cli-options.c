@@ -33,7 +33,7 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
   if (flags & MP_CLI_LIFETIMES)
     {
       add_entry (e, (GOptionEntry) { "alignment", 'a', 0, G_OPTION_ARG_INT64, &p->alignment,
-                                     "Round sizes up to N bytes (a power of two up to 2^30; "
+                                     "Round sizes up to N bytes (a power of two from 1 to 2^30; "
                                      "default: the input's, 64 for a graph, 1 for records)",
                                      "N" });
       add_entry (e, (GOptionEntry) { "plan-inputs", 0, 0, G_OPTION_ARG_NONE, &p->plan_inputs,
@@ -45,9 +45,10 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                    "most N ops per group (default: unlimited)", "N" });
   if (flags & MP_CLI_SEARCH)
     {
+      p->budget_help = g_strdup_printf ("optimal: give up the proof after S seconds "
+                                        "(default %g)", MP_OPTIMAL_DEFAULT_BUDGET);
       add_entry (e, (GOptionEntry) { "time-budget", 0, 0, G_OPTION_ARG_DOUBLE, &p->budget,
-                                     "optimal: give up the proof after S seconds (default 10)",
-                                     "S" });
+                                     p->budget_help, "S" });
       add_entry (e, (GOptionEntry) { "time-limit", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_DOUBLE,
                                      &p->budget, "Same as --time-budget", "S" });
       add_entry (e, (GOptionEntry) { "capacity", 0, 0, G_OPTION_ARG_INT64, &p->capacity,
@@ -107,7 +108,7 @@ mp_cli_planning_check (MpCliPlanning *p)
 
   if (!mp_cli_check_alignment (p->alignment) ||
       !mp_cli_check_int ("--max-parallel-ops", p->max_parallel, 0, G_MAXINT) ||
-      !mp_cli_check_double ("--time-budget", p->budget, 0, MP_CLI_MAX_BUDGET) ||
+      !mp_cli_check_double ("--time-budget", p->budget, 0, MP_OPTIMAL_MAX_BUDGET) ||
       !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64) ||
       !mp_cli_check_memory (NULL, 0, p->max_memory))
     return FALSE;
@@ -288,6 +289,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
   g_clear_pointer (&p->dims, g_strfreev);
   g_clear_pointer (&p->max_memory, g_free);
   g_clear_pointer (&p->planner_help, g_free);
+  g_clear_pointer (&p->budget_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);
   g_clear_pointer (&p->entries, g_array_unref);
 }

@@ -208,12 +208,16 @@ mp_cli_output_text (const char *path, const char *text, GError **error)
 gboolean
 mp_cli_check_alignment (gint64 alignment)
 {
-  if (alignment < 0 || (alignment & (alignment - 1)) != 0 || alignment > (1 << 30))
-    {
-      mp_cli_error ("--alignment must be a power of two up to 2^30");
-      return FALSE;
-    }
-  return TRUE;
+  g_autofree char *value = NULL;
+  g_autofree char *message = NULL;
+
+  /* 0: the input's own */
+  if (alignment == 0 || (alignment > 0 && mp_alignment_valid ((guint64) alignment)))
+    return TRUE;
+  value = g_strdup_printf ("%" G_GINT64_FORMAT, alignment);
+  message = mp_alignment_message ("--alignment", value);
+  mp_cli_error ("%s", message);
+  return FALSE;
 }
 
 gboolean

@@ -66,9 +66,6 @@ gboolean mp_cli_check_int    (const char *option, gint64 value, gint64 min, gint
 gboolean mp_cli_check_double (const char *option, gdouble value, gdouble min, gdouble max);
 /* Tensors a generated graph may have (gen random, bench, render --bench). */
 #define MP_CLI_MAX_TENSORS 100000000
-/* Seconds of --time-budget: a day's worth thousands of times over, and far
- * from the microsecond count that overflows a 64-bit integer (9.2e12 s). */
-#define MP_CLI_MAX_BUDGET 1e9
 /* Parses "--planner a,b" or "all" into planner infos. */
 GPtrArray *mp_cli_planners (char **names, GError **error);
 
@@ -107,6 +104,7 @@ typedef struct
   /* private */
   MpCliPlanningFlags flags;
   char              *planner_help;
+  char              *budget_help;
   GArray            *entries;
   gboolean           progressed;
 } MpCliPlanning;

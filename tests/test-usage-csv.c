@@ -105,7 +105,7 @@ test_bad (void)
       "m.csv: line 1: expected a header naming the columns id, lower, upper and size in any "
       "order (or start and an inclusive end), got 'id,lower,end'" },
     { "id,lower,upper,size,alignment\na,0,1,4,3\n",
-      "m.csv: line 2 (buffer 'a'): alignment must be a power of two up to 2^30, got 3" },
+      "m.csv: line 2 (buffer 'a'): alignment must be a power of two from 1 to 2^30, got 3" },
     { "size,id,lower,upper\nx,a,0,1\n",
       "m.csv: line 2 (buffer 'a'): size 'x' is not a non-negative integer" },
     { "id,lower,upper,size,gaps\na,0,1,4\n", "m.csv: line 2: expected 5 fields, found 4" },

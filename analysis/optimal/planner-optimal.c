@@ -23,7 +23,6 @@
  * node limits that double from pass to pass so that no single hard target
  * eats the budget. */
 
-#define DEFAULT_BUDGET   10.0
 /* Partitions above these sizes are left to the searches at scale:
  * the exact search needs memory quadratic in the buffers of a partition. */
 #define MAX_SEARCH_N       4096
@@ -604,10 +603,9 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
                     const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
 {
   MpPlan             *plan = mp_plan_new ("optimal", lifetimes);
-  /* an infinite (or absurd) budget would overflow the conversions to
-   * microseconds below: 1e9 s is forever */
-  gdouble             budget = options->time_budget > 0 ? MIN (options->time_budget, 1e9)
-                                                        : DEFAULT_BUDGET;
+  gdouble             budget = options->time_budget > 0
+                                 ? MIN (options->time_budget, MP_OPTIMAL_MAX_BUDGET)
+                                 : MP_OPTIMAL_DEFAULT_BUDGET;
   guint64             capacity = options->capacity;
   gint64              start = g_get_monotonic_time ();
   g_autofree guint64 *incumbent = NULL;
