@@ -37,12 +37,11 @@ mp_cli_bench (int argc, char **argv)
   gint      n_tensors = 1000000, streams = 1;
   gint64    seed = 1;
   gboolean  csv = FALSE;
-  g_autofree char *max_memory = NULL;
   guint64   estimate = 0;
-  g_auto (GStrv) planner_names = NULL;
+  g_auto (MpCliPlanning) planning = { .default_planners = "naive,greedy-by-size" };
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
-  g_autoptr (GPtrArray) infos = NULL;
+  GPtrArray *infos;
   g_autoptr (MpInput) input = NULL;
   g_autoptr (MpWorkload) w = NULL;
   const MpLifetimes *lt;
@@ -61,17 +60,15 @@ mp_cli_bench (int argc, char **argv)
       NULL },
     { "lifetimes", 0, 0, G_OPTION_ARG_STRING, &shape, "Lifetime shape: random (default), long, "
       "staircase (as in gen random)", "SHAPE" },
-    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, "Planners to time (default: "
-      "naive, greedy-by-size)", "NAME" },
-    { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, "Refuse a run estimated to need "
-      "more than SIZE (512M, 8G; default: the memory available)", "SIZE" },
     { NULL }
   };
 
   ctx = g_option_context_new ("— time loading, lifetimes and planners on a generated graph");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!mp_cli_parse (ctx, &argc, &argv, 0, 0))
+  mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS);
+  if (!mp_cli_parse (ctx, &argc, &argv, 0, 0) || !mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
+  infos = planning.infos;
   if (!mp_cli_check_int ("--tensors", n_tensors, 1, MP_CLI_MAX_TENSORS) ||
       !mp_cli_check_int ("--streams", streams, 1, MP_MAX_STREAMS))
     return MP_EXIT_BAD_INPUT;
@@ -80,20 +77,13 @@ mp_cli_bench (int argc, char **argv)
       mp_cli_error ("unknown lifetime shape '%s' (known: random, long, staircase)", shape);
       return MP_EXIT_BAD_INPUT;
     }
-  if (planner_names == NULL)
-    planner_names = g_strsplit ("naive,greedy-by-size", ",", -1);
-  if (!(infos = mp_cli_planners (planner_names, &error)))
-    {
-      mp_cli_error ("%s", error->message);
-      return MP_EXIT_BAD_INPUT;
-    }
 
   /* the text, and loading it (three times the text), then the costliest planner */
   for (guint i = 0; i < infos->len; i++)
     estimate = MAX (estimate, mp_memory_estimate_plan (
                                 ((const MpPlannerInfo *) infos->pdata[i])->name, n_tensors));
   if (!mp_cli_check_memory ("bench", 3 * mp_memory_estimate_generate (n_tensors) + estimate,
-                            max_memory))
+                            planning.max_memory))
     return MP_EXIT_BAD_INPUT;
   gopts.n_tensors = n_tensors;
   gopts.n_streams = streams;

@@ -9,8 +9,7 @@ mp_cli_compare (int argc, char **argv)
 {
   g_autofree char *tolerance = NULL;
   g_autofree char *time_tolerance = NULL;
-  g_autofree char *format = NULL;
-  g_autofree char *output = NULL;
+  g_auto (MpCliOutput) out = { NULL };
   g_autofree char *text = NULL;
   gboolean         fail_on_time = FALSE;
   g_autoptr (GError) error = NULL;
@@ -27,10 +26,6 @@ mp_cli_compare (int argc, char **argv)
       "P%" },
     { "fail-on-time", 0, 0, G_OPTION_ARG_NONE, &fail_on_time, "A planner slower beyond the time "
       "tolerance fails the comparison (timings are only reported otherwise)", NULL },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json, "
-      "markdown", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
-      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 
@@ -46,7 +41,8 @@ mp_cli_compare (int argc, char **argv)
                                          "1 something did, 2 bad input (a report that cannot be "
                                          "read, bad options).");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!mp_cli_parse (ctx, &argc, &argv, 2, 2))
+  mp_cli_add_output (ctx, &out, "table, json, markdown");
+  if (!mp_cli_parse (ctx, &argc, &argv, 2, 2) || !mp_cli_output_check (&out))
     return MP_EXIT_BAD_INPUT;
 
   mp_compare_options_init (&options);
@@ -61,14 +57,6 @@ mp_cli_compare (int argc, char **argv)
       mp_cli_error ("--time-tolerance takes a percentage such as 50%%, not '%s'", time_tolerance);
       return MP_EXIT_BAD_INPUT;
     }
-  if (format == NULL)
-    format = g_strdup ("table");
-  if (!g_str_equal (format, "table") && !g_str_equal (format, "json") &&
-      !g_str_equal (format, "markdown"))
-    {
-      mp_cli_error ("unknown format '%s' (known: table, json, markdown)", format);
-      return MP_EXIT_BAD_INPUT;
-    }
   if (!(base = mp_report_load (argv[1], &error)) ||
       !(new_report = mp_report_load (argv[2], &error)))
     {
@@ -77,13 +65,14 @@ mp_cli_compare (int argc, char **argv)
     }
 
   comparison = mp_report_compare (base, new_report, &options);
-  if (g_str_equal (format, "table"))
+  if (mp_cli_output_is (&out, "table"))
     text = mp_comparison_to_table (comparison, argv[1], argv[2]);
-  else if (g_str_equal (format, "json"))
+  else if (mp_cli_output_is (&out, "json"))
     text = mp_comparison_to_json (comparison, argv[1], argv[2]);
   else
     text = mp_comparison_to_markdown (comparison, argv[1], argv[2]);
-  if (!(g_str_equal (format, "json") ? mp_cli_output : mp_cli_output_text) (output, text, &error))
+  if (!(mp_cli_output_is (&out, "json") ? mp_cli_output : mp_cli_output_text) (out.output, text,
+                                                                             &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

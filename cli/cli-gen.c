@@ -11,7 +11,7 @@ mp_cli_gen (int argc, char **argv)
   gboolean         training = FALSE, csv = FALSE;
   g_autofree char *dtype_name = NULL;
   g_autofree char *shape = NULL;
-  g_autofree char *output = NULL;
+  g_auto (MpCliOutput) out = { NULL };
   g_autofree char *max_memory = NULL;
   g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;
@@ -39,8 +39,6 @@ mp_cli_gen (int argc, char **argv)
       "end)", "SHAPE" },
     { "max-memory", 0, 0, G_OPTION_ARG_STRING, &max_memory, "random: refuse a graph estimated to "
       "need more than SIZE (512M, 8G; default: the memory available)", "SIZE" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
-      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 
@@ -50,6 +48,7 @@ mp_cli_gen (int argc, char **argv)
   ctx = g_option_context_new ("MODEL — write a model-zoo graph (memplan.graph/1 JSON)");
   g_option_context_set_summary (ctx, summary_text);
   g_option_context_add_main_entries (ctx, entries, NULL);
+  mp_cli_add_output (ctx, &out, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
   /* the zoo checks its own upper bounds; streams are the loader's */
@@ -92,7 +91,7 @@ mp_cli_gen (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
-  if (!mp_cli_output (output, text, &error))
+  if (!mp_cli_output (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

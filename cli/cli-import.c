@@ -34,31 +34,17 @@ check_output_memory (const char *path, const MpTrace *trace, gboolean csv, guint
 int
 mp_cli_import (int argc, char **argv)
 {
-  g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
-  g_autofree char *max_memory = NULL;
-  g_auto (GStrv) dims = NULL;
+  g_auto (MpCliPlanning) planning = { NULL };
+  g_auto (MpCliOutput) out = { NULL };
+  g_autofree char *text = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpWorkload) w = NULL;
   const MpTrace    *trace;
-  gboolean          by_op = FALSE, drop = FALSE, csv;
-  guint64           load_estimate;
-  MpWorkloadOptions wopts = { 0 };
+  gboolean          by_op = FALSE, csv;
   GOptionEntry      entries[] = {
-    { "device", 0, 0, G_OPTION_ARG_STRING, &device, "Device to import: cuda:N or cpu (default: "
-      "the first CUDA device)", "DEV" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "json (default: records, observed "
-      "offsets, stack frames) or csv (MiniMalloc records with the observed offsets)", "FORMAT" },
     { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op, "Write a table of the bytes each op allocated "
       "and held at the peak, heaviest first", NULL },
-    { "drop-pre-existing", 0, 0, G_OPTION_ARG_NONE, &drop, "Leave out blocks allocated before "
-      "the trace began (by default they are live from its start, as in PyTorch's memory "
-      "viewer)", NULL },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
-      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
-    { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
-      "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
-    MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { NULL }
   };
 
@@ -69,30 +55,22 @@ mp_cli_import (int argc, char **argv)
                                      "observed layout. Nothing in a pickle is executed. An ONNX "
                                      "model is written as a memplan.graph/1 graph.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
+  /* json: records, observed offsets, stack frames; csv: MiniMalloc records
+   * with the observed offsets */
+  mp_cli_add_output (ctx, &out, "json, csv");
+  mp_cli_add_planning (ctx, &planning, MP_CLI_DEVICE | MP_CLI_MODEL);
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out) ||
+      !mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
-  if (format && !g_str_equal (format, "json") && !g_str_equal (format, "csv"))
-    {
-      mp_cli_error ("unknown format '%s' (known: json, csv)", format);
-      return MP_EXIT_BAD_INPUT;
-    }
-  csv = format && g_str_equal (format, "csv");
-  wopts.input.trace.device = device;
-  wopts.input.trace.drop_pre_existing = drop;
-  wopts.input.onnx.dims = (const char *const *) dims;
-  if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
+  csv = mp_cli_output_is (&out, "csv");
+  if (!(w = mp_cli_open (argv[1], &planning)))
     return MP_EXIT_BAD_INPUT;
-  if (!(w = mp_workload_open (argv[1], &wopts, &error)))
-    {
-      mp_cli_error ("%s", error->message);
-      return MP_EXIT_BAD_INPUT;
-    }
   /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports */
   if (w->format == MP_INPUT_ONNX)
     {
       g_autofree char *json = mp_graph_to_json (w->graph);
 
-      if (!mp_cli_output (output, json, &error))
+      if (!mp_cli_output (out.output, json, &error))
         {
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;
@@ -110,7 +88,8 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
-  if (!by_op && !check_output_memory (argv[1], trace, csv, load_estimate, max_memory))
+  if (!by_op && !check_output_memory (argv[1], trace, csv, planning.load_estimate,
+                                      planning.max_memory))
     return MP_EXIT_BAD_INPUT;
   if (by_op)
     text = mp_cli_by_op_table (trace);
@@ -118,7 +97,7 @@ mp_cli_import (int argc, char **argv)
     text = mp_trace_to_csv (trace, w->graph);
   else
     text = mp_trace_to_json (trace, w->graph, w->lifetimes);
-  if (!mp_cli_output (output, text, &error))
+  if (!mp_cli_output (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
