@@ -150,11 +150,11 @@ mp_memory_check (const char *what, guint64 estimate, guint64 limit, GError **err
   need = mp_format_bytes (estimate);
   have = mp_format_bytes (available);
   if (limit)
-    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_MEMORY,
                  "%s needs about %s of memory, more than the limit of %s set by --max-memory",
                  what, need, have);
   else
-    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+    g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_MEMORY,
                  "%s needs about %s of memory, more than the %s available; --max-memory=SIZE "
                  "overrides the check (e.g. --max-memory=%" G_GUINT64_FORMAT "G)",
                  what, need, have, (estimate >> 30) + 1);

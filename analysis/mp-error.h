@@ -13,7 +13,8 @@ typedef enum
   MP_ANALYSIS_ERROR_PARSE,       /* not JSON / not CSV */
   MP_ANALYSIS_ERROR_FORMAT,      /* wrong or missing "format" */
   MP_ANALYSIS_ERROR_INVALID,     /* well-formed but semantically wrong */
-  MP_ANALYSIS_ERROR_UNSUPPORTED, /* e.g. a planner that needs ops on a CSV */
+  MP_ANALYSIS_ERROR_UNSUPPORTED, /* e.g. a planner that needs ops on a CSV: skipped */
+  MP_ANALYSIS_ERROR_MEMORY,      /* the work would need more memory than the limit */
 } MpAnalysisError;
 
 GQuark mp_analysis_error_quark (void);

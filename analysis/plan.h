@@ -35,6 +35,7 @@ typedef struct
   gboolean fits;
   gboolean fit_refuted;    /* proved: no plan fits (else none was found in the budget) */
   char    *note;         /* one line for the user, or NULL */
+  gboolean observed;     /* what a traced allocator did, not a planner's plan */
   /* set by mp_plan_judge (verdict.h) */
   gboolean checked;
   gboolean valid;

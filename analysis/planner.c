@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include "file-util.h"
 #include "planner-private.h"
 
 static const MpPlannerInfo planners[] = {
@@ -21,7 +22,7 @@ static const MpPlannerInfo planners[] = {
   { "multistream", "Multi-stream",
     "lifetimes in parallel groups of ops that may run together, then greedy by size "
     "(AITemplate's simple multi-stream)",
-    TRUE, mp_planner_multistream },
+    TRUE, mp_planner_multistream, FALSE, MP_PLANNER_PARALLEL },
   { "best-fit", "Best fit",
     "largest first (longer lifetime on a tie), each into the lowest-waste free interval over "
     "its lifetime (XLA heap simulator)",
@@ -33,7 +34,7 @@ static const MpPlannerInfo planners[] = {
   { "optimal", "Optimal (exact search)",
     "branch and bound over canonical placements with a time budget: proves the plan optimal "
     "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",
-    FALSE, mp_planner_optimal, TRUE },
+    FALSE, mp_planner_optimal, TRUE, MP_PLANNER_SEARCHES },
 };
 
 const MpPlannerInfo *
@@ -64,6 +65,41 @@ mp_planner_names (const char *separator)
       g_string_append (s, planners[i].name);
     }
   return g_string_free (s, FALSE);
+}
+
+MpPlannerTraits
+mp_plan_traits (const MpPlan *plan)
+{
+  const MpPlannerInfo *info;
+
+  g_return_val_if_fail (plan != NULL, 0);
+  if (plan->observed)
+    return MP_PLANNER_OBSERVED;
+  info = mp_planner_lookup (plan->planner);
+  return info ? info->traits : 0;
+}
+
+gboolean
+mp_plan_is_heuristic (const MpPlan *plan)
+{
+  return mp_planner_lookup (plan->planner) != NULL &&
+         !(mp_plan_traits (plan) &
+           (MP_PLANNER_BASELINE | MP_PLANNER_SEARCHES | MP_PLANNER_OBSERVED));
+}
+
+char *
+mp_search_progress_format (const MpSearchProgress *progress)
+{
+  g_autofree char *best = mp_format_bytes (progress->arena);
+  g_autofree char *bound = mp_format_bytes (progress->lower_bound);
+
+  return g_strdup_printf ("%.1f s, best %s, %.2f%% above the lower bound %s, %" G_GUINT64_FORMAT
+                          " nodes", progress->elapsed, best,
+                          progress->lower_bound ? 100.0 * (progress->arena -
+                                                           progress->lower_bound) /
+                                                    progress->lower_bound
+                                                : 0.0,
+                          bound, progress->nodes);
 }
 
 MpPlan *

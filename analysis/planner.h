@@ -13,15 +13,28 @@ G_BEGIN_DECLS
 #define MP_OPTIMAL_DEFAULT_BUDGET 10.0
 #define MP_OPTIMAL_MAX_BUDGET     1e9
 
+/* Where an exact search stands, about twice a second during a long search. */
+typedef struct
+{
+  gdouble elapsed;     /* seconds since it started */
+  guint64 arena;       /* its best plan so far */
+  guint64 lower_bound;
+  guint64 nodes;       /* explored so far */
+} MpSearchProgress;
+
+typedef void (*MpSearchProgressFunc) (const MpSearchProgress *progress, gpointer data);
+
+/* "2.0 s, best 1.50 MiB, 4.17% above the lower bound 1.44 MiB, 1234 nodes" */
+char *mp_search_progress_format (const MpSearchProgress *progress);
+
 typedef struct
 {
   guint   max_parallel_ops; /* multistream: ops per parallel group, 0 = unlimited */
   gdouble time_budget;      /* optimal: seconds, 0 = MP_OPTIMAL_DEFAULT_BUDGET */
   guint64 capacity;         /* optimal: target capacity, 0 = none */
-  /* optimal: called about twice a second during a long search with a one-line
-   * summary (time, best arena, gap, nodes); NULL = silent */
-  void   (*progress) (const char *line, gpointer data);
-  gpointer progress_data;
+  /* optimal: called about twice a second during a long search; NULL = silent */
+  MpSearchProgressFunc progress;
+  gpointer             progress_data;
   MpDecisionTrace *trace;       /* record the decisions (decision-trace.h), or NULL */
 } MpPlannerOptions;
 
@@ -31,19 +44,37 @@ typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,
                                   GCancellable           *cancellable,
                                   GError                **error);
 
+/* What front-ends need to know of a planner, so that none compares names. */
+typedef enum
+{
+  MP_PLANNER_BASELINE = 1 << 0, /* no reuse at all, the reference the others beat (naive) */
+  MP_PLANNER_SEARCHES = 1 << 1, /* runs for its time budget, reports progress and proves or
+                                 * gives its gap (optimal) */
+  MP_PLANNER_PARALLEL = 1 << 2, /* plans for the parallel groups and is judged there
+                                 * (multistream) */
+  MP_PLANNER_OBSERVED = 1 << 3, /* not a planner: what a traced allocator did ("observed") */
+} MpPlannerTraits;
+
 typedef struct
 {
-  const char   *name;        /* stable: CLI, files, UI */
-  const char   *title;
-  const char   *description;
-  gboolean      needs_ops;
-  MpPlannerFunc func;
-  gboolean      searches;    /* runs for its time budget, reporting progress (optimal) */
+  const char     *name;        /* stable: CLI, files, UI */
+  const char     *title;
+  const char     *description;
+  gboolean        needs_ops;
+  MpPlannerFunc   func;
+  gboolean        searches;    /* traits & MP_PLANNER_SEARCHES */
+  MpPlannerTraits traits;
 } MpPlannerInfo;
 
 const MpPlannerInfo *mp_planners        (guint *n_planners);
 const MpPlannerInfo *mp_planner_lookup  (const char *name);
 char                *mp_planner_names   (const char *separator);
+/* The traits of the planner that made plan (MP_PLANNER_OBSERVED for a
+ * trace's observed plan; 0 for a plan file's unknown planner). */
+MpPlannerTraits      mp_plan_traits     (const MpPlan *plan);
+/* A heuristic whose decisions can be watched one buffer at a time: neither
+ * the baseline, nor a search, nor an allocator's trace. */
+gboolean             mp_plan_is_heuristic (const MpPlan *plan);
 
 /* Runs the planner, times it, fills lower bound and arena. */
 MpPlan              *mp_planner_run     (const MpPlannerInfo    *info,

@@ -780,6 +780,7 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   g_autofree char *span = mp_format_bytes (trace->touched);
   GString         *note = g_string_new (NULL);
 
+  plan->observed = TRUE;
   for (guint r = 0; r < plan->n_records; r++)
     plan->offsets[r] = trace->observed[plan->records[r].tensor];
   mp_plan_finish (plan);

@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include "input.h"
+#include "memory-estimate.h"
 #include "planner.h"
 #include "verdict.h"
 
@@ -18,6 +19,10 @@ typedef struct
   gboolean    plan_inputs;      /* place graph inputs in the arena too */
   guint       max_parallel_ops; /* parallel groups: ops per group, 0 = unlimited */
   MpInputOptions input;         /* traces' device, ONNX models' dimensions */
+  /* refuse an input or planners estimated to need more memory than this
+   * (MP_ANALYSIS_ERROR_MEMORY, before the work): 0, the memory available;
+   * G_MAXUINT64, no check */
+  guint64     max_memory;
 } MpWorkloadOptions;
 
 typedef struct
@@ -33,6 +38,8 @@ typedef struct
   MpTrace       *trace;       /* an allocator trace (owning graph), or NULL */
   MpPlan        *observed;    /* what that allocator did, judged; NULL without a trace */
   guint64       *file_offsets; /* a CSV's offset column, or NULL */
+  guint64        max_memory;   /* as in the options */
+  guint64        load_estimate; /* what loading the input was estimated to take */
 } MpWorkload;
 
 MpWorkload *mp_workload_open       (const char              *path,
@@ -49,10 +56,10 @@ MpWorkload *mp_workload_new        (MpGraph                 *graph,
 MpWorkload *mp_workload_ref        (MpWorkload *workload);
 void        mp_workload_unref      (MpWorkload *workload);
 
-/* Runs one planner and judges its plan. A planner that cannot run on this
- * input (one that needs ops, on usage records) fails with
- * MP_ANALYSIS_ERROR_UNSUPPORTED and says why; a cancelled run with
- * G_IO_ERROR_CANCELLED. */
+/* Runs one planner and judges its plan (no memory check: mp_workload_run
+ * makes it). A planner that cannot run on this input (one that needs ops, on
+ * usage records) fails with MP_ANALYSIS_ERROR_UNSUPPORTED and says why; a
+ * cancelled run with G_IO_ERROR_CANCELLED. */
 MpPlan     *mp_workload_plan       (MpWorkload             *workload,
                                     const MpPlannerInfo    *info,
                                     const MpPlannerOptions *options,
@@ -61,30 +68,99 @@ MpPlan     *mp_workload_plan       (MpWorkload             *workload,
 /* Judges a plan made elsewhere (a plan file) by the same rule. */
 gboolean    mp_workload_judge      (MpWorkload *workload, MpPlan *plan);
 
-/* Several planners in table order. */
+/* Several planners: the one planner loop of every front-end. */
+
+/* What the run tells as it goes, on the thread that called mp_workload_run
+ * (the app's worker thread; its main loop for mp_workload_run_async). */
+typedef enum
+{
+  MP_RUN_STARTED,   /* planner index of total starts (every one before it is done) */
+  MP_RUN_SEARCHING, /* the exact search's incumbent improved: search */
+  MP_RUN_DONE,      /* planner index made plan, judged; or was skipped (plan NULL) */
+} MpRunEvent;
+
+typedef struct
+{
+  MpRunEvent              event;
+  MpWorkload             *workload;
+  const MpPlannerInfo    *planner;
+  guint                   index;   /* of total, in the order asked */
+  guint                   total;
+  MpPlan                 *plan;    /* MP_RUN_DONE: the plan, or NULL when skipped */
+  gpointer                handle;  /* MP_RUN_DONE: what plan_made returned for it */
+  /* MP_RUN_DONE without a plan: why (MP_ANALYSIS_ERROR_UNSUPPORTED: skipped;
+   * anything else: failed, with keep_going) */
+  const GError           *error;
+  const MpSearchProgress *search;  /* MP_RUN_SEARCHING */
+} MpRunProgress;
+
+typedef void     (*MpRunProgressFunc) (const MpRunProgress *progress, gpointer data);
+/* Called on the thread that made plan, right after it was judged: the app
+ * builds its drawing there, in parallel. Returns the caller's handle for
+ * the plan, which then owns it (it frees plan when the handle goes). */
+typedef gpointer (*MpRunPlanMadeFunc) (MpWorkload *workload, MpPlan *plan, gpointer data);
+
+typedef struct
+{
+  MpPlannerOptions  planner;       /* its progress is the run's own */
+  /* heuristics side by side on this many threads (0: one per core; 1: in
+   * turn, for timing and the least memory); a search runs on the calling
+   * thread, after them */
+  guint             n_threads;
+  /* a planner that fails is recorded in failed/failures and the run goes
+   * on; otherwise the run fails with its error */
+  gboolean          keep_going;
+  MpRunProgressFunc progress;
+  gpointer          progress_data;
+  MpRunPlanMadeFunc plan_made;
+  GDestroyNotify    handle_free;   /* releases a plan_made handle */
+  gpointer          plan_made_data;
+} MpRunOptions;
+
 typedef struct
 {
   MpWorkload *workload;
   GPtrArray  *plans;     /* the observed plan first (a trace's), then each planner's */
+  GPtrArray  *handles;   /* plan_made's handle per plan (NULL for the observed), or NULL */
   GPtrArray  *skipped;   /* const MpPlannerInfo *: planners that could not run */
   GPtrArray  *reasons;   /* char *: why, one per skipped planner */
+  GPtrArray  *failed;    /* const MpPlannerInfo *: keep_going, planners that failed */
+  GPtrArray  *failures;  /* char *: their errors */
   gboolean    all_valid; /* every plan valid under the schedule it was made for */
+  /* private */
+  GDestroyNotify handle_free;
 } MpPlanRun;
 
-/* Called before each planner runs (index of total). */
-typedef void (*MpPlanRunProgress) (const MpPlannerInfo *info, guint index, guint total,
-                                   gpointer user_data);
-
+/* Runs infos on workload (n_infos of them, in that order) after checking
+ * that they fit in the memory limit (MP_ANALYSIS_ERROR_MEMORY); a planner
+ * that cannot run on this input is skipped with its reason; a cancelled run
+ * fails with G_IO_ERROR_CANCELLED. options NULL: one thread, no progress. */
 MpPlanRun  *mp_workload_run        (MpWorkload                *workload,
                                     const MpPlannerInfo * const *infos,
                                     guint                      n_infos,
-                                    const MpPlannerOptions    *options,
+                                    const MpRunOptions        *options,
                                     GCancellable              *cancellable,
-                                    MpPlanRunProgress          progress,
-                                    gpointer                   progress_data,
+                                    GError                   **error);
+/* The same on a worker thread; progress is called on the caller's thread
+ * default main context. */
+void        mp_workload_run_async  (MpWorkload                *workload,
+                                    const MpPlannerInfo * const *infos,
+                                    guint                      n_infos,
+                                    const MpRunOptions        *options,
+                                    GCancellable              *cancellable,
+                                    GAsyncReadyCallback        callback,
+                                    gpointer                   user_data);
+MpPlanRun  *mp_workload_run_finish (GAsyncResult              *result,
                                     GError                   **error);
 void        mp_plan_run_free       (MpPlanRun *run);
 MpPlan     *mp_plan_run_find       (const MpPlanRun *run, const char *planner);
+
+/* The memory planning infos would need on workload, above what loading it
+ * took: refused past the workload's limit with MP_ANALYSIS_ERROR_MEMORY. */
+gboolean    mp_workload_check_memory (MpWorkload                *workload,
+                                      const MpPlannerInfo * const *infos,
+                                      guint                      n_infos,
+                                      GError                   **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpWorkload, mp_workload_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlanRun, mp_plan_run_free)

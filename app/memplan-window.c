@@ -469,7 +469,7 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-build_progress (const char *planner, guint index, guint total, const char *detail,
+build_progress (const char *planner, guint index, guint total, const MpSearchProgress *search,
                 MpPlanSet *partial, gpointer data)
 {
   BuildCall       *call = data;
@@ -486,11 +486,10 @@ build_progress (const char *planner, guint index, guint total, const char *detai
     }
   if (planner == NULL)
     text = g_strdup ("Loading…");
-  else if (detail)
+  else if (search)
     {
-      /* "optimal: 2.0 s, best …": the planner is named already */
-      if (g_str_has_prefix (detail, planner) && g_str_has_prefix (detail + strlen (planner), ": "))
-        detail += strlen (planner) + 2;
+      g_autofree char *detail = mp_search_progress_format (search);
+
       text = g_strdup_printf ("Planning %s (%u of %u): %s", planner, index + 1, total, detail);
       gtk_widget_set_tooltip_text (GTK_WIDGET (self->busy_label), text);
     }

@@ -201,84 +201,79 @@ mp_plan_set_build (const char *path, MpPlanSet *base, const char * const *planne
   return mp_plan_set_build_full (path, base, planners, options, cancellable, NULL, NULL, error);
 }
 
-/* The exact search's progress line, passed on as the running planner's
- * detail so the window can show its incumbent improving. */
+/* What the engine's run tells, passed on with the plans made so far. */
 typedef struct
 {
+  MpPlanSet        *set;
+  MpPlanSet        *base;
+  const char * const *planners;
   MpPlanSetProgress report;
   gpointer          report_data;
-  const char       *planner;
-  guint             index;
-  guint             total;
-} SearchProgress;
+  GPtrArray        *made;    /* PlanBox *, the new plans so far (references) */
+  gint64            start;
+} Building;
 
+/* The set's plans in table order: the allocator's own layout first, then
+ * each planner's, base's where it had one. */
 static void
-search_progress (const char *line, gpointer data)
+assemble (MpPlanSet *set, MpPlanSet *base, const char * const *planners, GPtrArray *made)
 {
-  SearchProgress *sp = data;
+  guint                n_infos;
+  const MpPlannerInfo *infos = mp_planners (&n_infos);
 
-  sp->report (sp->planner, sp->index, sp->total, line, NULL, sp->report_data);
+  g_ptr_array_set_size (set->plans, 0);
+  if (set->loaded->observed)
+    g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
+  for (guint i = 0; i < n_infos; i++)
+    {
+      gpointer box = NULL;
+
+      if (!g_strv_contains (planners, infos[i].name))
+        continue;
+      if (!(box = find_box (base, infos[i].name)))
+        for (guint k = 0; k < made->len && box == NULL; k++)
+          if (mp_planner_lookup (((PlanBox *) made->pdata[k])->plan->planner) == &infos[i])
+            box = made->pdata[k];
+      if (box)
+        g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (box));
+    }
 }
 
-/* One planner's run in the pool: the heuristics run side by side, one per
- * core, while the build thread shows their plans in table order. */
-typedef struct
+static void
+building_progress (const MpRunProgress *progress, gpointer data)
 {
-  const MpPlannerInfo *info;
-  MpWorkload          *workload;
-  GCancellable        *cancellable;
-  PlanBox             *box;   /* the result, or NULL with error set */
-  GError              *error;
-  gboolean             done;
-} Job;
+  Building *b = data;
 
-typedef struct
+  if (progress->event == MP_RUN_DONE)
+    {
+      if (progress->handle)
+        g_ptr_array_add (b->made, g_atomic_rc_box_acquire (progress->handle));
+      return;
+    }
+  if (progress->event == MP_RUN_STARTED)
+    {
+      g_autoptr (MpPlanSet) partial = NULL;
+
+      assemble (b->set, b->base, b->planners, b->made);
+      if (b->set->plans->len)
+        partial = snapshot (b->set, b->start);
+      b->report (progress->planner->name, progress->index, progress->total, NULL, partial,
+                 b->report_data);
+      return;
+    }
+  b->report (progress->planner->name, progress->index, progress->total, progress->search, NULL,
+             b->report_data);
+}
+
+/* On the planner's thread: the plan's drawing index, built beside it. */
+static gpointer
+box_plan (MpWorkload *workload, MpPlan *plan, gpointer data)
 {
-  GMutex lock;
-  GCond  cond;
-} Jobs;
+  PlanBox *box = g_atomic_rc_box_new0 (PlanBox);
 
-static PlanBox *
-plan_in_box (MpWorkload *workload, const MpPlannerInfo *info, const MpPlannerOptions *options,
-             GCancellable *cancellable, GError **error)
-{
-  MpPlan  *plan = mp_workload_plan (workload, info, options, cancellable, error);
-  PlanBox *box;
-
-  if (plan == NULL)
-    return NULL;
-  box = g_atomic_rc_box_new0 (PlanBox);
   box->plan = plan;
   box->index = mp_render_index_new (workload->graph, plan);
   return box;
-}
-
-static void
-run_job (gpointer data, gpointer pool_data)
-{
-  Job  *job = data;
-  Jobs *jobs = pool_data;
-
-  job->box = plan_in_box (job->workload, job->info, NULL, job->cancellable, &job->error);
-  g_mutex_lock (&jobs->lock);
-  job->done = TRUE;
-  g_cond_broadcast (&jobs->cond);
-  g_mutex_unlock (&jobs->lock);
-}
-
-static void
-wait_job (Jobs *jobs, Job *job)
-{
-  g_mutex_lock (&jobs->lock);
-  while (!job->done)
-    g_cond_wait (&jobs->cond, &jobs->lock);
-  g_mutex_unlock (&jobs->lock);
-}
-
-static void
-cancel_jobs (GCancellable *cancellable, gpointer data)
-{
-  g_cancellable_cancel (data);
 }
 
 MpPlanSet *
@@ -287,21 +282,19 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
                         MpPlanSetProgress report, gpointer report_data, GError **error)
 {
   g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
-  g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
-  guint            total = 0, index = 0;
-  MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
-  SearchProgress   sp = { report, report_data };
+  g_autoptr (GPtrArray) infos = g_ptr_array_new ();
+  g_autoptr (GPtrArray) made = g_ptr_array_new_with_free_func (plan_box_release);
+  g_autoptr (MpPlanRun) run = NULL;
   MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL };
-  gint64           start = g_get_monotonic_time ();
+  /* the quick planners side by side, one thread per core */
+  MpRunOptions     ropts = { .planner.time_budget = options ? options->time_budget : 0,
+                             .n_threads = 0,
+                             .plan_made = box_plan,
+                             .handle_free = plan_box_release };
+  Building         building = { set, base, planners, report, report_data, made,
+                                g_get_monotonic_time () };
   guint            n_infos;
-  const MpPlannerInfo *infos = mp_planners (&n_infos);
-  g_autofree Job  *job = g_new0 (Job, n_infos);
-  g_autoptr (GCancellable) jobs_cancellable = g_cancellable_new ();
-  Jobs             jobs;
-  GThreadPool     *pool = NULL;
-  gulong           cancel_id = 0;
-  MpWorkload      *workload;
-  gboolean         ok = FALSE;
+  const MpPlannerInfo *all = mp_planners (&n_infos);
 
   g_return_val_if_fail ((path == NULL) != (base == NULL), NULL);
 
@@ -332,98 +325,29 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           loaded->observed = box;
         }
     }
-  workload = set->loaded->workload;
-  /* the allocator's own layout comes first, next to the planners */
-  if (set->loaded->observed)
-    g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (set->loaded->observed));
 
-  /* The planners that are quick go to a pool, one thread per core; a search
-   * that runs for its budget stays on this thread, where it reports. */
-  g_mutex_init (&jobs.lock);
-  g_cond_init (&jobs.cond);
-  if (cancellable)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_jobs),
-                                       g_object_ref (jobs_cancellable), g_object_unref);
+  /* table order, so panes and rows keep a stable order whatever the toggles */
   for (guint i = 0; i < n_infos; i++)
+    if (g_strv_contains (planners, all[i].name) && !find_box (base, all[i].name))
+      g_ptr_array_add (infos, (gpointer) &all[i]);
+  if (report)
     {
-      if (!g_strv_contains (planners, infos[i].name) || find_box (base, infos[i].name))
-        continue;
-      total++;
-      if (infos[i].searches)
-        continue;
-      job[i] = (Job) { &infos[i], workload, jobs_cancellable };
-      if (pool == NULL)
-        pool = g_thread_pool_new (run_job, &jobs, MAX (g_get_num_processors (), 1), FALSE, NULL);
-      g_thread_pool_push (pool, &job[i], NULL);
+      ropts.progress = building_progress;
+      ropts.progress_data = &building;
     }
-
-  /* Table order, so panes and rows keep a stable order whatever the toggles. */
-  for (guint i = 0; i < n_infos; i++)
-    {
-      g_autoptr (GError) local_error = NULL;
-      gpointer           box;
-      PlanBox           *plan_box;
-
-      if (!g_strv_contains (planners, infos[i].name))
-        continue;
-      if ((box = find_box (base, infos[i].name)))
-        {
-          g_ptr_array_add (set->plans, g_atomic_rc_box_acquire (box));
-          continue;
-        }
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        goto out;
-      if (report)
-        {
-          g_autoptr (MpPlanSet) partial = set->plans->len ? snapshot (set, start) : NULL;
-
-          sp.planner = infos[i].name;
-          sp.index = index;
-          sp.total = total;
-          popts.progress = search_progress;
-          popts.progress_data = &sp;
-          report (infos[i].name, index++, total, NULL, partial, report_data);
-        }
-      if (job[i].info)
-        {
-          wait_job (&jobs, &job[i]);
-          plan_box = g_steal_pointer (&job[i].box);
-          local_error = g_steal_pointer (&job[i].error);
-        }
-      else
-        plan_box = plan_in_box (workload, &infos[i], &popts, cancellable, &local_error);
-      if (plan_box == NULL)
-        {
-          if (g_error_matches (local_error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
-            {
-              g_strv_builder_add (skipped, local_error->message);
-              continue;
-            }
-          if (!g_cancellable_set_error_if_cancelled (cancellable, error))
-            g_propagate_prefixed_error (error, g_steal_pointer (&local_error), "%s: ",
-                                        infos[i].name);
-          goto out;
-        }
-      g_ptr_array_add (set->plans, plan_box);
-    }
-  set->skipped = g_strv_builder_end (skipped);
-  set->seconds = (g_get_monotonic_time () - start) / 1e6;
-  ok = TRUE;
-
-out:
-  /* on a failure the planners still running stop; what they made goes */
-  g_cancellable_cancel (jobs_cancellable);
-  if (pool)
-    g_thread_pool_free (pool, FALSE, TRUE);
-  g_cancellable_disconnect (cancellable, cancel_id);
-  for (guint i = 0; i < n_infos; i++)
-    {
-      g_clear_pointer (&job[i].box, plan_box_release);
-      g_clear_error (&job[i].error);
-    }
-  g_cond_clear (&jobs.cond);
-  g_mutex_clear (&jobs.lock);
-  return ok ? g_steal_pointer (&set) : NULL;
+  if (!(run = mp_workload_run (set->loaded->workload, (const MpPlannerInfo * const *) infos->pdata,
+                               infos->len, &ropts, cancellable, error)))
+    return NULL;
+  if (!report)
+    for (guint i = 0; i < run->handles->len; i++)
+      if (run->handles->pdata[i])
+        g_ptr_array_add (made, g_atomic_rc_box_acquire (run->handles->pdata[i]));
+  assemble (set, base, planners, made);
+  set->skipped = g_new0 (char *, run->reasons->len + 1);
+  for (guint i = 0; i < run->reasons->len; i++)
+    set->skipped[i] = g_strdup (run->reasons->pdata[i]);
+  set->seconds = (g_get_monotonic_time () - building.start) / 1e6;
+  return g_steal_pointer (&set);
 }
 
 typedef struct
@@ -446,7 +370,8 @@ typedef struct
   char      *planner;
   guint      index;
   guint      total;
-  char      *detail;
+  gboolean   searching;
+  MpSearchProgress search;
   MpPlanSet *partial;
 } Report;
 
@@ -455,7 +380,7 @@ report_dispatch (gpointer data)
 {
   Report *r = data;
 
-  r->bd->progress (r->planner, r->index, r->total, r->detail, r->partial,
+  r->bd->progress (r->planner, r->index, r->total, r->searching ? &r->search : NULL, r->partial,
                    r->bd->progress_data);
   return G_SOURCE_REMOVE;
 }
@@ -468,7 +393,6 @@ report_free (gpointer data)
   g_object_unref (r->task);
   g_clear_pointer (&r->partial, mp_plan_set_unref);
   g_free (r->planner);
-  g_free (r->detail);
   g_free (r);
 }
 
@@ -504,7 +428,7 @@ build_data_free (gpointer data)
 }
 
 static void
-report_in_thread (const char *planner, guint index, guint total, const char *detail,
+report_in_thread (const char *planner, guint index, guint total, const MpSearchProgress *search,
                   MpPlanSet *partial, gpointer data)
 {
   GTask   *task = data;
@@ -516,7 +440,9 @@ report_in_thread (const char *planner, guint index, guint total, const char *det
   r->planner = g_strdup (planner);
   r->index = index;
   r->total = total;
-  r->detail = g_strdup (detail);
+  r->searching = search != NULL;
+  if (search)
+    r->search = *search;
   r->partial = partial ? mp_plan_set_ref (partial) : NULL;
   /* always an idle on the caller's context: g_main_context_invoke could run
    * it right here, in the worker thread, when the context is free */

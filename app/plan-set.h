@@ -44,10 +44,11 @@ gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */
 /* Called on the caller's main context while the file loads (planner NULL)
  * and before each planner runs (index of total), with the plans finished so
  * far (partial, NULL when none), so they can be shown at once; and while the
- * exact search runs, about twice a second, with its best plan so far in
- * words (detail; NULL otherwise). */
+ * exact search runs, about twice a second, with where it stands (search;
+ * NULL otherwise). */
 typedef void (*MpPlanSetProgress) (const char *planner, guint index, guint total,
-                                   const char *detail, MpPlanSet *partial, gpointer user_data);
+                                   const MpSearchProgress *search, MpPlanSet *partial,
+                                   gpointer user_data);
 
 /* Loads path (when base is NULL) or reuses base's graph and the plans it
  * already has, then runs the planners named in planners that are missing.

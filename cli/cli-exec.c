@@ -178,6 +178,7 @@ mp_cli_exec (int argc, char **argv)
   const MpGraph   *graph;
   const MpLifetimes *lt;
   g_autoptr (GPtrArray) plans = NULL;
+  g_autoptr (MpPlanRun) run = NULL;
   g_autoptr (GPtrArray) results =
     g_ptr_array_new_with_free_func ((GDestroyNotify) mp_exec_result_free);
   g_autoptr (GOptionContext) ctx = NULL;
@@ -311,21 +312,17 @@ mp_cli_exec (int argc, char **argv)
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;
         }
-      if (!mp_cli_check_planners_memory (infos, w, load_estimate, max_memory))
-        return MP_EXIT_BAD_INPUT;
-      plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
-      for (guint i = 0; i < infos->len; i++)
+      /* the one planner loop, with its memory check */
+      w->load_estimate = load_estimate;
+      if (max_memory)
+        mp_parse_size (max_memory, &w->max_memory);
+      if (!(run = mp_workload_run (w, (const MpPlannerInfo * const *) infos->pdata, infos->len,
+                                   NULL, NULL, &error)))
         {
-          MpPlan *plan = mp_workload_plan (w, infos->pdata[i], NULL, NULL, &error);
-
-          if (plan == NULL)
-            {
-              mp_cli_error ("%s: %s", ((const MpPlannerInfo *) infos->pdata[i])->name,
-                            error->message);
-              return MP_EXIT_BAD_INPUT;
-            }
-          g_ptr_array_add (plans, plan);
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
         }
+      plans = g_ptr_array_ref (run->plans);
     }
 
   for (guint i = 0; i < plans->len; i++)

@@ -128,7 +128,13 @@ mp_cli_planning_check (MpCliPlanning *p)
 void
 mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
 {
-  *options = (MpWorkloadOptions) { .alignment = (guint64) p->alignment,
+  guint64 limit = 0;
+
+  /* checked already by mp_cli_planning_check */
+  if (p->max_memory)
+    mp_parse_size (p->max_memory, &limit);
+  *options = (MpWorkloadOptions) { .max_memory = limit,
+                                   .alignment = (guint64) p->alignment,
                                    .plan_inputs = p->plan_inputs,
                                    .max_parallel_ops = (guint) p->max_parallel,
                                    .input.trace.device = p->device,
@@ -137,26 +143,12 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .input.onnx.views_as_copies = p->views_as_copies };
 }
 
-/* The optimal planner's progress, on one rewritten line of a terminal. */
-static void
-show_progress (const char *line, gpointer data)
-{
-  fprintf (stderr, "\r%s\033[K", line);
-  fflush (stderr);
-  *(gboolean *) data = TRUE;
-}
-
 void
 mp_cli_planner_options (MpCliPlanning *p, MpPlannerOptions *options)
 {
   *options = (MpPlannerOptions) { .max_parallel_ops = (guint) p->max_parallel,
                                   .time_budget = p->budget,
                                   .capacity = (guint64) p->capacity };
-  if (isatty (STDERR_FILENO))
-    {
-      options->progress = show_progress;
-      options->progress_data = &p->progressed;
-    }
 }
 
 /* --max-memory as bytes (0: not given, the memory available); FALSE, said,
@@ -216,27 +208,21 @@ mp_cli_check_more_memory (const char *what, guint64 estimate, guint64 load_estim
 }
 
 gboolean
-mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload, guint64 load_estimate,
-                              const char *max_memory)
+mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload)
 {
-  guint64          records = workload->lifetimes->n_records, estimate = 0;
-  const MpGraph   *graph = workload->graph;
-  g_autofree char *what = NULL;
+  g_autoptr (GError) error = NULL;
 
-  for (guint i = 0; i < infos->len; i++)
-    estimate = MAX (estimate, mp_memory_estimate_plan (
-                                ((const MpPlannerInfo *) infos->pdata[i])->name, records));
-  /* the plans are kept: an offset and a lifetime per record each */
-  estimate += 24 * records * infos->len;
-  what = g_strdup_printf ("%s: planning %" G_GUINT64_FORMAT " records",
-                          graph->path ? graph->path : graph->name, records);
-  return mp_cli_check_more_memory (what, estimate, load_estimate, max_memory);
+  if (mp_workload_check_memory (workload, (const MpPlannerInfo * const *) infos->pdata,
+                                infos->len, &error))
+    return TRUE;
+  mp_cli_error ("%s", error->message);
+  return FALSE;
 }
 
 gboolean
 mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload)
 {
-  return mp_cli_check_planners_memory (p->infos, workload, p->load_estimate, p->max_memory);
+  return mp_cli_check_planners_memory (p->infos, workload);
 }
 
 MpWorkload *
@@ -246,36 +232,54 @@ mp_cli_open (const char *path, MpCliPlanning *p)
   MpWorkloadOptions  options;
   MpWorkload        *workload;
 
-  if (!mp_cli_check_load_memory (path, p->max_memory, &p->load_estimate))
-    return NULL;
   mp_cli_workload_options (p, &options);
   if (!(workload = mp_workload_open (path, &options, &error)))
     mp_cli_error ("%s", error->message);
+  else
+    p->load_estimate = workload->load_estimate;
   return workload;
 }
 
-/* Ends the progress line of the planner that just finished. */
+/* The exact search's progress on one rewritten line of a terminal, ended
+ * when its planner is done. */
 static void
-run_progress (const MpPlannerInfo *info, guint index, guint total, gpointer data)
+run_progress (const MpRunProgress *progress, gpointer data)
 {
   MpCliPlanning *p = data;
 
-  if (p->progressed)
-    fputs ("\n", stderr);
-  p->progressed = FALSE;
+  if (progress->event == MP_RUN_SEARCHING)
+    {
+      g_autofree char *line = mp_search_progress_format (progress->search);
+
+      fprintf (stderr, "\r%s: %s\033[K", progress->planner->name, line);
+      fflush (stderr);
+      p->progressed = TRUE;
+    }
+  else if (progress->event == MP_RUN_DONE && p->progressed)
+    {
+      fputs ("\n", stderr);
+      p->progressed = FALSE;
+    }
 }
 
 MpPlanRun *
 mp_cli_run (MpWorkload *workload, MpCliPlanning *p)
 {
   g_autoptr (GError) error = NULL;
-  MpPlannerOptions   options;
+  MpRunOptions       options = { .n_threads = 1 };
   MpPlanRun         *run;
 
-  mp_cli_planner_options (p, &options);
+  mp_cli_planner_options (p, &options.planner);
+  if (isatty (STDERR_FILENO))
+    {
+      options.progress = run_progress;
+      options.progress_data = p;
+    }
   run = mp_workload_run (workload, (const MpPlannerInfo * const *) p->infos->pdata,
-                         p->infos->len, &options, NULL, run_progress, p, &error);
-  run_progress (NULL, 0, 0, p);
+                         p->infos->len, &options, NULL, &error);
+  if (p->progressed)
+    fputs ("\n", stderr);
+  p->progressed = FALSE;
   if (run == NULL)
     mp_cli_error ("%s", error->message);
   return run;

@@ -130,9 +130,8 @@ gboolean    mp_cli_check_load_memory (const char *path, const char *max_memory,
 gboolean    mp_cli_check_more_memory (const char *what, guint64 estimate, guint64 load_estimate,
                                       const char *max_memory);
 /* The same for running the planners infos (const MpPlannerInfo *) on the
- * opened workload, and for the chosen planners. */
-gboolean    mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload,
-                                          guint64 load_estimate, const char *max_memory);
+ * opened workload (mp_workload_check_memory), and for the chosen planners. */
+gboolean    mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload);
 gboolean    mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload);
 /* Opens path through the engine; prints the error. */
 MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);

@@ -203,8 +203,8 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
   g_ptr_array_add (order, (gpointer) mp_planner_lookup ("first-fit"));
   g_ptr_array_add (order, (gpointer) mp_planner_lookup ("partition"));
   for (guint k = 0; k < n_info; k++)
-    if (infos[k].func != mp_planner_optimal && !g_str_equal (infos[k].name, "first-fit") &&
-        !g_str_equal (infos[k].name, "partition") && !g_str_equal (infos[k].name, "naive") &&
+    if (!(infos[k].traits & (MP_PLANNER_SEARCHES | MP_PLANNER_BASELINE)) &&
+        !g_str_equal (infos[k].name, "first-fit") && !g_str_equal (infos[k].name, "partition") &&
         !(infos[k].needs_ops && !graph->has_ops))
       g_ptr_array_add (order, (gpointer) &infos[k]);
 
@@ -276,26 +276,18 @@ static void
 report_progress (Optimal *opt)
 {
   gint64           now = g_get_monotonic_time ();
-  guint64          arena, nodes = 0;
-  g_autofree char *line = NULL;
-  g_autofree char *best = NULL;
-  g_autofree char *bound = NULL;
+  MpSearchProgress progress = { 0 };
 
   if (opt->options->progress == NULL || now < opt->next_progress)
     return;
   opt->next_progress = now + G_USEC_PER_SEC / 2;
-  arena = plan_arena (opt);
+  progress.elapsed = (now - opt->start) / 1e6;
+  progress.arena = plan_arena (opt);
+  progress.lower_bound = opt->bound;
   for (guint k = 0; k < opt->n_parts; k++)
     if (opt->parts[k].search)
-      nodes += mp_opt_search_nodes (opt->parts[k].search);
-  best = mp_format_bytes (arena);
-  bound = mp_format_bytes (opt->bound);
-  line = g_strdup_printf ("optimal: %.1f s, best %s, %.2f%% above the lower bound %s, %"
-                          G_GUINT64_FORMAT " nodes",
-                          (now - opt->start) / 1e6, best,
-                          opt->bound ? 100.0 * (arena - opt->bound) / opt->bound : 0.0, bound,
-                          nodes);
-  opt->options->progress (line, opt->options->progress_data);
+      progress.nodes += mp_opt_search_nodes (opt->parts[k].search);
+  opt->options->progress (&progress, opt->options->progress_data);
 }
 
 /* One exact probe: does partition p fit in target? Updates its best plan or

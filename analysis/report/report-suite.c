@@ -354,6 +354,34 @@ time_repeats (MpReportResult       *result,
   return TRUE;
 }
 
+/* Each planner's result in the report as it comes, its repeats timed at
+ * once (the next planner would disturb them otherwise). */
+typedef struct
+{
+  MpReportGraph        *entry;
+  const MpSuiteOptions *options;
+  GCancellable         *cancellable;
+  GError               *error;   /* a repeat cancelled: the run stops there */
+} Recording;
+
+static void
+record_result (const MpRunProgress *progress, gpointer data)
+{
+  Recording *r = data;
+
+  if (progress->event != MP_RUN_DONE || r->error)
+    return;
+  if (progress->plan == NULL)
+    mp_report_graph_add_missed (r->entry, progress->planner->name,
+                                g_error_matches (progress->error, MP_ANALYSIS_ERROR,
+                                                 MP_ANALYSIS_ERROR_UNSUPPORTED)
+                                  ? MP_RESULT_SKIPPED : MP_RESULT_FAILED,
+                                progress->error->message);
+  else
+    time_repeats (mp_report_graph_add_plan (r->entry, progress->plan), progress->workload,
+                  progress->planner, progress->plan, r->options, r->cancellable, &r->error);
+}
+
 MpSuiteOutcome
 mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOptions *options,
                     GCancellable *cancellable, GError **error)
@@ -363,13 +391,17 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   MpWorkloadOptions wopts = { .alignment = options->lifetimes.alignment,
                               .plan_inputs = options->lifetimes.plan_inputs,
                               .max_parallel_ops = options->planner.max_parallel_ops,
-                              .input.onnx.dims = options->dims };
+                              .input.onnx.dims = options->dims,
+                              .max_memory = options->max_memory };
   const MpGraph    *graph;
   const MpLifetimes *lt;
-  g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);
+  g_autoptr (MpPlanRun) run = NULL;
+  g_autoptr (GPtrArray) plans = g_ptr_array_new ();
+  Recording         recording = { NULL, options, cancellable, NULL };
+  MpRunOptions      ropts = { .planner = options->planner, .n_threads = 1, .keep_going = TRUE,
+                              .progress = record_result, .progress_data = &recording };
   g_autofree char *stored = stored_path (options, file->path);
   MpReportGraph   *entry;
-  guint64          estimate;
 
   if (file->not_regular)
     {
@@ -378,8 +410,7 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
       return MP_SUITE_SKIPPED;
     }
   /* a graph too big for the memory is a graph that did not load */
-  if (!mp_memory_check_load (file->path, options->max_memory, &estimate, &local) ||
-      !(workload = mp_workload_open (file->path, &wopts, &local)))
+  if (!(workload = mp_workload_open (file->path, &wopts, &local)))
     {
       if (file->scanned &&
           g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_FORMAT) &&
@@ -404,38 +435,31 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   entry->n_steps = lt->n_steps;
   entry->lower_bound = lt->lower_bound;
   entry->workspace = lt->workspace;
-  for (guint i = 0; i < options->planners->len; i++)
+  recording.entry = entry;
+  run = mp_workload_run (workload, (const MpPlannerInfo * const *) options->planners->pdata,
+                         options->planners->len, &ropts, cancellable, &local);
+  if (recording.error || g_cancellable_is_cancelled (cancellable))
     {
-      const MpPlannerInfo *info = options->planners->pdata[i];
-      MpPlan              *plan;
-
-      g_clear_error (&local);
-      plan = mp_workload_plan (workload, info, &options->planner, cancellable, &local);
-      if (plan == NULL)
-        {
-          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-              g_cancellable_is_cancelled (cancellable))
-            {
-              mp_report_remove_graph (report, entry);
-              g_propagate_error (error, g_steal_pointer (&local));
-              return MP_SUITE_ABORTED;
-            }
-          mp_report_graph_add_missed (entry, info->name,
-                                      g_error_matches (local, MP_ANALYSIS_ERROR,
-                                                       MP_ANALYSIS_ERROR_UNSUPPORTED)
-                                        ? MP_RESULT_SKIPPED : MP_RESULT_FAILED,
-                                      local->message);
-          continue;
-        }
-      if (!time_repeats (mp_report_graph_add_plan (entry, plan), workload, info, plan, options,
-                         cancellable, error))
-        {
-          mp_plan_free (plan);
-          mp_report_remove_graph (report, entry);
-          return MP_SUITE_ABORTED;
-        }
-      g_ptr_array_add (plans, plan);
+      mp_report_remove_graph (report, entry);
+      if (recording.error)
+        g_propagate_error (error, g_steal_pointer (&recording.error));
+      else if (!g_cancellable_set_error_if_cancelled (cancellable, error))
+        g_propagate_error (error, g_steal_pointer (&local));
+      return MP_SUITE_ABORTED;
     }
+  if (run == NULL)
+    {
+      /* refused before any planner ran (the memory check): each is missed */
+      for (guint i = 0; i < options->planners->len; i++)
+        mp_report_graph_add_missed (entry,
+                                    ((const MpPlannerInfo *) options->planners->pdata[i])->name,
+                                    MP_RESULT_FAILED, local->message);
+      return MP_SUITE_PLANNED;
+    }
+  /* the planners' plans; a trace's observed layout is not one */
+  for (guint i = 0; i < run->plans->len; i++)
+    if (run->plans->pdata[i] != workload->observed)
+      g_ptr_array_add (plans, run->plans->pdata[i]);
   if (options->plans_dir && !write_plans (report, entry, graph, plans, options, error))
     {
       mp_report_remove_graph (report, entry);
