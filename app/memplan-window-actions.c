@@ -280,7 +280,7 @@ mp_window_add_accels (GtkApplication *application)
   for (guint i = 0; i < G_N_ELEMENTS (property_actions); i++)
     gtk_application_set_accels_for_action (application, property_actions[i].name,
                                            property_actions[i].accels);
-  /* Alt+N toggles the Nth planner (planners_init in memplan-window.c) */
+  /* Alt+N toggles the Nth planner (mp_window_planners_init, memplan-window-planners.c) */
   for (guint i = 0; i < n && i < 9; i++)
     {
       g_autofree char *action = g_strconcat ("planner.", infos[i].name, NULL);

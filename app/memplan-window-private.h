@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
-/* What memplan-window.c and memplan-window-actions.c share. */
+/* What the window's files share: memplan-window.c (the GObject, planning
+ * and the panes), -actions.c, -budget.c, -by-op.c, -dims.c, -dnd.c,
+ * -planners.c, -search.c, -settings.c and -status.c, one concern each. */
 
 #include "memplan-window.h"
 #include "summary-table.h"
@@ -12,70 +14,107 @@ struct _MpWindow
 {
   GtkApplicationWindow parent_instance;
 
-  /* template children */
-  GtkMenuButton   *planners_button;
-  GtkBox          *planners_box;
-  GtkWidget       *busy_box;
-  GtkSpinner      *spinner;
-  GtkLabel        *busy_label;
-  GtkLabel        *title_label;
-  GtkLabel        *subtitle_label;
-  GtkSearchBar    *search_bar;
-  GtkSearchEntry  *search_entry;
-  GtkLabel        *search_status;
-  GtkInfoBar      *error_bar;
-  GtkLabel        *error_label;
-  GtkInfoBar      *notice_bar;
-  GtkLabel        *notice_label;
-  GtkStack        *stack;
-  GtkLabel        *empty_label;
-  GtkBox          *panes_box;
-  GtkBox          *plans_box;
-  GtkPaned        *paned;
-  GtkWidget       *memory_strip;
-  guint            split_rows;     /* Summary rows the split was placed for */
-  gboolean         list_chosen;    /* a click chose the listed plan (else: the best) */
-  GtkAdjustment   *cursor_adjustment;
-  GtkLabel        *cursor_label;
-  GtkNotebook     *notebook;
-  MpSummaryTable  *summary_table;
-  GtkLabel        *status_label;
+  /* Template widgets */
+  GtkMenuButton      *planners_button;
+  GtkBox             *planners_box;
+  GtkWidget          *busy_box;
+  GtkSpinner         *spinner;
+  GtkLabel           *busy_label;
+  GtkLabel           *title_label;
+  GtkLabel           *subtitle_label;
+  GtkSearchBar       *search_bar;
+  GtkSearchEntry     *search_entry;
+  GtkLabel           *search_status;
+  GtkInfoBar         *error_bar;
+  GtkLabel           *error_label;
+  GtkInfoBar         *notice_bar;
+  GtkLabel           *notice_label;
+  GtkStack           *stack;
+  GtkLabel           *empty_label;
+  GtkBox             *panes_box;
+  GtkBox             *plans_box;
+  GtkPaned           *paned;
+  GtkAdjustment      *cursor_adjustment;
+  GtkLabel           *cursor_label;
+  GtkNotebook        *notebook;
+  MpSummaryTable     *summary_table;
+  GtkLabel           *status_label;
+  GMenu              *recent_section; /* Open Recent, from the recent-files key */
 
-  GtkWidget       *live_list;
-  GtkWidget       *by_op_view;
-  MpViewState     *state;
-  MpPlanSet       *set;
-  GPtrArray       *views;
-  GHashTable      *enabled;        /* planner names (static strings) */
+  /* Borrowed references: widgets made in code, owned by their parents */
+  GtkWidget          *memory_strip;
+  GtkWidget          *live_list;
+  GtkWidget          *by_op_view;
+  GtkWidget          *dims_bar;       /* asks for the dimensions (a GtkInfoBar), or NULL */
+  GtkWidget          *dims_form;      /* in dims_bar */
+
+  /* Owned references */
+  MpViewState        *state;
+  MpPlanSet          *set;
+  GPtrArray          *views;          /* the panes (MpPlanView), in table order */
+  GHashTable         *enabled;        /* planner names (static strings) */
   GSimpleActionGroup *planner_actions;
+  GFile              *file;
+  GFileMonitor       *monitor;
+  GCancellable       *cancellable;    /* of the running build, or NULL */
+  GSettings          *settings;       /* bound by mp_window_bind_settings, or NULL */
+  GStrv               dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
 
-  GFile           *file;
-  GFileMonitor    *monitor;
-  guint            reload_source;
-  GCancellable    *cancellable;
-  guint            generation;     /* of the newest build; older results are dropped */
-  gboolean         reloading;
-  gint             search_from;
-  gboolean         syncing_cursor;
-  gboolean         new_graph;      /* the running build loads a file */
-  gboolean         opening;        /* it is mp_window_open's: the file joins Open Recent */
-  guint            time_budget;    /* optimal: seconds */
-  const char      *replan;         /* a planner to run again at the next build, or NULL */
-  GStrv            dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
-  GtkWidget       *dims_bar;       /* asks for them (a GtkInfoBar), or NULL */
-  GtkWidget       *dims_form;      /* in dims_bar */
-  GSettings       *settings;       /* bound by mp_window_bind_settings, or NULL */
-  GMenu           *recent_section; /* Open Recent, from the recent-files key */
+  /* Planning */
+  guint               generation;     /* of the newest build; older results are dropped */
+  guint               reload_source;
+  gboolean            reloading;
+  gboolean            new_graph;      /* the running build loads a file */
+  gboolean            opening;        /* it is mp_window_open's: the file joins Open Recent */
+  guint               time_budget;    /* optimal: seconds */
+  const char         *replan;         /* a planner to run again at the next build, or NULL */
+
+  /* View */
+  guint               split_rows;     /* Summary rows the split was placed for */
+  gboolean            list_chosen;    /* a click chose the listed plan (else: the best) */
+  gint                search_from;
+  gboolean            syncing_cursor;
 };
 
 #define MP_WINDOW_DEFAULT_TIME_BUDGET 10
-/* Plans again (load: reads the file first) off the UI thread. */
-void mp_window_start_build           (MpWindow *self, gboolean load);
-/* Installs the win.* actions and their key bindings (class_init). */
-void mp_window_class_install_actions (GtkWidgetClass *widget_class);
-/* After a file opened: the desktop's recent files and the recent-files key;
- * after it failed to open: out of the key (memplan-window-settings.c). */
-void mp_window_note_opened           (MpWindow *self);
-void mp_window_forget_recent         (MpWindow *self);
+
+/* memplan-window.c: plans again (load: reads the file first) off the UI thread. */
+void     mp_window_start_build           (MpWindow *self, gboolean load);
+
+/* memplan-window-actions.c: the win.* actions and their key bindings. */
+void     mp_window_class_install_actions (GtkWidgetClass *widget_class);
+
+/* memplan-window-budget.c: a new budget replans optimal, when it is shown. */
+void     mp_window_set_time_budget       (MpWindow *self, guint seconds);
+
+/* memplan-window-by-op.c: the tab, and whether it shows for this set. */
+void     mp_window_by_op_init            (MpWindow *self);
+void     mp_window_by_op_update          (MpWindow *self, MpPlanSet *set);
+
+/* memplan-window-dims.c: asks for an ONNX model's unbound dimensions when
+ * they are why it failed to load (FALSE: show the error instead). */
+gboolean mp_window_ask_dims              (MpWindow *self, const GError *error);
+void     mp_window_dims_clear            (MpWindow *self);
+
+/* memplan-window-dnd.c */
+void     mp_window_dnd_init              (MpWindow *self);
+
+/* memplan-window-planners.c: the Planners menu; the names enabled, in the
+ * planners' order. */
+void     mp_window_planners_init         (MpWindow *self);
+GStrv    mp_window_dup_enabled_planners  (MpWindow *self);
+
+/* memplan-window-search.c */
+void     mp_window_class_add_search      (GtkWidgetClass *widget_class);
+
+/* memplan-window-settings.c: after a file opened, the desktop's recent
+ * files and the recent-files key; after it failed to open, out of the key. */
+void     mp_window_note_opened           (MpWindow *self);
+void     mp_window_forget_recent         (MpWindow *self);
+
+/* memplan-window-status.c: the status line and the step slider's label. */
+void     mp_window_class_add_status      (GtkWidgetClass *widget_class);
+void     mp_window_update_status         (MpWindow *self);
+void     mp_window_update_cursor_label   (MpWindow *self);
 
 G_END_DECLS

@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan"
 
-#include <math.h>
+/* The window: its GObject, planning off the UI thread, the panes and the
+ * info bars. Each other concern has its file (memplan-window-private.h). */
 
-#include "by-op-view.h"
-#include "dims-form.h"
 #include "live-list.h"
 #include "memory-strip.h"
-#include "summary-words.h"
 #include "memplan-window-private.h"
-#include "memplan-render.h"
 #include "plan-view.h"
 #include "summary-table.h"
-#include "tensor-info.h"
+#include "summary-words.h"
 
 G_DEFINE_FINAL_TYPE (MpWindow, mp_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -58,103 +55,6 @@ mp_window_get_busy (MpWindow *self)
 {
   g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
   return self->cancellable != NULL;
-}
-
-static GStrv
-enabled_planners (MpWindow *self)
-{
-  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-  guint                n;
-  const MpPlannerInfo *infos = mp_planners (&n);
-
-  for (guint i = 0; i < n; i++)
-    if (g_hash_table_contains (self->enabled, infos[i].name))
-      g_strv_builder_add (b, infos[i].name);
-  return g_strv_builder_end (b);
-}
-
-static void
-update_status (MpWindow *self)
-{
-  const MpGraph     *graph;
-  const MpLifetimes *lt;
-  g_autofree char   *lb = NULL;
-  g_autofree char   *time = NULL;
-  g_autofree char   *text = NULL;
-  gint               selected = mp_view_state_get_selected (self->state);
-
-  if (self->set == NULL)
-    {
-      gtk_label_set_text (self->status_label, "");
-      return;
-    }
-  graph = mp_plan_set_get_graph (self->set);
-  lt = mp_plan_set_get_lifetimes (self->set);
-  if (selected >= 0 && (guint) selected < graph->n_tensors)
-    {
-      MpPlan          *plan = self->views->len ? mp_plan_view_get_plan (self->views->pdata[0])
-                                               : NULL;
-      g_autofree char *markup = mp_tensor_describe (graph, lt, plan, selected);
-      g_autofree char *plain = NULL;
-
-      pango_parse_markup (markup, -1, 0, NULL, &plain, NULL, NULL);
-      g_strdelimit (plain, "\n", ' ');
-      text = g_strdup_printf ("Selected: %s", plain ? plain : "");
-      gtk_label_set_text (self->status_label, text);
-      return;
-    }
-  lb = mp_format_bytes (lt->lower_bound);
-  /* only what is finished: while planners run, the plans shown so far */
-  if (self->cancellable)
-    time = g_strdup_printf ("%u plans shown so far", mp_plan_set_get_n_plans (self->set));
-  else
-    {
-      g_autofree char *secs = mp_format_seconds (mp_plan_set_get_seconds (self->set));
-      time = g_strdup_printf ("loaded and planned in %s", secs);
-    }
-  text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
-                          "step %u); %s. Hover a buffer for details, click to follow it across "
-                          "the plans.",
-                          graph->name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
-                          lt->peak_step, time);
-  gtk_label_set_text (self->status_label, text);
-}
-
-static void
-update_cursor_label (MpWindow *self)
-{
-  gint             step = mp_view_state_get_cursor (self->state);
-  g_autofree char *text = NULL;
-
-  if (self->set == NULL || step < 0)
-    text = g_strdup ("no step chosen");
-  else
-    {
-      const MpLifetimes *lt = mp_plan_set_get_lifetimes (self->set);
-      g_autofree char   *live = mp_format_bytes ((guint) step < lt->n_steps
-                                                   ? lt->live_bytes[step] : 0);
-
-      if (mp_plan_set_get_n_plans (self->set) > 0)
-        {
-          g_autofree char *when = mp_render_step_words (mp_plan_set_get_index (self->set, 0),
-                                                        step);
-          text = g_strdup_printf ("%s: %s live", when, live);
-        }
-      else
-        text = g_strdup_printf ("step %d: %s live", step, live);
-    }
-  gtk_label_set_text (self->cursor_label, text);
-  self->syncing_cursor = TRUE;
-  gtk_adjustment_set_value (self->cursor_adjustment, step);
-  self->syncing_cursor = FALSE;
-}
-
-static void
-cursor_adjustment_changed (MpWindow *self)
-{
-  if (!self->syncing_cursor)
-    mp_view_state_set_cursor (self->state, (gint) lround (gtk_adjustment_get_value (
-                                             self->cursor_adjustment)));
 }
 
 static void
@@ -293,9 +193,7 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
   if (list_plan == NULL && mp_plan_set_get_n_plans (set))
     list_plan = best_plan (set);
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set, list_plan);
-  /* usage records without ops or a trace have no op to charge: no tab */
-  gtk_widget_set_visible (self->by_op_view,
-                          mp_by_op_view_set_plan_set (MP_BY_OP_VIEW (self->by_op_view), set));
+  mp_window_by_op_update (self, set);
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
                             MAX (lt->n_steps, 1) - 1, 1, 10, 0);
@@ -315,8 +213,8 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
 
       show_notice (self, joined);
     }
-  update_status (self);
-  update_cursor_label (self);
+  mp_window_update_status (self);
+  mp_window_update_cursor_label (self);
 }
 
 static void
@@ -326,98 +224,6 @@ build_call_free (gpointer data)
 
   g_object_unref (call->self);
   g_free (call);
-}
-
-static void
-dims_bar_clear (MpWindow *self)
-{
-  if (self->dims_bar)
-    gtk_box_remove (GTK_BOX (gtk_widget_get_parent (self->dims_bar)), self->dims_bar);
-  self->dims_bar = NULL;
-  self->dims_form = NULL;
-}
-
-static void
-dims_bar_response (GtkInfoBar *bar, int response, MpWindow *self)
-{
-  if (response != GTK_RESPONSE_OK)
-    {
-      dims_bar_clear (self);
-      return;
-    }
-  g_strfreev (self->dims);
-  self->dims = mp_dims_form_get_bindings (MP_DIMS_FORM (self->dims_form));
-  dims_bar_clear (self);
-  self->opening = TRUE;
-  mp_window_start_build (self, TRUE);
-}
-
-static void
-dims_form_activate (MpWindow *self)
-{
-  gtk_info_bar_response (GTK_INFO_BAR (self->dims_bar), GTK_RESPONSE_OK);
-}
-
-/* An ONNX model that needs its symbolic dimensions bound: ask for them
- * instead of showing the loader's error (which names them for the CLI). */
-static gboolean
-ask_dims (MpWindow *self, const GError *error)
-{
-  g_autofree char *path = self->file ? g_file_get_path (self->file) : NULL;
-  g_auto (GStrv) names = NULL;
-  g_autofree char *base = NULL;
-  GtkWidget       *open_button;
-  guint            unbound = 0;
-
-  if (path == NULL || !g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID) ||
-      !mp_onnx_sniff_file (path) || !(names = mp_onnx_symbolic_dims (path, NULL)))
-    return FALSE;
-  for (guint i = 0; names[i]; i++)
-    {
-      g_autofree char *prefix = g_strconcat (names[i], "=", NULL);
-      gboolean         bound = FALSE;
-
-      for (guint j = 0; self->dims && self->dims[j] && !bound; j++)
-        bound = g_str_has_prefix (self->dims[j], prefix);
-      unbound += !bound;
-    }
-  /* every name has a value and it still fails: the error says why */
-  if (unbound == 0)
-    return FALSE;
-  dims_bar_clear (self);
-  gtk_info_bar_set_revealed (self->error_bar, FALSE);
-  base = g_path_get_basename (path);
-  self->dims_form = mp_dims_form_new (base, (const char * const *) names,
-                                      (const char * const *) self->dims);
-  self->dims_bar = gtk_info_bar_new ();
-  gtk_info_bar_set_message_type (GTK_INFO_BAR (self->dims_bar), GTK_MESSAGE_QUESTION);
-  gtk_info_bar_add_child (GTK_INFO_BAR (self->dims_bar), self->dims_form);
-  open_button = gtk_info_bar_add_button (GTK_INFO_BAR (self->dims_bar), "_Open", GTK_RESPONSE_OK);
-  gtk_widget_add_css_class (open_button, "suggested-action");
-  gtk_info_bar_set_show_close_button (GTK_INFO_BAR (self->dims_bar), TRUE);
-  g_signal_connect (self->dims_bar, "response", G_CALLBACK (dims_bar_response), self);
-  g_signal_connect_swapped (self->dims_form, "activate", G_CALLBACK (dims_form_activate), self);
-  gtk_widget_insert_after (self->dims_bar, gtk_widget_get_parent (GTK_WIDGET (self->error_bar)),
-                           GTK_WIDGET (self->error_bar));
-  gtk_label_set_text (self->empty_label, "Give the model's dimensions above and press Open.");
-  gtk_stack_set_visible_child_name (self->stack, "empty");
-  return TRUE;
-}
-
-void
-mp_window_set_dims (MpWindow *self, const char * const *dims)
-{
-  g_return_if_fail (MP_IS_WINDOW (self));
-
-  g_strfreev (self->dims);
-  self->dims = g_strdupv ((char **) dims);
-}
-
-GtkWidget *
-mp_window_get_dims_form (MpWindow *self)
-{
-  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
-  return self->dims_form;
 }
 
 static void
@@ -456,12 +262,12 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
           /* a file that can no longer be read leaves Open Recent */
           if (self->opening && g_error_matches (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO))
             mp_window_forget_recent (self);
-          if (!ask_dims (self, error))
+          if (!mp_window_ask_dims (self, error))
             show_error (self, error->message);
         }
       self->reloading = FALSE;
       self->opening = FALSE;
-      update_status (self);
+      mp_window_update_status (self);
       /* last: whoever waits for "busy" finds the results in place */
       set_busy (self, FALSE);
     }
@@ -501,7 +307,7 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
 void
 mp_window_start_build (MpWindow *self, gboolean load)
 {
-  g_auto (GStrv) planners = enabled_planners (self);
+  g_auto (GStrv) planners = mp_window_dup_enabled_planners (self);
   g_autofree char *path = NULL;
   g_autoptr (MpPlanSet) base = NULL;
   BuildCall       *call;
@@ -653,7 +459,7 @@ mp_window_open (MpWindow *self, GFile *file)
    * given before the first file (--dim) are that file's */
   if (self->file && !g_file_equal (self->file, file))
     g_clear_pointer (&self->dims, g_strfreev);
-  dims_bar_clear (self);
+  mp_window_dims_clear (self);
   g_set_object (&self->file, file);
   g_clear_handle_id (&self->reload_source, g_source_remove);
   if (self->monitor)
@@ -699,233 +505,11 @@ mp_window_get_summary_table (MpWindow *self)
   return GTK_WIDGET (self->summary_table);
 }
 
-const char *
-mp_window_get_cursor_text (MpWindow *self)
-{
-  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
-  return gtk_label_get_text (self->cursor_label);
-}
-
-const char *
-mp_window_get_status_text (MpWindow *self)
-{
-  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
-  return gtk_label_get_text (self->status_label);
-}
-
 GtkWidget *
 mp_window_get_live_list (MpWindow *self)
 {
   g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
   return self->live_list;
-}
-
-void
-mp_window_show_by_op (MpWindow *self)
-{
-  g_return_if_fail (MP_IS_WINDOW (self));
-  gtk_notebook_set_current_page (self->notebook,
-                                 gtk_notebook_page_num (self->notebook, self->by_op_view));
-}
-
-GtkWidget *
-mp_window_get_by_op_view (MpWindow *self)
-{
-  g_return_val_if_fail (MP_IS_WINDOW (self), NULL);
-  return self->by_op_view;
-}
-
-/* Planners */
-
-static void
-planner_state_changed (GSimpleAction *action, GVariant *value, gpointer data)
-{
-  MpWindow            *self = data;
-  const MpPlannerInfo *info = mp_planner_lookup (g_action_get_name (G_ACTION (action)));
-
-  g_simple_action_set_state (action, value);
-  if (g_variant_get_boolean (value))
-    g_hash_table_add (self->enabled, (gpointer) info->name);
-  else
-    g_hash_table_remove (self->enabled, info->name);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
-  mp_window_start_build (self, FALSE);
-}
-
-gboolean
-mp_window_get_planner_enabled (MpWindow *self, const char *planner)
-{
-  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-  return g_hash_table_contains (self->enabled, planner);
-}
-
-void
-mp_window_set_planner_enabled (MpWindow *self, const char *planner, gboolean enabled)
-{
-  g_return_if_fail (MP_IS_WINDOW (self));
-  g_return_if_fail (mp_planner_lookup (planner) != NULL);
-
-  if (mp_window_get_planner_enabled (self, planner) != enabled)
-    g_action_group_change_action_state (G_ACTION_GROUP (self->planner_actions), planner,
-                                        g_variant_new_boolean (enabled));
-}
-
-void
-mp_window_set_planners (MpWindow *self, const char * const *planners)
-{
-  guint                n;
-  const MpPlannerInfo *infos = mp_planners (&n);
-
-  g_return_if_fail (MP_IS_WINDOW (self));
-
-  /* one replan, not one per toggle */
-  g_hash_table_remove_all (self->enabled);
-  for (guint i = 0; i < n; i++)
-    {
-      gboolean on = planners == NULL || g_strv_contains (planners, infos[i].name);
-      GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self->planner_actions),
-                                                    infos[i].name);
-
-      if (on)
-        g_hash_table_add (self->enabled, (gpointer) infos[i].name);
-      g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (on));
-    }
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PLANNERS]);
-  mp_window_start_build (self, FALSE);
-}
-
-static void
-planners_init (MpWindow *self)
-{
-  guint                n;
-  const MpPlannerInfo *infos = mp_planners (&n);
-
-  self->planner_actions = g_simple_action_group_new ();
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr (GSimpleAction) action =
-        g_simple_action_new_stateful (infos[i].name, NULL, g_variant_new_boolean (TRUE));
-      g_autofree char *action_name = g_strconcat ("planner.", infos[i].name, NULL);
-      g_autofree char *label = g_strdup_printf ("%s — %s", infos[i].name, infos[i].title);
-      g_autofree char *tip = i < 9 ? g_strdup_printf ("%s (Alt+%u)", infos[i].description, i + 1)
-                                   : g_strdup (infos[i].description);
-      GtkWidget       *check = gtk_check_button_new_with_label (label);
-
-      g_signal_connect (action, "change-state", G_CALLBACK (planner_state_changed), self);
-      g_action_map_add_action (G_ACTION_MAP (self->planner_actions), G_ACTION (action));
-      g_hash_table_add (self->enabled, (gpointer) infos[i].name);
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (check), action_name);
-      gtk_widget_set_tooltip_text (check, tip);
-      gtk_box_append (self->planners_box, check);
-    }
-  gtk_widget_insert_action_group (GTK_WIDGET (self), "planner",
-                                  G_ACTION_GROUP (self->planner_actions));
-}
-
-/* Search */
-
-gboolean
-mp_window_search (MpWindow *self, const char *text)
-{
-  const MpGraph   *graph;
-  g_autofree char *needle = NULL;
-  g_autofree char *status = NULL;
-  gint             index;
-  guint            n_matches = 0;
-  gint             found = -1;
-
-  g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-
-  if (self->set == NULL || text == NULL || *text == '\0')
-    {
-      gtk_label_set_text (self->search_status, "");
-      return FALSE;
-    }
-  graph = mp_plan_set_get_graph (self->set);
-
-  /* an exact name first: tensors, then ops */
-  if ((index = mp_graph_find_tensor (graph, text)) >= 0)
-    found = index;
-  else if ((index = mp_graph_find_op (graph, text)) >= 0)
-    {
-      mp_view_state_set_cursor (self->state, index);
-      mp_view_state_reveal (self->state, index, index);
-      status = g_strdup_printf ("op %s: step %d", graph->ops[index].name, index);
-      gtk_label_set_text (self->search_status, status);
-      return TRUE;
-    }
-  else
-    {
-      /* then a part of a name, case-insensitive, cycling on Enter */
-      needle = g_utf8_casefold (text, -1);
-      for (guint k = 0; k < graph->n_tensors; k++)
-        {
-          guint            t = (self->search_from + k) % graph->n_tensors;
-          g_autofree char *name = g_utf8_casefold (graph->tensors[t].name, -1);
-
-          if (strstr (name, needle))
-            {
-              if (found < 0)
-                found = t;
-              n_matches++;
-            }
-        }
-    }
-  if (found < 0)
-    {
-      gtk_label_set_text (self->search_status, "no tensor or op of that name");
-      return FALSE;
-    }
-  mp_view_state_set_selected (self->state, found);
-  {
-    const MpLifetimes *lt = mp_plan_set_get_lifetimes (self->set);
-    gint               rec = lt->record_of[found];
-
-    if (rec >= 0)
-      mp_view_state_reveal (self->state, lt->records[rec].first, lt->records[rec].last);
-  }
-  if (n_matches > 1)
-    status = g_strdup_printf ("tensor %s (%u matches, Enter for the next)",
-                              graph->tensors[found].name, n_matches);
-  else
-    status = g_strdup_printf ("tensor %s", graph->tensors[found].name);
-  gtk_label_set_text (self->search_status, status);
-  self->search_from = found;
-  return TRUE;
-}
-
-static void
-search_changed (MpWindow *self)
-{
-  self->search_from = 0;
-  mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
-}
-
-static void
-search_activate (MpWindow *self)
-{
-  const MpGraph *graph;
-
-  if (self->set == NULL)
-    return;
-  graph = mp_plan_set_get_graph (self->set);
-  if (graph->n_tensors)
-    self->search_from = (self->search_from + 1) % graph->n_tensors;
-  mp_window_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
-}
-
-static gboolean
-drop_file (GtkDropTarget *target, const GValue *value, double x, double y, MpWindow *self)
-{
-  GSList *files;
-
-  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
-    return FALSE;
-  files = g_value_get_boxed (value);
-  if (files == NULL)
-    return FALSE;
-  mp_window_open (self, files->data);
-  return TRUE;
 }
 
 static void
@@ -934,9 +518,9 @@ state_notify (MpWindow *self, GParamSpec *pspec)
   const char *name = g_param_spec_get_name (pspec);
 
   if (g_str_equal (name, "cursor"))
-    update_cursor_label (self);
+    mp_window_update_cursor_label (self);
   else if (g_str_equal (name, "selected"))
-    update_status (self);
+    mp_window_update_status (self);
   else if (g_str_equal (name, "color-by"))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COLOR_BY]);
   else if (g_str_equal (name, "shared-scale"))
@@ -997,7 +581,7 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
         if (g_hash_table_size (self->enabled) == n)
           g_value_take_boxed (value, g_new0 (char *, 1));
         else
-          g_value_take_boxed (value, enabled_planners (self));
+          g_value_take_boxed (value, mp_window_dup_enabled_planners (self));
       }
       break;
     default:
@@ -1024,17 +608,7 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
       mp_view_state_set_shared_scale (self->state, g_value_get_boolean (value));
       break;
     case PROP_TIME_BUDGET:
-      if (self->time_budget != g_value_get_uint (value))
-        {
-          self->time_budget = g_value_get_uint (value);
-          g_object_notify_by_pspec (object, pspec);
-          /* the exact search runs again with its new budget; the others stay */
-          if (self->set && mp_plan_set_find_plan (self->set, "optimal"))
-            {
-              self->replan = "optimal";
-              mp_window_start_build (self, FALSE);
-            }
-        }
+      mp_window_set_time_budget (self, g_value_get_uint (value));
       break;
     case PROP_PLANNERS:
       {
@@ -1153,40 +727,34 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, recent_section);
 
   gtk_widget_class_bind_template_callback (widget_class, planner_selected);
-  gtk_widget_class_bind_template_callback (widget_class, cursor_adjustment_changed);
   gtk_widget_class_bind_template_callback (widget_class, info_bar_response);
-  gtk_widget_class_bind_template_callback (widget_class, search_changed);
-  gtk_widget_class_bind_template_callback (widget_class, search_activate);
+  mp_window_class_add_search (widget_class);
+  mp_window_class_add_status (widget_class);
   mp_window_class_install_actions (widget_class);
 }
 
 static void
 mp_window_init (MpWindow *self)
 {
-  GtkDropTarget *drop;
-
   self->time_budget = MP_WINDOW_DEFAULT_TIME_BUDGET;
   self->state = mp_view_state_new ();
   self->views = g_ptr_array_new ();
   self->enabled = g_hash_table_new (g_str_hash, g_str_equal);
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  planners_init (self);
+  mp_window_planners_init (self);
   self->live_list = mp_live_list_new (self->state);
   self->memory_strip = mp_memory_strip_new (self->state);
   gtk_box_prepend (self->plans_box, self->memory_strip);
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
-  self->by_op_view = mp_by_op_view_new ();
-  gtk_notebook_append_page (self->notebook, self->by_op_view, gtk_label_new ("By op"));
+  mp_window_by_op_init (self);
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
 
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
-  g_signal_connect (drop, "drop", G_CALLBACK (drop_file), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+  mp_window_dnd_init (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", FALSE);
-  update_cursor_label (self);
+  mp_window_update_cursor_label (self);
 }
 
 MpWindow *
