@@ -8,16 +8,22 @@
 #include "memplan-window-private.h"
 
 void
-mp_window_set_time_budget (MpWindow *self, guint seconds)
+mp_window_set_time_budget (MpWindow *self, gdouble seconds)
 {
   if (self->time_budget == seconds)
     return;
   self->time_budget = seconds;
   g_object_notify (G_OBJECT (self), "time-budget");
   /* the exact search runs again with its new budget; the others stay */
-  if (self->set && mp_plan_set_find_plan (self->set, "optimal"))
+  for (guint i = 0; self->set && i < mp_plan_set_get_n_plans (self->set); i++)
     {
-      self->replan = "optimal";
-      mp_window_start_build (self, FALSE);
+      MpPlan *plan = mp_plan_set_get_plan (self->set, i);
+
+      if (mp_plan_traits (plan) & MP_PLANNER_SEARCHES)
+        {
+          self->replan = mp_planner_lookup (plan->planner)->name;
+          mp_window_start_build (self, FALSE);
+          break;
+        }
     }
 }

@@ -66,7 +66,7 @@ struct _MpWindow
   gboolean            reloading;
   gboolean            new_graph;      /* the running build loads a file */
   gboolean            opening;        /* it is mp_window_open's: the file joins Open Recent */
-  guint               time_budget;    /* optimal: seconds */
+  gdouble             time_budget;    /* optimal: seconds */
   const char         *replan;         /* a planner to run again at the next build, or NULL */
 
   /* View */
@@ -76,7 +76,6 @@ struct _MpWindow
   gboolean            syncing_cursor;
 };
 
-#define MP_WINDOW_DEFAULT_TIME_BUDGET 10
 
 /* memplan-window.c: plans again (load: reads the file first) off the UI thread. */
 void     mp_window_start_build           (MpWindow *self, gboolean load);
@@ -85,7 +84,7 @@ void     mp_window_start_build           (MpWindow *self, gboolean load);
 void     mp_window_class_install_actions (GtkWidgetClass *widget_class);
 
 /* memplan-window-budget.c: a new budget replans optimal, when it is shown. */
-void     mp_window_set_time_budget       (MpWindow *self, guint seconds);
+void     mp_window_set_time_budget       (MpWindow *self, gdouble seconds);
 
 /* memplan-window-by-op.c: the tab, and whether it shows for this set. */
 void     mp_window_by_op_init            (MpWindow *self);

@@ -5,27 +5,8 @@
  * GNOME Text Editor way: each setting to the window property that shows it,
  * so a change from the menu, a shortcut or a test is stored at once. */
 
-#include <math.h>
-
 #include "memplan-window-private.h"
 #include "recent-list.h"
-
-/* The key is seconds as a double (0.5 would be a fine budget for a script);
- * the menu offers whole seconds. */
-static gboolean
-budget_get_mapping (GValue *value, GVariant *variant, gpointer data)
-{
-  gdouble seconds = g_variant_get_double (variant);
-
-  g_value_set_uint (value, (guint) CLAMP (ceil (seconds), 1, 3600));
-  return TRUE;
-}
-
-static GVariant *
-budget_set_mapping (const GValue *value, const GVariantType *type, gpointer data)
-{
-  return g_variant_new_double (g_value_get_uint (value));
-}
 
 static void
 recent_menu_update (MpWindow *self)
@@ -59,9 +40,7 @@ mp_window_bind_settings (MpWindow *self, GSettings *settings)
   g_settings_bind (settings, "planners", self, "planners", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "color-by", self, "color-by", G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (settings, "shared-scale", self, "shared-scale", G_SETTINGS_BIND_DEFAULT);
-  g_settings_bind_with_mapping (settings, "optimal-time-budget", self, "time-budget",
-                                G_SETTINGS_BIND_DEFAULT, budget_get_mapping, budget_set_mapping,
-                                NULL, NULL);
+  g_settings_bind (settings, "optimal-time-budget", self, "time-budget", G_SETTINGS_BIND_DEFAULT);
   g_signal_connect_object (settings, "changed::recent-files", G_CALLBACK (recent_menu_update),
                            self, G_CONNECT_SWAPPED);
   recent_menu_update (self);

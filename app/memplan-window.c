@@ -570,7 +570,7 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
       g_value_set_boolean (value, mp_view_state_get_shared_scale (self->state));
       break;
     case PROP_TIME_BUDGET:
-      g_value_set_uint (value, self->time_budget);
+      g_value_set_double (value, self->time_budget);
       break;
     case PROP_PLANNERS:
       /* every planner is the empty list, as the planners key has it */
@@ -608,7 +608,7 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
       mp_view_state_set_shared_scale (self->state, g_value_get_boolean (value));
       break;
     case PROP_TIME_BUDGET:
-      mp_window_set_time_budget (self, g_value_get_uint (value));
+      mp_window_set_time_budget (self, g_value_get_double (value));
       break;
     case PROP_PLANNERS:
       {
@@ -689,8 +689,8 @@ mp_window_class_init (MpWindowClass *klass)
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* optimal: seconds before it gives up the proof (the CLI's default) */
   properties[PROP_TIME_BUDGET] =
-    g_param_spec_uint ("time-budget", NULL, NULL, 1, 3600, MP_WINDOW_DEFAULT_TIME_BUDGET,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+    g_param_spec_double ("time-budget", NULL, NULL, 1, 3600, MP_OPTIMAL_DEFAULT_BUDGET,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* the planners run, by name; empty: every planner */
   properties[PROP_PLANNERS] =
     g_param_spec_boxed ("planners", NULL, NULL, G_TYPE_STRV,
@@ -736,7 +736,7 @@ mp_window_class_init (MpWindowClass *klass)
 static void
 mp_window_init (MpWindow *self)
 {
-  self->time_budget = MP_WINDOW_DEFAULT_TIME_BUDGET;
+  self->time_budget = MP_OPTIMAL_DEFAULT_BUDGET;
   self->state = mp_view_state_new ();
   self->views = g_ptr_array_new ();
   self->enabled = g_hash_table_new (g_str_hash, g_str_equal);

@@ -415,11 +415,15 @@ test_optimal_budget (void)
   MpPlanSet       *set;
   MpPlan          *greedy, *optimal;
   GListModel      *rows;
-  guint            budget;
+  gdouble          budget;
+  g_autoptr (GSettings) settings = g_settings_new ("org.memplan.Memplan");
+  g_autoptr (GVariant) stored = g_settings_get_default_value (settings, "optimal-time-budget");
 
+  /* one default: the engine's, which the stored key's default repeats */
   g_object_get (win, "time-budget", &budget, NULL);
-  g_assert_cmpuint (budget, ==, 10);
-  g_object_set (win, "time-budget", 1u, NULL);
+  g_assert_cmpfloat (budget, ==, MP_OPTIMAL_DEFAULT_BUDGET);
+  g_assert_cmpfloat (g_variant_get_double (stored), ==, MP_OPTIMAL_DEFAULT_BUDGET);
+  g_object_set (win, "time-budget", 1.0, NULL);
   gtk_window_set_default_size (GTK_WINDOW (win), 1280, 860);
   gtk_window_present (GTK_WINDOW (win));
   mp_window_open (win, file);
@@ -439,7 +443,8 @@ test_optimal_budget (void)
         g_assert_nonnull (strstr (notes, "not proved: best found, "));
     }
 
-  g_object_set (win, "time-budget", 2u, NULL);
+  /* as the Optimal Search Time menu does */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (win), "win.time-budget", "d", 2.0));
   run_until (window_ready, win);
   set = mp_window_get_plan_set (win);
   g_assert_true (mp_plan_set_find_plan (set, "greedy-by-size") == greedy);
@@ -1194,7 +1199,7 @@ test_settings_restart (void)
   g_auto (GStrv) recent = NULL;
   g_autofree char *color = NULL;
   gboolean         shared;
-  guint            budget;
+  gdouble          budget;
   int              w, h;
 
   mp_window_bind_settings (win, settings);
@@ -1203,7 +1208,7 @@ test_settings_restart (void)
   mp_window_set_planners (win, chosen);
   mp_window_open (win, file);
   run_until (window_ready, win);
-  g_object_set (win, "color-by", "stream", "shared-scale", TRUE, "time-budget", 30u, NULL);
+  g_object_set (win, "color-by", "stream", "shared-scale", TRUE, "time-budget", 30.0, NULL);
   run_until (window_idle, win);
   gtk_window_destroy (GTK_WINDOW (win));
 
@@ -1227,7 +1232,7 @@ test_settings_restart (void)
   g_object_get (win, "color-by", &color, "shared-scale", &shared, "time-budget", &budget, NULL);
   g_assert_cmpstr (color, ==, "stream");
   g_assert_true (shared);
-  g_assert_cmpuint (budget, ==, 30);
+  g_assert_cmpfloat (budget, ==, 30.0);
   g_assert_true (mp_window_get_planner_enabled (win, "naive"));
   g_assert_true (mp_window_get_planner_enabled (win, "greedy-by-size"));
   g_assert_false (mp_window_get_planner_enabled (win, "optimal"));
