@@ -22,15 +22,13 @@ teaching_planner (MpWindow *self)
   const MpPlan *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
   const MpPlan *best = NULL;
 
-  if (plan && mp_planner_lookup (plan->planner) && !g_str_equal (plan->planner, "naive") &&
-      !g_str_equal (plan->planner, "optimal"))
+  if (plan && mp_plan_is_heuristic (plan))
     return plan->planner;
   for (guint i = 0; i < mp_plan_set_get_n_plans (self->set); i++)
     {
       const MpPlan *p = mp_plan_set_get_plan (self->set, i);
 
-      if (p->valid && mp_planner_lookup (p->planner) && !g_str_equal (p->planner, "naive") &&
-          !g_str_equal (p->planner, "optimal") && (best == NULL || p->arena < best->arena))
+      if (p->valid && mp_plan_is_heuristic (p) && (best == NULL || p->arena < best->arena))
         best = p;
     }
   return best ? best->planner : "greedy-by-size";

@@ -134,7 +134,7 @@ mp_summary_bound_note (MpPlan * const *plans, guint n_plans, guint i)
   if (plans[i]->parallel)
     return g_strdup ("its own lower bound: ops of different streams run together in parallel "
                      "groups, so more tensors are live at once");
-  if (g_str_equal (plans[i]->planner, "observed"))
+  if (mp_plan_traits (plans[i]) & MP_PLANNER_OBSERVED)
     return g_strdup ("its own lower bound: the trace's allocations live as long as the "
                      "allocator kept them");
   return g_strdup ("its own lower bound: its records' lifetimes differ from the others'");

@@ -20,19 +20,24 @@ best_heuristic (MpWorkload *w, const char **name)
 {
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
+  g_autoptr (GPtrArray) heuristics = g_ptr_array_new ();
+  g_autoptr (MpPlanRun) run = NULL;
+  MpRunOptions         options = { .n_threads = 1, .keep_going = TRUE };
   guint64              best = G_MAXUINT64;
 
   for (guint k = 0; k < n_info; k++)
+    if (!(infos[k].traits & (MP_PLANNER_SEARCHES | MP_PLANNER_BASELINE)))
+      g_ptr_array_add (heuristics, (gpointer) &infos[k]);
+  run = mp_workload_run (w, (const MpPlannerInfo * const *) heuristics->pdata, heuristics->len,
+                         &options, NULL, NULL);
+  for (guint i = 0; run && i < run->plans->len; i++)
     {
-      g_autoptr (MpPlan) plan = NULL;
+      const MpPlan *plan = run->plans->pdata[i];
 
-      if (g_str_equal (infos[k].name, "optimal") || g_str_equal (infos[k].name, "naive"))
-        continue;
-      plan = mp_workload_plan (w, &infos[k], NULL, NULL, NULL);
-      if (plan && plan->valid && plan->arena < best)
+      if (plan->valid && plan->arena < best)
         {
           best = plan->arena;
-          *name = infos[k].name;
+          *name = mp_planner_lookup (plan->planner)->name;
         }
     }
   return best;

@@ -32,7 +32,7 @@ scale_top (MpRenderIndex * const *indices, guint n)
   for (guint i = 0; i < n; i++)
     {
       any = MAX (any, indices[i]->plan->arena);
-      if (!g_str_equal (indices[i]->plan->planner, "naive"))
+      if (!(mp_plan_traits (indices[i]->plan) & MP_PLANNER_BASELINE))
         top = MAX (top, indices[i]->plan->arena);
       top = MAX (top, indices[i]->live_max);
     }
