@@ -78,6 +78,47 @@ own_schedule (const MpPlan *plan)
   return plan->parallel ? " in parallel groups" : plan->concurrent_checked ? " in op order" : "";
 }
 
+MpVerdict
+mp_plan_get_verdict (const MpPlan *plan)
+{
+  g_return_val_if_fail (plan != NULL, MP_VERDICT_NOT_CHECKED);
+  if (!plan->checked)
+    return MP_VERDICT_NOT_CHECKED;
+  if (plan->valid)
+    return MP_VERDICT_VALID;
+  return plan->over_capacity ? MP_VERDICT_OVER_CAPACITY : MP_VERDICT_INVALID;
+}
+
+gboolean
+mp_plan_fails_other (const MpPlan *plan)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+  if (!plan->checked)
+    return FALSE;
+  if (plan->parallel)
+    return !plan->sequential_valid;
+  return plan->concurrent_checked && !plan->concurrent_valid;
+}
+
+gint
+mp_plans_best (MpPlan * const *plans, guint n_plans)
+{
+  gint best = -1;
+
+  for (guint i = 0; i < n_plans; i++)
+    {
+      const MpPlan *p = plans[i];
+
+      if (!p->valid || p->n_records == 0)
+        continue;
+      if (best < 0 || p->arena < plans[best]->arena ||
+          (p->arena == plans[best]->arena && !mp_plan_fails_other (p) &&
+           mp_plan_fails_other (plans[best])))
+        best = (gint) i;
+    }
+  return best;
+}
+
 char *
 mp_plan_verdict (const MpPlan *plan)
 {
@@ -107,14 +148,12 @@ mp_plan_verdict_concurrent (const MpPlan *plan)
 char *
 mp_plan_verdict_other (const MpPlan *plan)
 {
-  if (!plan->checked)
+  if (!mp_plan_fails_other (plan))
     return NULL;
-  if (plan->parallel && !plan->sequential_valid)
+  if (plan->parallel)
     return g_strdup_printf ("would be INVALID in op order: %s", plan->sequential_problem);
-  if (!plan->parallel && plan->concurrent_checked && !plan->concurrent_valid)
-    return g_strdup_printf ("would be INVALID when streams run concurrently: %s",
-                            plan->concurrent_problem);
-  return NULL;
+  return g_strdup_printf ("would be INVALID when streams run concurrently: %s",
+                          plan->concurrent_problem);
 }
 
 char *

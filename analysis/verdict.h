@@ -15,6 +15,25 @@ gboolean    mp_plan_judge              (const MpGraph    *graph,
                                         const MpSchedule *parallel,
                                         MpPlan           *plan);
 
+/* The verdict as data: under the schedule the plan was made for. */
+typedef enum
+{
+  MP_VERDICT_NOT_CHECKED,
+  MP_VERDICT_VALID,
+  MP_VERDICT_INVALID,       /* overlaps or breaks a rule under its own schedule */
+  MP_VERDICT_OVER_CAPACITY, /* a valid placement above the capacity asked for */
+} MpVerdict;
+
+MpVerdict   mp_plan_get_verdict        (const MpPlan *plan);
+/* Valid under its own schedule but not under the other one where that was
+ * checked (a plan for op order that races when streams run concurrently). */
+gboolean    mp_plan_fails_other        (const MpPlan *plan);
+
+/* The winner: the plan with the smallest arena among the valid ones (of a
+ * tie, one that also holds under the other schedule, else the first), or
+ * -1 when none is valid. Every front-end names the same one. */
+gint        mp_plans_best              (MpPlan * const *plans, guint n_plans);
+
 /* The words every front-end shows, so none can disagree. */
 /* One line: "valid", "valid in op order" (where streams could also run
  * side by side), "INVALID in op order: tensors …". */

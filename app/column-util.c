@@ -25,12 +25,12 @@ static void
 show_text (GtkWidget *label, gpointer item)
 {
   MpCellFormatFunc format = (MpCellFormatFunc) g_object_get_data (G_OBJECT (label), "format");
+  MpCellFailsFunc  fails = (MpCellFailsFunc) g_object_get_data (G_OBJECT (label), "fails");
   const char      *column = g_object_get_data (G_OBJECT (label), "column");
   g_autofree char *text = format (item, column);
 
   gtk_label_set_text (GTK_LABEL (label), text);
-  /* a verdict cell: "INVALID: …" or "NO (concurrent)" shows as an error */
-  if (g_str_has_prefix (text, "INVALID") || g_str_has_prefix (text, "NO ("))
+  if (fails && fails (item, column))
     gtk_widget_add_css_class (label, "error");
   else
     gtk_widget_remove_css_class (label, "error");
@@ -43,6 +43,7 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
   gpointer   row = gtk_list_item_get_item (item);
 
   g_object_set_data (G_OBJECT (label), "format", data);
+  g_object_set_data (G_OBJECT (label), "fails", g_object_get_data (G_OBJECT (factory), "fails"));
   g_object_set_data (G_OBJECT (label), "column", g_object_get_data (G_OBJECT (factory), "column"));
   show_text (label, row);
 }
@@ -67,6 +68,12 @@ mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
   gtk_column_view_append_column (view, column);
   g_object_unref (column);
   return column;
+}
+
+void
+mp_column_view_set_fails (GtkColumnViewColumn *column, MpCellFailsFunc fails)
+{
+  g_object_set_data (G_OBJECT (gtk_column_view_column_get_factory (column)), "fails", fails);
 }
 
 GtkColumnViewColumn *

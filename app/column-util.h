@@ -6,7 +6,9 @@
 G_BEGIN_DECLS
 
 /* Returns the cell text of item for a column id (newly allocated). */
-typedef char *(*MpCellFormatFunc) (gpointer item, const char *column);
+typedef char    *(*MpCellFormatFunc) (gpointer item, const char *column);
+/* Whether the cell tells a failure, which shows as an error. */
+typedef gboolean (*MpCellFailsFunc)  (gpointer item, const char *column);
 
 /* Appends a column of labels: right-aligned tabular figures when numeric,
  * sorted by sorter (taken) when not NULL. */
@@ -16,6 +18,9 @@ GtkColumnViewColumn *mp_column_view_add_text (GtkColumnView    *view,
                                               gboolean          numeric,
                                               MpCellFormatFunc  format,
                                               GtkSorter        *sorter);
+/* Cells of column that tell a failure show as errors. */
+void                 mp_column_view_set_fails (GtkColumnViewColumn *column,
+                                               MpCellFailsFunc      fails);
 /* The column whose id is id, or NULL. */
 GtkColumnViewColumn *mp_column_view_find     (GtkColumnView    *view,
                                               const char       *id);

@@ -118,7 +118,7 @@ best_plan (MpPlanSet *set)
 
   for (guint i = 0; i < mp_plan_set_get_n_plans (set); i++)
     g_ptr_array_add (plans, mp_plan_set_get_plan (set, i));
-  best = mp_summary_best ((MpPlan * const *) plans->pdata, plans->len);
+  best = mp_plans_best ((MpPlan * const *) plans->pdata, plans->len);
   return plans->len ? plans->pdata[MAX (best, 0)] : NULL;
 }
 

@@ -8,7 +8,8 @@ struct _MpSummaryRow
 {
   GObject  parent_instance;
   char    *planner;
-  char    *verdict;            /* summary-words.c says them all */
+  char    *cells[MP_PLAN_N_COLUMNS]; /* the engine's words (plan-table.h) */
+  gboolean fails[MP_PLAN_N_COLUMNS];
   char    *verdict_detail;
   char    *notes;              /* the margin, the proof, a differing bound */
   guint64  arena;
@@ -45,7 +46,8 @@ mp_summary_row_finalize (GObject *object)
   MpSummaryRow *self = MP_SUMMARY_ROW (object);
 
   g_free (self->planner);
-  g_free (self->verdict);
+  for (guint i = 0; i < MP_PLAN_N_COLUMNS; i++)
+    g_free (self->cells[i]);
   g_free (self->verdict_detail);
   g_free (self->notes);
   G_OBJECT_CLASS (mp_summary_row_parent_class)->finalize (object);
@@ -121,7 +123,11 @@ mp_summary_row_new (const MpPlan *plan, gboolean best, const char *notes)
   MpSummaryRow *self = g_object_new (MP_TYPE_SUMMARY_ROW, NULL);
 
   self->planner = g_strdup (plan->planner);
-  self->verdict = mp_summary_verdict (plan);
+  for (guint i = 0; i < MP_PLAN_N_COLUMNS; i++)
+    {
+      self->cells[i] = mp_plan_cell (plan, i);
+      self->fails[i] = mp_plan_cell_fails (plan, i);
+    }
   self->verdict_detail = mp_summary_verdict_detail (plan);
   self->notes = g_strdup (notes);
   self->best = best;
@@ -152,27 +158,25 @@ mp_summary_row_get_planner (MpSummaryRow *self)
 char *
 mp_summary_row_format (MpSummaryRow *self, const char *column)
 {
+  const MpPlanColumnInfo *info = mp_plan_column_lookup (column);
+
   g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), NULL);
 
-  if (g_str_equal (column, "planner"))
-    return self->best ? g_strdup_printf ("★ %s", self->planner) : g_strdup (self->planner);
-  if (g_str_equal (column, "arena"))
-    return mp_format_bytes (self->arena);
-  if (g_str_equal (column, "lower-bound"))
-    return mp_format_bytes (self->lower_bound);
-  if (g_str_equal (column, "ratio"))
-    return g_strdup_printf ("%.4f", self->ratio);
-  if (g_str_equal (column, "fragmentation"))
-    return g_strdup_printf ("%.2f %%", 100.0 * self->fragmentation);
-  if (g_str_equal (column, "partitions"))
-    return self->partitions ? g_strdup_printf ("%u", self->partitions) : g_strdup ("—");
-  if (g_str_equal (column, "seconds"))
-    return mp_format_seconds (self->seconds);
-  if (g_str_equal (column, "valid"))
-    return g_strdup (self->verdict);
   if (g_str_equal (column, "notes"))
     return g_strdup (self->notes ? self->notes : "");
-  g_return_val_if_reached (NULL);
+  g_return_val_if_fail (info != NULL, NULL);
+  if (info->column == MP_PLAN_COLUMN_PLANNER && self->best)
+    return g_strdup_printf ("★ %s", self->planner);
+  return g_strdup (self->cells[info->column]);
+}
+
+gboolean
+mp_summary_row_fails (MpSummaryRow *self, const char *column)
+{
+  const MpPlanColumnInfo *info = mp_plan_column_lookup (column);
+
+  g_return_val_if_fail (MP_IS_SUMMARY_ROW (self), FALSE);
+  return info != NULL && self->fails[info->column];
 }
 
 char *

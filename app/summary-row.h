@@ -17,6 +17,8 @@ gboolean      mp_summary_row_get_best    (MpSummaryRow *self);
 /* The cell text of a column: planner, arena, lower-bound, ratio, fragmentation,
  * partitions, time, valid, notes. */
 char         *mp_summary_row_format      (MpSummaryRow *self, const char *column);
+/* Whether the cell tells a failure (an invalid plan's verdict). */
+gboolean      mp_summary_row_fails       (MpSummaryRow *self, const char *column);
 /* The verdicts in full, for the Validity cell's tooltip: in op order and,
  * on a graph with several streams, when they run concurrently. */
 char         *mp_summary_row_describe_validity (MpSummaryRow *self);

@@ -19,22 +19,12 @@ struct _MpSummaryTable
 
 G_DEFINE_FINAL_TYPE (MpSummaryTable, mp_summary_table, GTK_TYPE_WIDGET)
 
-static const struct
-{
-  const char *id;
-  const char *title;
-  const char *property; /* sort key */
-  gboolean    numeric;
-} columns[] = {
-  { "planner", "Planner", "planner", FALSE },
-  { "arena", "Arena", "arena", TRUE },
-  { "lower-bound", "Lower bound", "lower-bound", TRUE },
-  { "ratio", "Ratio", "ratio", TRUE },
-  { "fragmentation", "Fragmentation", "fragmentation", TRUE },
-  { "partitions", "Partitions", "partitions", TRUE },
-  { "seconds", "Time", "seconds", TRUE },
-  { "valid", "Validity", "valid", TRUE },
-  { "notes", "Notes", NULL, FALSE },
+/* The engine's columns (plan-table.h), sorted by the row's property of the
+ * same name, then the Summary's own notes. */
+static const MpPlanColumn columns[] = {
+  MP_PLAN_COLUMN_PLANNER, MP_PLAN_COLUMN_ARENA, MP_PLAN_COLUMN_LOWER_BOUND,
+  MP_PLAN_COLUMN_RATIO, MP_PLAN_COLUMN_FRAGMENTATION, MP_PLAN_COLUMN_PARTITIONS,
+  MP_PLAN_COLUMN_SECONDS, MP_PLAN_COLUMN_VERDICT,
 };
 
 enum
@@ -114,30 +104,31 @@ mp_summary_table_init (MpSummaryTable *self)
   gtk_column_view_set_show_column_separators (self->view, TRUE);
   gtk_column_view_set_reorderable (self->view, FALSE);
 
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+  for (guint i = 0; i <= G_N_ELEMENTS (columns); i++)
     {
-      GtkExpression       *expr;
-      GtkSorter           *col_sorter;
+      const MpPlanColumnInfo *info = i < G_N_ELEMENTS (columns) ? mp_plan_column_info (columns[i])
+                                                                : NULL;
+      const char          *id = info ? info->id : "notes";
+      GtkSorter           *col_sorter = NULL;
       GtkColumnViewColumn *column;
-
-      GtkListItemFactory *factory;
+      GtkListItemFactory  *factory;
       /* long words (a verdict, a note) are cut short, whole in the tooltip */
-      gboolean            words = g_str_equal (columns[i].id, "valid") ||
-                                  g_str_equal (columns[i].id, "notes");
+      gboolean             words = info == NULL || info->column == MP_PLAN_COLUMN_VERDICT;
 
-      col_sorter = NULL;
-      if (columns[i].property)
+      if (info)
         {
-          expr = gtk_property_expression_new (MP_TYPE_SUMMARY_ROW, NULL, columns[i].property);
-          if (columns[i].numeric)
-            col_sorter = GTK_SORTER (gtk_numeric_sorter_new (expr));
-          else
-            col_sorter = GTK_SORTER (gtk_string_sorter_new (expr));
+          /* the verdict sorts valid first, by the row's "valid" */
+          GtkExpression *expr = gtk_property_expression_new (MP_TYPE_SUMMARY_ROW, NULL, id);
+
+          col_sorter = info->numeric || info->column == MP_PLAN_COLUMN_VERDICT
+                         ? GTK_SORTER (gtk_numeric_sorter_new (expr))
+                         : GTK_SORTER (gtk_string_sorter_new (expr));
         }
-      column = mp_column_view_add_text (self->view, columns[i].id, columns[i].title,
-                                        columns[i].numeric && !words,
+      column = mp_column_view_add_text (self->view, id, info ? info->title : "Notes",
+                                        info && info->numeric,
                                         (MpCellFormatFunc) mp_summary_row_format, col_sorter);
-      gtk_column_view_column_set_expand (column, g_str_equal (columns[i].id, "notes"));
+      mp_column_view_set_fails (column, (MpCellFailsFunc) mp_summary_row_fails);
+      gtk_column_view_column_set_expand (column, info == NULL);
       factory = gtk_column_view_column_get_factory (column);
       g_signal_connect_after (factory, "bind", G_CALLBACK (bind_best), NULL);
       if (words)
@@ -145,10 +136,9 @@ mp_summary_table_init (MpSummaryTable *self)
           gtk_column_view_column_set_resizable (column, TRUE);
           /* room for "valid in parallel groups"; longer verdicts are
            * ellipsized with the whole text in the tooltip */
-          gtk_column_view_column_set_fixed_width (column, g_str_equal (columns[i].id, "valid")
-                                                            ? 180 : -1);
+          gtk_column_view_column_set_fixed_width (column, info ? 180 : -1);
           g_signal_connect_after (factory, "bind", G_CALLBACK (bind_tooltip),
-                                  GINT_TO_POINTER (g_str_equal (columns[i].id, "notes")));
+                                  GINT_TO_POINTER (info == NULL));
         }
     }
 
@@ -194,8 +184,9 @@ mp_summary_table_new (void)
 static void
 fill_rows (MpSummaryTable *self, MpPlan * const *plans, guint n, GPtrArray *rows)
 {
-  gint             best = mp_summary_best (plans, n);
+  gint             best = mp_plans_best (plans, n);
   g_autofree char *margin = best >= 0 ? mp_summary_margin (plans, n, best) : NULL;
+  g_autofree char *detail = best >= 0 ? mp_summary_margin_detail (plans, n, best) : NULL;
   g_autofree char *headline = NULL;
 
   for (guint i = 0; i < n; i++)
@@ -209,7 +200,7 @@ fill_rows (MpSummaryTable *self, MpPlan * const *plans, guint n, GPtrArray *rows
       if (proof)
         g_ptr_array_add (notes, g_steal_pointer (&proof));
       if ((gint) i == best)
-        g_ptr_array_add (notes, g_strdup_printf ("best: %s", strchr (margin, ':') + 2));
+        g_ptr_array_add (notes, g_strdup_printf ("best: %s", detail));
       if (bound)
         g_ptr_array_add (notes, g_steal_pointer (&bound));
       g_ptr_array_add (notes, NULL);

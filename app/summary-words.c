@@ -3,14 +3,6 @@
 
 #include "summary-words.h"
 
-/* The engine's verdict (verdict.c), so the Summary says what the CLI says. */
-char *
-mp_summary_verdict (const MpPlan *plan)
-{
-  g_return_val_if_fail (plan != NULL, NULL);
-  return mp_plan_verdict (plan);
-}
-
 static void
 append_sentence (GString *s, const char *text)
 {
@@ -51,33 +43,24 @@ mp_summary_percent (gdouble fraction)
   return p < 9.95 ? g_strdup_printf ("%.1f%%", p) : g_strdup_printf ("%.0f%%", p);
 }
 
-/* Also valid when the streams run together (where that was checked). */
-static gboolean
-clean (const MpPlan *plan)
+/* The planners tied with best, "a, b"; empty for none. */
+static GString *
+ties (MpPlan * const *plans, guint n_plans, guint best)
 {
-  return plan->parallel || !plan->concurrent_checked || plan->concurrent_valid;
-}
+  GString *s = g_string_new (NULL);
 
-gint
-mp_summary_best (MpPlan * const *plans, guint n_plans)
-{
-  gint best = -1;
-
-  /* the smallest arena; of a tie, one that holds under every schedule */
   for (guint i = 0; i < n_plans; i++)
-    if (plans[i]->valid && plans[i]->n_records > 0 &&
-        (best < 0 || plans[i]->arena < plans[best]->arena ||
-         (plans[i]->arena == plans[best]->arena && clean (plans[i]) && !clean (plans[best]))))
-      best = (gint) i;
-  return best;
+    if (i != best && plans[i]->valid && plans[i]->n_records > 0 &&
+        plans[i]->arena == plans[best]->arena)
+      g_string_append_printf (s, "%s%s", s->len ? ", " : "", plans[i]->planner);
+  return s;
 }
 
 char *
-mp_summary_margin (MpPlan * const *plans, guint n_plans, guint best)
+mp_summary_margin_detail (MpPlan * const *plans, guint n_plans, guint best)
 {
   const MpPlan    *b = plans[best];
   const MpPlan    *next = NULL;
-  g_autoptr (GString) ties = g_string_new (NULL);
   g_autofree char *above = NULL;
   g_autofree char *below = NULL;
 
@@ -87,11 +70,8 @@ mp_summary_margin (MpPlan * const *plans, guint n_plans, guint best)
     {
       const MpPlan *p = plans[i];
 
-      if (i == best || !p->valid || p->n_records == 0)
-        continue;
-      if (p->arena == b->arena)
-        g_string_append_printf (ties, "%s%s", ties->len ? ", " : "", p->planner);
-      else if (next == NULL || p->arena < next->arena)
+      if (i != best && p->valid && p->n_records > 0 && p->arena != b->arena &&
+          (next == NULL || p->arena < next->arena))
         next = p;
     }
   if (b->arena <= b->lower_bound)
@@ -108,10 +88,18 @@ mp_summary_margin (MpPlan * const *plans, guint n_plans, guint best)
                                                 next->arena);
       below = g_strdup_printf ("%s below %s, ", pc, next->planner);
     }
-  if (ties->len)
-    return g_strdup_printf ("%s (tied with %s): %s%s", b->planner, ties->str,
-                            below ? below : "", above);
-  return g_strdup_printf ("%s: %s%s", b->planner, below ? below : "", above);
+  return g_strdup_printf ("%s%s", below ? below : "", above);
+}
+
+char *
+mp_summary_margin (MpPlan * const *plans, guint n_plans, guint best)
+{
+  g_autofree char *detail = mp_summary_margin_detail (plans, n_plans, best);
+  g_autoptr (GString) tied = ties (plans, n_plans, best);
+
+  if (tied->len)
+    return g_strdup_printf ("%s (tied with %s): %s", plans[best]->planner, tied->str, detail);
+  return g_strdup_printf ("%s: %s", plans[best]->planner, detail);
 }
 
 char *

@@ -4,6 +4,39 @@
 
 #include "cli.h"
 
+/* The engine's columns (plan-table.h), as the Summary shows them, in
+ * widths for a terminal; plan NULL: the headings. */
+static void
+append_row (GString *out, const MpPlan *plan)
+{
+  static const struct
+  {
+    MpPlanColumn column;
+    gint         width;  /* negative: left-aligned */
+  } table[] = {
+    { MP_PLAN_COLUMN_PLANNER, -18 },    { MP_PLAN_COLUMN_ARENA, 12 },
+    { MP_PLAN_COLUMN_LOWER_BOUND, 12 }, { MP_PLAN_COLUMN_RATIO, 7 },
+    { MP_PLAN_COLUMN_FRAGMENTATION, 8 }, { MP_PLAN_COLUMN_PARTITIONS, 6 },
+    { MP_PLAN_COLUMN_SECONDS, 10 },     { MP_PLAN_COLUMN_SEQUENTIAL, -10 },
+    { MP_PLAN_COLUMN_CONCURRENT, 0 },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (table); k++)
+    {
+      g_autofree char *cell = plan ? mp_plan_cell (plan, table[k].column)
+                                   : g_strdup (mp_plan_column_info (table[k].column)->heading);
+
+      /* the verdicts stand apart from the figures */
+      g_string_append (out, k == 0 ? "" : table[k].column == MP_PLAN_COLUMN_SEQUENTIAL ? "  "
+                                                                                     : " ");
+      if (table[k].width)
+        g_string_append_printf (out, "%*s", table[k].width, cell);
+      else
+        g_string_append (out, cell);
+    }
+  g_string_append_c (out, '\n');
+}
+
 static void
 print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
 {
@@ -24,23 +57,9 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   if (graph->note)
     g_string_append_printf (out, "note: %s\n", graph->note);
   g_string_append (out, "\n");
-  g_string_append_printf (out, "%-18s %12s %12s %7s %8s %6s %10s  %-10s %s\n", "planner", "arena",
-                          "lower bound", "ratio", "frag", "parts", "time", "sequential",
-                          "concurrent");
+  append_row (out, NULL);
   for (guint i = 0; i < run->plans->len; i++)
-    {
-      MpPlan          *p = run->plans->pdata[i];
-      g_autofree char *arena = mp_format_bytes (p->arena);
-      g_autofree char *plb = mp_format_bytes (p->lower_bound);
-      g_autofree char *t = mp_format_seconds (p->seconds);
-      g_autofree char *parts = p->n_partitions ? g_strdup_printf ("%u", p->n_partitions)
-                                               : g_strdup ("-");
-
-      g_string_append_printf (out, "%-18s %12s %12s %7.4f %7.2f%% %6s %10s  %-10s %s\n",
-                              p->planner, arena, plb, mp_plan_ratio (p),
-                              100.0 * mp_plan_fragmentation (p), parts, t,
-                              mp_plan_verdict_sequential (p), mp_plan_verdict_concurrent (p));
-    }
+    append_row (out, run->plans->pdata[i]);
   for (guint i = 0; i < run->reasons->len; i++)
     g_string_append_printf (out, "%-18s skipped: %s\n", "", (char *) run->reasons->pdata[i]);
   for (guint i = 0; i < run->plans->len; i++)

@@ -766,7 +766,7 @@ words_plan (const char *planner, guint64 arena, guint64 lower_bound)
   plan->planner = g_strdup (planner);
   plan->arena = arena;
   plan->lower_bound = lower_bound;
-  plan->valid = TRUE;
+  plan->checked = plan->valid = plan->sequential_valid = TRUE;
   plan->n_records = 1;
   return plan;
 }
@@ -787,7 +787,7 @@ test_summary_words (void)
   p[4]->note = g_strdup ("best found, 11.2% above the lower bound after 2.00 s");
   p[4]->searched = TRUE;
   p[4]->seconds = 2.0;
-  g_assert_cmpint (mp_summary_best (p, G_N_ELEMENTS (p)), ==, 1);
+  g_assert_cmpint (mp_plans_best (p, G_N_ELEMENTS (p)), ==, 1);
   /* the next is optimal: (990 - 987) / 990 = 0.30%; (987 - 890) / 890 = 10.9% */
   margin = mp_summary_margin (p, G_N_ELEMENTS (p), 1);
   g_assert_cmpstr (margin, ==, "best-fit: 0.3% below optimal, 11% above the lower bound");
@@ -806,7 +806,7 @@ test_summary_words (void)
   /* a tie at the lower bound: the one that holds concurrently leads */
   p[0]->arena = p[1]->arena = 890;
   p[0]->concurrent_checked = TRUE;
-  g_assert_cmpint (mp_summary_best (p, 2), ==, 1);
+  g_assert_cmpint (mp_plans_best (p, 2), ==, 1);
   g_clear_pointer (&margin, g_free);
   margin = mp_summary_margin (p, 3, 1);
   g_assert_cmpstr (margin, ==, "best-fit (tied with greedy-by-size): 82% below naive, at the "
