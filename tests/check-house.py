@@ -202,11 +202,12 @@ def name_runs(items, skip_first):
 
 
 def source_lists(text):
-    """files(...) arguments, a target's source arguments, and [...] lists
-    whose every element is a name (test programs, fuzz targets)."""
+    """files(...) and install_data(...) arguments, a target's source
+    arguments, and [...] lists whose every element is a name (test
+    programs, fuzz targets)."""
     toks = tokens(text)
     for i, (tok, line) in enumerate(toks):
-        if tok == "(" and i > 0 and toks[i - 1][0] in ("files",) + TARGET_CALLS:
+        if tok == "(" and i > 0 and toks[i - 1][0] in ("files", "install_data") + TARGET_CALLS:
             items, _ = split_args(toks, i + 1)
             yield from name_runs(items, toks[i - 1][0] in TARGET_CALLS)
         elif tok == "[":
