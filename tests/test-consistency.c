@@ -206,7 +206,6 @@ check_file (const char *path, const char *planners, const char *tmp)
   gboolean all_valid = TRUE;
   int      status;
 
-  g_test_message ("%s", path);
   set = mp_plan_set_build (path, NULL, (const char * const *) names, NULL, NULL, &error);
   status = test_run_cli (&out, &err, "plan", path, "-p", planners, "--format", "json", "-o",
                          plan_json, NULL);
@@ -283,8 +282,10 @@ check_file (const char *path, const char *planners, const char *tmp)
   g_unlink (report);
 }
 
+/* Every input under dir, as "label/relative/path" (the subtest's name) to
+ * its full path. */
 static void
-collect (const char *dir, GPtrArray *out)
+collect (const char *dir, const char *label, GTree *out)
 {
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
   const char *name;
@@ -293,41 +294,84 @@ collect (const char *dir, GPtrArray *out)
   while ((name = g_dir_read_name (d)))
     {
       g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *sub = g_build_filename (label, name, NULL);
 
       if (g_file_test (path, G_FILE_TEST_IS_DIR))
         {
           /* reports are not inputs */
           if (!g_str_equal (name, "reports"))
-            collect (path, out);
+            collect (path, sub, out);
         }
       else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".csv") ||
                g_str_has_suffix (name, ".pickle") || g_str_has_suffix (name, ".gz") ||
                g_str_has_suffix (name, ".onnx"))
-        g_ptr_array_add (out, g_steal_pointer (&path));
+        g_tree_insert (out, g_steal_pointer (&sub), g_steal_pointer (&path));
     }
 }
 
-static void
-test_every_sample (void)
-{
-  g_autofree char *data = test_data_path ("");
-  g_autofree char *tests = test_fixture_path ("");
-  g_autofree char *tmp = g_dir_make_tmp ("memplan-consistency-XXXXXX", NULL);
-  g_autofree char *planners = heuristics ();
-  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+/* set once in main, before the subtests run */
+static char *planners;
+static guint n_samples;
 
-  collect (data, files);
-  collect (tests, files);
-  g_assert_cmpuint (files->len, >=, 40);
-  for (guint i = 0; i < files->len; i++)
-    check_file (files->pdata[i], planners, tmp);
-  g_rmdir (tmp);
+/* Each sample in a child, so that a failure is reported as this subtest's
+ * (the file's name) and the other samples still run. */
+static void
+test_sample (gconstpointer path)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *tmp = g_dir_make_tmp ("memplan-consistency-XXXXXX", NULL);
+
+      g_assert_nonnull (tmp);
+      check_file (path, planners, tmp);
+      g_rmdir (tmp);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
 }
 
+/* a guard against a moved data folder turning the test into nothing */
+static void
+test_samples_found (void)
+{
+  g_assert_cmpuint (n_samples, >=, 40);
+}
+
+static gboolean
+add_sample (gpointer key, gpointer value, gpointer data)
+{
+  g_autofree char *name = g_strconcat ("/consistency/", (const char *) key, NULL);
+
+  g_test_add_data_func (name, value, test_sample);
+  n_samples++;
+  return FALSE;
+}
+
+static gint
+cmp_names (gconstpointer a, gconstpointer b, gpointer data)
+{
+  return strcmp (a, b);
+}
+
+/* One subtest per sample, named by its path, so a failure names the file. */
 int
 main (int argc, char **argv)
 {
+  g_autofree char *data = test_data_path ("");
+  g_autofree char *tests = test_fixture_path ("");
+  g_autoptr (GTree) files = g_tree_new_full (cmp_names, NULL, g_free, g_free);
+  int status;
+
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/consistency/every-sample", test_every_sample);
-  return g_test_run ();
+  if (!g_test_subprocess ())
+    g_test_set_nonfatal_assertions ();
+  collect (data, "data", files);
+  collect (tests, "tests/data", files);
+  planners = heuristics ();
+  g_test_add_func ("/consistency/samples-found", test_samples_found);
+  g_tree_foreach (files, add_sample, NULL);
+  status = g_test_run ();
+  g_free (planners);
+  return status;
 }

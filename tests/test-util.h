@@ -73,7 +73,8 @@ test_data_path (const char *relative)
   return g_build_filename (dir, relative, NULL);
 }
 
-/* Runs one planner by name on a graph and validates the result. */
+/* Runs one planner by name on a graph and judges the result as the
+ * front-ends do (mp_plan_judge, under the schedule it was made for). */
 static inline MpPlan *
 test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
 {
@@ -85,8 +86,9 @@ test_run_planner (const char *name, const MpGraph *graph, const MpLifetimes *lt)
   plan = mp_planner_run (info, graph, lt, NULL, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (plan);
-  mp_validate_plan (graph, plan, &error);
-  g_assert_no_error (error);
+  mp_plan_judge (graph, NULL, plan);
+  g_assert_cmpstr (plan->problem, ==, NULL);
+  g_assert_true (plan->valid);
   return plan;
 }
 
