@@ -230,16 +230,3 @@ mp_validate_schedule (const MpGraph *graph, const MpPlan *plan, const MpSchedule
                            plan->alignment, plan->arena, error);
 }
 
-gboolean
-mp_validate_plan (const MpGraph *graph, const MpPlan *plan, GError **error)
-{
-  /* a multistream plan's lifetimes are parallel groups: name them as such */
-  if (plan->parallel && graph && graph->has_ops)
-    {
-      g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
-
-      return mp_validate_schedule (graph, plan, schedule, error);
-    }
-  return mp_validate_records (graph, plan->records, plan->n_records, plan->offsets,
-                              plan->alignment, plan->arena, error);
-}

@@ -18,8 +18,6 @@ gboolean mp_validate_records (const MpGraph *graph,
                               guint64        alignment,
                               guint64        arena,
                               GError       **error);
-/* A multistream plan (plan->parallel) is checked under its parallel schedule. */
-gboolean mp_validate_plan    (const MpGraph *graph, const MpPlan *plan, GError **error);
 /* Checks the plan's offsets against its tensors' lifetimes in schedule's
  * groups: under a parallel schedule, two tensors live in one group conflict
  * even when they are disjoint in op order. Needs a graph with ops. */
