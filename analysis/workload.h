@@ -3,6 +3,7 @@
 
 #include <gio/gio.h>
 #include "input.h"
+#include "order.h"
 #include "planner.h"
 #include "verdict.h"
 
@@ -18,6 +19,8 @@ typedef struct
   gboolean    plan_inputs;      /* place graph inputs in the arena too */
   guint       max_parallel_ops; /* parallel groups: ops per group, 0 = unlimited */
   MpInputOptions input;         /* traces' device, ONNX models' dimensions */
+  MpOrderMethod  order;         /* the op order planned: MP_ORDER_GIVEN keeps the file's */
+  gdouble        order_budget;  /* --order optimal: seconds, 0 = 10 */
 } MpWorkloadOptions;
 
 typedef struct
@@ -33,6 +36,10 @@ typedef struct
   MpTrace       *trace;       /* an allocator trace (owning graph), or NULL */
   MpPlan        *observed;    /* what that allocator did, judged; NULL without a trace */
   guint64       *file_offsets; /* a CSV's offset column, or NULL */
+  /* another order than the given one: how it was found, and the graph in
+   * the file's order (graph is then the reordered one); NULL otherwise */
+  MpOrderResult *order;
+  MpGraph       *given_graph;
 } MpWorkload;
 
 MpWorkload *mp_workload_open       (const char              *path,

@@ -55,6 +55,19 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                      "(MiniMalloc's question) instead of minimising the arena",
                                      "N" });
     }
+  if (flags & MP_CLI_ORDER)
+    {
+      add_entry (e, (GOptionEntry) { "order", 0, 0, G_OPTION_ARG_STRING, &p->order,
+                                     "Op order to plan: given (the file's), list, dfs, "
+                                     "post-order (XLA's schedulers), tree (Liu's, for a tree), "
+                                     "best (the smallest peak of those) or optimal (an exact "
+                                     "search); dependencies and each stream's order are kept "
+                                     "(default: given)", "ORDER" });
+      add_entry (e, (GOptionEntry) { "order-budget", 0, 0, G_OPTION_ARG_DOUBLE,
+                                     &p->order_budget, "--order optimal: give up the proof "
+                                     "after S seconds and keep the best order found "
+                                     "(default 10)", "S" });
+    }
   add_entry (e, (GOptionEntry) MP_CLI_MAX_MEMORY_ENTRY (&p->max_memory));
   if (flags & MP_CLI_DEVICE)
     {
@@ -109,8 +122,16 @@ mp_cli_planning_check (MpCliPlanning *p)
       !mp_cli_check_int ("--max-parallel-ops", p->max_parallel, 0, G_MAXINT) ||
       !mp_cli_check_double ("--time-budget", p->budget, 0, MP_CLI_MAX_BUDGET) ||
       !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64) ||
+      !mp_cli_check_double ("--order-budget", p->order_budget, 0, MP_CLI_MAX_BUDGET) ||
       !mp_cli_check_memory (NULL, 0, p->max_memory))
     return FALSE;
+  if (p->order && !mp_order_method_from_string (p->order, &p->order_method))
+    {
+      g_autofree char *names = mp_order_method_names (", ");
+
+      mp_cli_error ("unknown order '%s' (known: %s)", p->order, names);
+      return FALSE;
+    }
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
       if (p->planner_names == NULL && p->default_planners)
@@ -133,7 +154,9 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .input.trace.device = p->device,
                                    .input.trace.drop_pre_existing = p->drop_pre_existing,
                                    .input.onnx.dims = (const char *const *) p->dims,
-                                   .input.onnx.views_as_copies = p->views_as_copies };
+                                   .input.onnx.views_as_copies = p->views_as_copies,
+                                   .order = p->order_method,
+                                   .order_budget = p->order_budget };
 }
 
 /* The optimal planner's progress, on one rewritten line of a terminal. */
@@ -287,6 +310,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
   g_clear_pointer (&p->device, g_free);
   g_clear_pointer (&p->dims, g_strfreev);
   g_clear_pointer (&p->max_memory, g_free);
+  g_clear_pointer (&p->order, g_free);
   g_clear_pointer (&p->planner_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);
   g_clear_pointer (&p->entries, g_array_unref);

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cli.h"
+
+/* --order on the CLI: what the order stage did, and each planner's arena in
+ * the given order next to the chosen one, so the user sees which lever
+ * (the order or the layout) gave what. */
+
+char *
+mp_cli_order_summary (const MpWorkload *w)
+{
+  const MpOrderResult *r = w->order;
+  g_autofree char     *given = NULL, *peak = NULL, *saved = NULL;
+  GString             *s;
+
+  if (r == NULL)
+    return NULL;
+  given = mp_format_bytes (r->given_peak);
+  peak = mp_format_bytes (r->peak);
+  s = g_string_new (NULL);
+  g_string_append_printf (s, "order %s", mp_order_method_name (r->method));
+  if (r->method >= MP_ORDER_BEST)
+    g_string_append_printf (s, " (%s)", r->chosen == MP_ORDER_OPTIMAL
+                                          ? "search" : mp_order_method_name (r->chosen));
+  g_string_append_printf (s, ": peak of live bytes %s in the given order, %s in this one", given,
+                          peak);
+  if (r->peak < r->given_peak)
+    {
+      saved = mp_format_bytes (r->given_peak - r->peak);
+      g_string_append_printf (s, ", %s (%.1f%%) saved", saved,
+                              100.0 * (r->given_peak - r->peak) / r->given_peak);
+    }
+  if (r->method == MP_ORDER_OPTIMAL)
+    {
+      g_autofree char *lb = mp_format_bytes (r->lower_bound);
+
+      if (r->proved)
+        g_string_append_printf (s, "; proved minimum in %.2f s", r->seconds);
+      else
+        g_string_append_printf (s, "; not proved in %.2f s, no order under %s", r->seconds, lb);
+    }
+  if (r->note)
+    g_string_append_printf (s, "\nnote: %s", r->note);
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+mp_cli_order_compare (GString *out, MpWorkload *w, MpPlanRun *run, MpCliPlanning *p)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) given = NULL;
+  g_autoptr (MpPlanRun) given_run = NULL;
+  g_autofree guint *identity = NULL;
+  g_autofree char  *summary = mp_cli_order_summary (w);
+  MpWorkloadOptions options;
+  MpGraph          *copy;
+
+  if (summary == NULL)
+    return TRUE;
+  g_string_append_printf (out, "%s\n", summary);
+  identity = g_new (guint, MAX (w->given_graph->n_ops, 1));
+  for (guint i = 0; i < w->given_graph->n_ops; i++)
+    identity[i] = i;
+  mp_cli_workload_options (p, &options);
+  options.order = MP_ORDER_GIVEN;
+  if (!(copy = mp_graph_reorder (w->given_graph, identity, &error)) ||
+      !(given = mp_workload_new (copy, &options, &error)) ||
+      !(given_run = mp_cli_run (given, p)))
+    {
+      if (error)
+        mp_cli_error ("%s", error->message);
+      return FALSE;
+    }
+  g_string_append_printf (out, "%-18s %14s %14s %14s %8s\n", "planner", "arena (given)",
+                          "arena (order)", "saved", "");
+  for (guint i = 0; i < run->plans->len; i++)
+    {
+      MpPlan          *after = run->plans->pdata[i];
+      MpPlan          *before = mp_plan_run_find (given_run, after->planner);
+      g_autofree char *a = NULL, *b = NULL, *d = NULL;
+      gboolean         less;
+
+      if (before == NULL)
+        continue;
+      less = after->arena <= before->arena;
+      b = mp_format_bytes (before->arena);
+      a = mp_format_bytes (after->arena);
+      d = mp_format_bytes (less ? before->arena - after->arena : after->arena - before->arena);
+      if (!less)
+        {
+          char *neg = g_strconcat ("-", d, NULL);
+
+          g_free (d);
+          d = neg;
+        }
+      g_string_append_printf (out, "%-18s %14s %14s %14s %7.1f%%\n", after->planner, b, a, d,
+                              before->arena ? 100.0 * ((gdouble) before->arena - after->arena) /
+                                              before->arena : 0.0);
+    }
+  return TRUE;
+}
