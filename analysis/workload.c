@@ -46,9 +46,12 @@ reorder (MpWorkload *w, const MpWorkloadOptions *options, GError **error)
   if (w->trace || !w->graph->has_ops)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_UNSUPPORTED, w->path,
-                         "--order %s: a %s has no dependencies to reorder by; its order is what "
-                         "happened (use --order given)", mp_order_method_name (options->order),
-                         mp_input_format_name (w->format));
+                         "--order %s needs a graph with dependencies (graph JSON, ONNX, zoo); "
+                         "this is %s, whose order is what happened (use --order given)",
+                         mp_order_method_name (options->order),
+                         w->format == MP_INPUT_USAGE_CSV ? "usage records"
+                         : w->format == MP_INPUT_CHROME_TRACE ? "a PyTorch profiler trace"
+                         : "a PyTorch memory snapshot");
       return FALSE;
     }
   if (!(w->order = mp_order_compute (w->graph, options->order, &oopts, error)) ||

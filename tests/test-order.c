@@ -402,10 +402,191 @@ test_tree_exact (void)
   g_assert_cmpuint (tested, >=, 1500);
 }
 
+
+/* ---- worked by hand ---- */
+
+static char *
+order_names (const MpGraph *graph, const guint *order)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < graph->n_ops; i++)
+    g_string_append_printf (s, "%s%s", i ? " " : "", graph->ops[order[i]].name);
+  return g_string_free (s, FALSE);
+}
+
+static void
+check_method (const MpGraph *graph, MpOrderMethod method, const char *want, guint64 peak)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpOrderResult) r = mp_order_compute (graph, method, NULL, &error);
+  g_autofree char *names = NULL;
+
+  g_assert_no_error (error);
+  names = order_names (graph, r->order);
+  g_assert_cmpstr (names, ==, want);
+  g_assert_cmpuint (r->peak, ==, peak);
+}
+
+/* XLA's own list-scheduler counterexample (hlo_memory_scheduler.cc), with
+ * b made 4 bytes and the given order A B D E C F G. Every tensor is the
+ * lower-case name of its op; x is a graph input (not planned), g an output:
+ *
+ *   A: x -> a (1)   B: a -> b (4)   C: b -> c (1)   D: a -> d (1)
+ *   E: a -> e (1)   F: d, e -> f (2)                 G: c, f -> g (1)
+ *
+ * Live bytes per step (a tensor is live from its first op to its last):
+ *   given A B D E C F G: 1, a+b 5, a+b+d 6, a+b+d+e 7, b+d+e+c 7, d+e+c+f 5,
+ *     c+f+g 4: peak 7.
+ *   list: after A, ready B (frees 0, allocates 4: -4), D (-1), E (-1); D
+ *     (the earlier of the tie), then E (-1 > -4); a has one use left, so B
+ *     becomes 1 - 4 = -3 and F (frees d, e: 2 - 2 = 0) wins; then B, C
+ *     (4 - 1 = 3), G: A D E F B C G: 1, 2, 3, a+d+e+f 5, a+f+b 7, f+b+c 7,
+ *     4: peak 7.
+ *   dfs: extra users (users - 1 plus the inputs'): A 2, B 2, C 2, D 2, E 2,
+ *     F 2+2 = 4, G 2+4 = 6, so from G the F side (4) goes before C (2);
+ *     D and E tie (2 and 1+1 bytes), D first: A D E F B C G, peak 7.
+ *   post-order: from G, inputs in given order: C's chain, then F's:
+ *     A B C D E F G: 1, 5, a+b+c 6, a+c+d 3, a+c+d+e 4, c+d+e+f 5, 4: peak 6.
+ *   optimal: B needs a+b = 5 live; C then needs b+c and a (D or E still to
+ *     come, unless they ran first, which keeps d, e or f live as well):
+ *     6 is the minimum, post-order's order.
+ *   tree: A feeds three ops, not a tree. */
+static const char hand_dag[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"hand\", \"alignment\": 1, \"tensors\": ["
+  "{\"name\": \"x\", \"size\": 8, \"kind\": \"input\"}, {\"name\": \"a\", \"size\": 1}, "
+  "{\"name\": \"b\", \"size\": 4}, {\"name\": \"c\", \"size\": 1}, "
+  "{\"name\": \"d\", \"size\": 1}, {\"name\": \"e\", \"size\": 1}, "
+  "{\"name\": \"f\", \"size\": 2}, {\"name\": \"g\", \"size\": 1, \"kind\": \"output\"}], "
+  "\"ops\": [{\"name\": \"A\", \"inputs\": [\"x\"], \"outputs\": [\"a\"]}, "
+  "{\"name\": \"B\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}, "
+  "{\"name\": \"D\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, "
+  "{\"name\": \"E\", \"inputs\": [\"a\"], \"outputs\": [\"e\"]}, "
+  "{\"name\": \"C\", \"inputs\": [\"b\"], \"outputs\": [\"c\"]}, "
+  "{\"name\": \"F\", \"inputs\": [\"d\", \"e\"], \"outputs\": [\"f\"]}, "
+  "{\"name\": \"G\", \"inputs\": [\"c\", \"f\"], \"outputs\": [\"g\"]}]}";
+
+/* A tree: two chains joined by J; given order R S P Q J.
+ *
+ *   R: -> r (1)   S: r -> s (3)   P: -> p (4)   Q: p -> q (1)   J: q, s -> j (1, output)
+ *
+ *   given R S P Q J: 1, r+s 4, s+p 7, s+p+q 8, q+s+j 5: peak 8.
+ *   list: R (-1) before P (-4); S (frees r: 1 - 3 = -2) before P; P; Q
+ *     (4 - 1); J: R S P Q J, peak 8.
+ *   post-order: from J, inputs in given order (S is before Q): R S P Q J.
+ *   dfs: no op has extra users; bytes defined so far: S 1+3 = 4, Q 4+1 = 5,
+ *     so Q's chain first: P Q R S J: 4, p+q 5, q+r 2, q+r+s 5, q+s+j 5:
+ *     peak 5.
+ *   tree (Liu): chain P Q has one hill-valley segment (hill 5, valley 1),
+ *     chain R S one (hill 4, valley 3); the larger hill minus valley (4 > 1)
+ *     goes first: P Q R S J, peak 5, the minimum (Q alone needs p+q = 5). */
+static const char hand_tree[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"tree\", \"alignment\": 1, \"tensors\": ["
+  "{\"name\": \"r\", \"size\": 1}, {\"name\": \"s\", \"size\": 3}, "
+  "{\"name\": \"p\", \"size\": 4}, {\"name\": \"q\", \"size\": 1}, "
+  "{\"name\": \"j\", \"size\": 1, \"kind\": \"output\"}], "
+  "\"ops\": [{\"name\": \"R\", \"outputs\": [\"r\"]}, "
+  "{\"name\": \"S\", \"inputs\": [\"r\"], \"outputs\": [\"s\"]}, "
+  "{\"name\": \"P\", \"outputs\": [\"p\"]}, "
+  "{\"name\": \"Q\", \"inputs\": [\"p\"], \"outputs\": [\"q\"]}, "
+  "{\"name\": \"J\", \"inputs\": [\"q\", \"s\"], \"outputs\": [\"j\"]}]}";
+
+static void
+test_hand (void)
+{
+  g_autoptr (MpGraph) dag = parse (hand_dag);
+  g_autoptr (MpGraph) tree = parse (hand_tree);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpOrderResult) best = NULL, opt = NULL, none = NULL;
+  g_autofree char *text = NULL;
+
+  check_method (dag, MP_ORDER_GIVEN, "A B D E C F G", 7);
+  check_method (dag, MP_ORDER_LIST, "A D E F B C G", 7);
+  check_method (dag, MP_ORDER_DFS, "A D E F B C G", 7);
+  check_method (dag, MP_ORDER_POST_ORDER, "A B C D E F G", 6);
+  check_method (dag, MP_ORDER_BEST, "A B C D E F G", 6);
+  check_method (dag, MP_ORDER_OPTIMAL, "A B C D E F G", 6);
+  none = mp_order_compute (dag, MP_ORDER_TREE, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (error->message, ==, "random.json: --order tree: not a tree: op 'A' feeds 3 "
+                   "ops (Liu's algorithm needs each op to feed at most one)");
+
+  check_method (tree, MP_ORDER_GIVEN, "R S P Q J", 8);
+  check_method (tree, MP_ORDER_LIST, "R S P Q J", 8);
+  check_method (tree, MP_ORDER_POST_ORDER, "R S P Q J", 8);
+  check_method (tree, MP_ORDER_DFS, "P Q R S J", 5);
+  check_method (tree, MP_ORDER_TREE, "P Q R S J", 5);
+  check_method (tree, MP_ORDER_OPTIMAL, "P Q R S J", 5);
+
+  /* best names the heuristic that won; explain says what moved */
+  best = mp_order_compute (dag, MP_ORDER_BEST, NULL, NULL);
+  g_assert_cmpint (best->chosen, ==, MP_ORDER_POST_ORDER);
+  g_assert_cmpuint (best->given_peak, ==, 7);
+  opt = mp_order_compute (dag, MP_ORDER_OPTIMAL, NULL, NULL);
+  g_assert_true (opt->proved);
+  g_assert_cmpuint (opt->lower_bound, ==, 6);
+  text = mp_order_explain (dag, best, FALSE);
+  g_assert_nonnull (strstr (text, "Order best (post-order): peak of live bytes 7 B in the given "
+                                  "order, 6 B in this one: 1 B (14.3%) saved.\n"));
+  g_assert_nonnull (strstr (text, "The given order peaks at step 3, op 'E', with 7 B live; in "
+                                  "this order op 'E' runs at step 4 with 4 B live (3 B less).\n"));
+  g_assert_nonnull (strstr (text, "1 op moved (the others keep their relative order):\n"
+                                  "  op 'C': step 4 -> 2, now after 'B'; live bytes while it "
+                                  "runs 7 B -> 6 B\n"));
+}
+
+/* What cannot be reordered says so; an order that breaks a dependency or a
+ * stream's order is refused with the ops named. */
+static void
+test_refusals (void)
+{
+  g_autoptr (MpGraph) dag = parse (hand_dag);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  g_autoptr (MpGraph) csv = NULL;
+  g_autoptr (MpOrderResult) r = NULL;
+  const char *two_streams =
+    "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 1}, "
+    "{\"name\": \"b\", \"size\": 1}], \"ops\": [{\"name\": \"P\", \"outputs\": [\"a\"]}, "
+    "{\"name\": \"Q\", \"outputs\": [\"b\"], \"stream\": 1}, "
+    "{\"name\": \"R\", \"inputs\": [\"a\", \"b\"], \"stream\": 1}]}";
+  g_autoptr (MpGraph) streams = parse (two_streams);
+  MpWorkloadOptions opts = { .order = MP_ORDER_BEST };
+
+  g_assert_false (mp_order_check (dag, (guint[]) { 0, 4, 1, 2, 3, 5, 6 }, &error));
+  g_assert_cmpstr (error->message, ==, "random.json: op 'C' runs before op 'B', which it depends "
+                   "on (a tensor one writes and the other reads or writes)");
+  g_clear_error (&error);
+  g_assert_false (mp_order_check (dag, (guint[]) { 0, 0, 1, 2, 3, 5, 6 }, &error));
+  g_assert_cmpstr (error->message, ==, "random.json: the order is not a permutation of the 7 "
+                   "ops: step 1 names op 0");
+  g_clear_error (&error);
+  /* P and Q may swap (two streams); Q, R may not (one stream) */
+  g_assert_true (mp_order_check (streams, (guint[]) { 1, 0, 2 }, NULL));
+  g_assert_false (mp_order_check (streams, (guint[]) { 0, 2, 1 }, &error));
+  g_assert_cmpstr (error->message, ==, "random.json: op 'Q' runs before op 'R', which comes "
+                   "before it on stream 1: each stream keeps its order");
+  g_clear_error (&error);
+
+  csv = test_graph_from_records ((TestRecord[]) { { 8, 0, 1 }, { 8, 1, 2 } }, 2);
+  r = mp_order_compute (csv, MP_ORDER_BEST, NULL, &error);
+  g_assert_null (r);
+  g_assert_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED);
+  g_clear_error (&error);
+  w = mp_workload_new (g_steal_pointer (&csv), &opts, &error);
+  g_assert_null (w);
+  g_assert_cmpstr (error->message, ==, "test.csv: --order best needs a graph with dependencies "
+                   "(graph JSON, ONNX, zoo); this is usage records, whose order is what happened "
+                   "(use --order given)");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/analysis/order/hand", test_hand);
+  g_test_add_func ("/analysis/order/refusals", test_refusals);
   g_test_add_func ("/analysis/order/brute-force", test_brute_force);
   g_test_add_func ("/analysis/order/invariants", test_invariants);
   g_test_add_func ("/analysis/order/tree-exact", test_tree_exact);

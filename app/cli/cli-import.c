@@ -168,7 +168,7 @@ int
 mp_cli_import (int argc, char **argv)
 {
   g_autofree char *device = NULL, *format = NULL, *output = NULL, *text = NULL;
-  g_autofree char *max_memory = NULL;
+  g_autofree char *max_memory = NULL, *order = NULL;
   g_auto (GStrv) dims = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
@@ -191,6 +191,8 @@ mp_cli_import (int argc, char **argv)
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
       "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Graph or ONNX model: write it with its ops "
+      "in this order (as plan --order: list, dfs, post-order, tree, best, optimal)", "ORDER" },
     MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { NULL }
   };
@@ -200,7 +202,9 @@ mp_cli_import (int argc, char **argv)
   g_option_context_set_summary (ctx, "Pairs allocations and frees by address in event order "
                                      "and writes the usage records with the allocator's "
                                      "observed layout. Nothing in a pickle is executed. An ONNX "
-                                     "model is written as a memplan.graph/1 graph.");
+                                     "model is written as a memplan.graph/1 graph; with --order, "
+                                     "an ONNX model or a graph is written with its ops "
+                                     "reordered.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
     return MP_EXIT_BAD_INPUT;
@@ -213,6 +217,13 @@ mp_cli_import (int argc, char **argv)
   wopts.input.trace.device = device;
   wopts.input.trace.drop_pre_existing = drop;
   wopts.input.onnx.dims = (const char *const *) dims;
+  if (order && !mp_order_method_from_string (order, &wopts.order))
+    {
+      g_autofree char *names = mp_order_method_names (", ");
+
+      mp_cli_error ("unknown order '%s' (known: %s)", order, names);
+      return MP_EXIT_BAD_INPUT;
+    }
   if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
     return MP_EXIT_BAD_INPUT;
   if (!(w = mp_workload_open (argv[1], &wopts, &error)))
@@ -220,8 +231,9 @@ mp_cli_import (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
-  /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports */
-  if (w->format == MP_INPUT_ONNX)
+  /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports;
+   * a reordered graph too, so other tools can use the order */
+  if (w->format == MP_INPUT_ONNX || w->order)
     {
       g_autofree char *json = mp_graph_to_json (w->graph);
 

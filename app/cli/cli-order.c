@@ -21,8 +21,8 @@ mp_cli_order_summary (const MpWorkload *w)
   if (r->method >= MP_ORDER_BEST)
     g_string_append_printf (s, " (%s)", r->chosen == MP_ORDER_OPTIMAL
                                           ? "search" : mp_order_method_name (r->chosen));
-  g_string_append_printf (s, ": peak of live bytes %s in the given order, %s in this one", given,
-                          peak);
+  g_string_append_printf (s, ": peak of live bytes %s in the given order, %s in this one (%.3f s)",
+                          given, peak, r->seconds);
   if (r->peak < r->given_peak)
     {
       saved = mp_format_bytes (r->given_peak - r->peak);
@@ -34,9 +34,9 @@ mp_cli_order_summary (const MpWorkload *w)
       g_autofree char *lb = mp_format_bytes (r->lower_bound);
 
       if (r->proved)
-        g_string_append_printf (s, "; proved minimum in %.2f s", r->seconds);
+        g_string_append (s, "; proved minimum");
       else
-        g_string_append_printf (s, "; not proved in %.2f s, no order under %s", r->seconds, lb);
+        g_string_append_printf (s, "; not proved, no order under %s", lb);
     }
   if (r->note)
     g_string_append_printf (s, "\nnote: %s", r->note);
