@@ -164,6 +164,8 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *plan_file = NULL;
   g_autofree char *backend = NULL;
   g_autofree char *format = NULL;
+  g_autofree char *order = NULL;
+  MpOrderMethod    order_method = MP_ORDER_GIVEN;
   g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
@@ -213,6 +215,8 @@ mp_cli_exec (int argc, char **argv)
       "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Run the ops in this order (as plan --order: "
+      "given, list, dfs, post-order, tree, best, optimal); the plans are made for it", "ORDER" },
     MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
       "FORMAT" },
@@ -241,6 +245,8 @@ mp_cli_exec (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: table, json)", format);
       return MP_EXIT_BAD_INPUT;
     }
+  if (!mp_cli_parse_order (order, &order_method))
+    return MP_EXIT_BAD_INPUT;
   if (!mp_exec_backend_from_string (backend ? backend : "auto", &opts.backend))
     {
       mp_cli_error ("unknown backend '%s' (known: auto, cpu, cuda)", backend);
@@ -281,7 +287,8 @@ mp_cli_exec (int argc, char **argv)
   if (!(input = mp_input_load (argv[1], NULL, &error)) ||
       (bench && !exec_bench_scale (input->graph, &opts, &error)) ||
       !(w = mp_workload_new_from_input (g_steal_pointer (&input),
-                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
+                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel,
+                                                               .order = order_method },
                                         &error)))
     {
       mp_cli_error ("%s", error->message);

@@ -217,13 +217,8 @@ mp_cli_import (int argc, char **argv)
   wopts.input.trace.device = device;
   wopts.input.trace.drop_pre_existing = drop;
   wopts.input.onnx.dims = (const char *const *) dims;
-  if (order && !mp_order_method_from_string (order, &wopts.order))
-    {
-      g_autofree char *names = mp_order_method_names (", ");
-
-      mp_cli_error ("unknown order '%s' (known: %s)", order, names);
-      return MP_EXIT_BAD_INPUT;
-    }
+  if (!mp_cli_parse_order (order, &wopts.order))
+    return MP_EXIT_BAD_INPUT;
   if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
     return MP_EXIT_BAD_INPUT;
   if (!(w = mp_workload_open (argv[1], &wopts, &error)))

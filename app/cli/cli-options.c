@@ -125,13 +125,8 @@ mp_cli_planning_check (MpCliPlanning *p)
       !mp_cli_check_double ("--order-budget", p->order_budget, 0, MP_CLI_MAX_BUDGET) ||
       !mp_cli_check_memory (NULL, 0, p->max_memory))
     return FALSE;
-  if (p->order && !mp_order_method_from_string (p->order, &p->order_method))
-    {
-      g_autofree char *names = mp_order_method_names (", ");
-
-      mp_cli_error ("unknown order '%s' (known: %s)", p->order, names);
-      return FALSE;
-    }
+  if (!mp_cli_parse_order (p->order, &p->order_method))
+    return FALSE;
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
       if (p->planner_names == NULL && p->default_planners)

@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cli.h"
+#include "cli-render.h"
 
 /* --order on the CLI: what the order stage did, and each planner's arena in
  * the given order next to the chosen one, so the user sees which lever
  * (the order or the layout) gave what. */
+
+gboolean
+mp_cli_parse_order (const char *str, MpOrderMethod *method)
+{
+  g_autofree char *names = NULL;
+
+  *method = MP_ORDER_GIVEN;
+  if (str == NULL || mp_order_method_from_string (str, method))
+    return TRUE;
+  names = mp_order_method_names (", ");
+  mp_cli_error ("unknown order '%s' (known: %s)", str, names);
+  return FALSE;
+}
 
 char *
 mp_cli_order_summary (const MpWorkload *w)
@@ -95,6 +109,30 @@ mp_cli_order_compare (GString *out, MpWorkload *w, MpPlanRun *run, MpCliPlanning
       g_string_append_printf (out, "%-18s %14s %14s %14s %7.1f%%\n", after->planner, b, a, d,
                               before->arena ? 100.0 * ((gdouble) before->arena - after->arena) /
                                               before->arena : 0.0);
+    }
+  return TRUE;
+}
+
+gboolean
+mp_cli_order_curves (MpWorkload *w, MpCliPlanning *p, const char *path, MpRenderFormat format,
+                     const MpRenderOptions *options, gint width, gint height)
+{
+  g_autoptr (GError) error = NULL;
+  const MpOrderResult *r = w->order;
+  guint                n = w->given_graph->n_ops;
+  g_autofree guint    *identity = g_new (guint, MAX (n, 1));
+  g_autofree guint64  *given = g_new0 (guint64, MAX (n, 1));
+  g_autofree guint64  *chosen = g_new0 (guint64, MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    identity[i] = i;
+  mp_order_peak (w->given_graph, identity, p->plan_inputs, given);
+  mp_order_peak (w->given_graph, r->order, p->plan_inputs, chosen);
+  if (!mp_render_order_write (path, format, given, chosen, n, mp_order_method_name (r->method),
+                              options, width, height, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return FALSE;
     }
   return TRUE;
 }

@@ -140,6 +140,8 @@ gboolean    mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload
 gboolean    mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload);
 /* Opens path through the engine; prints the error. */
 MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);
+/* --order NAME (NULL: given) into *method; prints why not. */
+gboolean    mp_cli_parse_order      (const char *str, MpOrderMethod *method);
 /* What the order stage did (--order other than given), a line or two for
  * a table; NULL when the order is the given one. */
 char       *mp_cli_order_summary    (const MpWorkload *workload);
