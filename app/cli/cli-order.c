@@ -85,7 +85,7 @@ mp_cli_order_compare (GString *out, MpWorkload *w, MpPlanRun *run, MpCliPlanning
       return FALSE;
     }
   g_string_append_printf (out, "%-18s %14s %14s %14s %8s\n", "planner", "arena (given)",
-                          "arena (order)", "saved", "");
+                          "arena (order)", "saved", "share");
   for (guint i = 0; i < run->plans->len; i++)
     {
       MpPlan          *after = run->plans->pdata[i];
