@@ -2,24 +2,12 @@
 #include <glib/gstdio.h>
 
 #include "test-util.h"
+#include "order-cases.h"
 
 /* --order on the command line: the saving and the arenas before and after,
  * the explanation, the reordered graph, both curves drawn, and the
  * refusals. The graph is test-order.c's hand-worked one. */
 
-static const char hand_dag[] =
-  "{\"format\": \"memplan.graph/1\", \"name\": \"hand\", \"alignment\": 1, \"tensors\": ["
-  "{\"name\": \"x\", \"size\": 8, \"kind\": \"input\"}, {\"name\": \"a\", \"size\": 1}, "
-  "{\"name\": \"b\", \"size\": 4}, {\"name\": \"c\", \"size\": 1}, "
-  "{\"name\": \"d\", \"size\": 1}, {\"name\": \"e\", \"size\": 1}, "
-  "{\"name\": \"f\", \"size\": 2}, {\"name\": \"g\", \"size\": 1, \"kind\": \"output\"}], "
-  "\"ops\": [{\"name\": \"A\", \"inputs\": [\"x\"], \"outputs\": [\"a\"]}, "
-  "{\"name\": \"B\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}, "
-  "{\"name\": \"D\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, "
-  "{\"name\": \"E\", \"inputs\": [\"a\"], \"outputs\": [\"e\"]}, "
-  "{\"name\": \"C\", \"inputs\": [\"b\"], \"outputs\": [\"c\"]}, "
-  "{\"name\": \"F\", \"inputs\": [\"d\", \"e\"], \"outputs\": [\"f\"]}, "
-  "{\"name\": \"G\", \"inputs\": [\"c\", \"f\"], \"outputs\": [\"g\"]}]}";
 
 static char *
 write_hand (const char *dir)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "test-util.h"
 #include "order.h"
+#include "order-cases.h"
 
 /* The order stage: every method keeps the dependencies and each stream's
  * order, the exact search finds the brute-force minimum over all
@@ -452,19 +453,7 @@ check_method (const MpGraph *graph, MpOrderMethod method, const char *want, guin
  *     come, unless they ran first, which keeps d, e or f live as well):
  *     6 is the minimum, post-order's order.
  *   tree: A feeds three ops, not a tree. */
-static const char hand_dag[] =
-  "{\"format\": \"memplan.graph/1\", \"name\": \"hand\", \"alignment\": 1, \"tensors\": ["
-  "{\"name\": \"x\", \"size\": 8, \"kind\": \"input\"}, {\"name\": \"a\", \"size\": 1}, "
-  "{\"name\": \"b\", \"size\": 4}, {\"name\": \"c\", \"size\": 1}, "
-  "{\"name\": \"d\", \"size\": 1}, {\"name\": \"e\", \"size\": 1}, "
-  "{\"name\": \"f\", \"size\": 2}, {\"name\": \"g\", \"size\": 1, \"kind\": \"output\"}], "
-  "\"ops\": [{\"name\": \"A\", \"inputs\": [\"x\"], \"outputs\": [\"a\"]}, "
-  "{\"name\": \"B\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]}, "
-  "{\"name\": \"D\", \"inputs\": [\"a\"], \"outputs\": [\"d\"]}, "
-  "{\"name\": \"E\", \"inputs\": [\"a\"], \"outputs\": [\"e\"]}, "
-  "{\"name\": \"C\", \"inputs\": [\"b\"], \"outputs\": [\"c\"]}, "
-  "{\"name\": \"F\", \"inputs\": [\"d\", \"e\"], \"outputs\": [\"f\"]}, "
-  "{\"name\": \"G\", \"inputs\": [\"c\", \"f\"], \"outputs\": [\"g\"]}]}";
+/* hand_dag: order-cases.h */
 
 /* A tree: two chains joined by J; given order R S P Q J.
  *
