@@ -43,6 +43,7 @@ struct _MpWindow
 
   GtkWidget       *live_list;
   GtkWidget       *by_op_view;
+  GtkWidget       *order_view;
   MpViewState     *state;
   MpPlanSet       *set;
   GPtrArray       *views;

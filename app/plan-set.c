@@ -288,10 +288,12 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
 {
   g_autoptr (MpPlanSet) set = g_atomic_rc_box_new0 (MpPlanSet);
   g_autoptr (GStrvBuilder) skipped = g_strv_builder_new ();
+  g_autoptr (GError) local = NULL;
   guint            total = 0, index = 0;
   MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
   SearchProgress   sp = { report, report_data };
-  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL };
+  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL,
+                               .order = options ? options->order : MP_ORDER_GIVEN };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);
@@ -319,8 +321,20 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, NULL, report_data);
-      if (!(loaded->workload = mp_workload_open (path, &wopts, error)))
-        return NULL;
+      if (!(loaded->workload = mp_workload_open (path, &wopts, &local)) &&
+          wopts.order != MP_ORDER_GIVEN &&
+          g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+        {
+          /* a trace or records: no dependencies, the order is what happened */
+          g_clear_error (&local);
+          wopts.order = MP_ORDER_GIVEN;
+          loaded->workload = mp_workload_open (path, &wopts, &local);
+        }
+      if (loaded->workload == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
       if (loaded->workload->observed)
         {
           /* an allocator trace: what the allocator did, next to the planners */

@@ -30,7 +30,7 @@ expect () { # "WORDS…" "EXPECTED REPLIES" (sorted, space-separated)
 }
 
 echo "1..9"
-expect "memplan-cli be" "bench bench-optimal"
+expect "memplan-cli be" "bench bench-optimal bench-order"
 expect "memplan-cli help ex" "exec explain"
 expect "memplan-cli plan -p gr" "greedy-by-breadth greedy-by-size"
 expect "memplan-cli plan --planner=op" "optimal"

@@ -32,6 +32,7 @@ int  mp_cli_compare  (int argc, char **argv);
 int  mp_cli_exec     (int argc, char **argv);
 int  mp_cli_render   (int argc, char **argv);
 int  mp_cli_bench_optimal (int argc, char **argv);
+int  mp_cli_bench_order (int argc, char **argv);
 int  mp_cli_explain  (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
