@@ -190,7 +190,7 @@ path (const Search *s, guint32 i, guint *order)
  * leaves the least) until all have run; into order when its peak is under
  * *best. */
 static gboolean
-dive (const Search *s, guint32 i, guint *order, guint64 *best)
+dive (const Search *s, guint32 i, guint *order, guint64 *best, gint64 deadline)
 {
   const MpOrderProblem *pb = s->pb;
   g_autofree guint64   *done = g_memdup2 (state_bits (s, i), sizeof (guint64) * s->words);
@@ -216,7 +216,8 @@ dive (const Search *s, guint32 i, guint *order, guint64 *best)
             pick = o, pick_mem = mem, pick_after = after;
         }
       peak = MAX (peak, pick_mem);
-      if (peak >= *best)
+      /* a dive costs ops squared: on a large graph it may not outlast the budget */
+      if (peak >= *best || ((n & 63) == 0 && g_get_monotonic_time () > deadline))
         return FALSE;
       resid = pick_after;
       done[pick / 64] |= G_GUINT64_CONSTANT (1) << (pick % 64);
@@ -252,6 +253,7 @@ mp_order_search (const MpOrderProblem *pb, const MpOrderOptions *options, guint 
   guint64             max_states = options->max_states, floor = 0, bound = 0;
   guint64             per_state = 8 * s.words + 8 * 3 + 4 * 2 + 4 * 2 + sizeof (QueueEntry) * 2;
   guint64             pops = 0;
+  guint64             check_mask = pb->n_ops > 4096 ? 0 : 255;
   gboolean            proved = FALSE, stopped = FALSE;
   const char         *why = NULL;
 
@@ -308,7 +310,8 @@ mp_order_search (const MpOrderProblem *pb, const MpOrderOptions *options, guint 
           incumbent = f;
           break;
         }
-      if ((++pops & 255) == 0)
+      /* a state of a large graph takes long to expand: look at the clock more often */
+      if ((++pops & check_mask) == 0)
         {
           if (g_cancellable_set_error_if_cancelled (options->cancellable, error))
             {
@@ -320,8 +323,8 @@ mp_order_search (const MpOrderProblem *pb, const MpOrderOptions *options, guint 
               why = "the time budget ran out";
               break;
             }
-          if ((pops & 4095) == 0)
-            dive (&s, e.state, order, &incumbent);
+          if ((pops & (16 * check_mask + 15)) == 0)
+            dive (&s, e.state, order, &incumbent, deadline);
         }
       memcpy (bits, state_bits (&s, e.state), sizeof (guint64) * s.words);
       /* an op that fits under the peak so far and leaves nothing new live
