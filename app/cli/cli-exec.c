@@ -215,8 +215,8 @@ mp_cli_exec (int argc, char **argv)
       "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
-    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Run the ops in this order (as plan --order: "
-      "given, list, dfs, post-order, tree, best, optimal); the plans are made for it", "ORDER" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Run the ops in another order, the plans made "
+      "for it (as plan --order): given, list, dfs, post-order, tree, best or optimal", "ORDER" },
     MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
       "FORMAT" },

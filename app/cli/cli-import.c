@@ -191,8 +191,9 @@ mp_cli_import (int argc, char **argv)
       "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { "dim", 0, 0, G_OPTION_ARG_STRING_ARRAY, &dims, "ONNX: bind a symbolic dimension "
       "(repeatable: --dim batch=8 --dim seq=128)", "NAME=VALUE" },
-    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Graph or ONNX model: write it with its ops "
-      "in this order (as plan --order: list, dfs, post-order, tree, best, optimal)", "ORDER" },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Write a graph or an ONNX model with its ops "
+      "reordered (as plan --order): given, list, dfs, post-order, tree, best or optimal",
+      "ORDER" },
     MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { NULL }
   };

@@ -58,11 +58,11 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
   if (flags & MP_CLI_ORDER)
     {
       add_entry (e, (GOptionEntry) { "order", 0, 0, G_OPTION_ARG_STRING, &p->order,
-                                     "Op order to plan: given (the file's), list, dfs, "
-                                     "post-order (XLA's schedulers), tree (Liu's, for a tree), "
-                                     "best (the smallest peak of those) or optimal (an exact "
-                                     "search); dependencies and each stream's order are kept "
-                                     "(default: given)", "ORDER" });
+                                     "Op order to plan, keeping every dependency and each "
+                                     "stream's order (XLA's list, DFS and post-order "
+                                     "schedulers, Liu's tree order, the best of those, an exact "
+                                     "search; default: given): given, list, dfs, post-order, "
+                                     "tree, best or optimal", "ORDER" });
       add_entry (e, (GOptionEntry) { "order-budget", 0, 0, G_OPTION_ARG_DOUBLE,
                                      &p->order_budget, "--order optimal: give up the proof "
                                      "after S seconds and keep the best order found "
