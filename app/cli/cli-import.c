@@ -229,7 +229,7 @@ mp_cli_import (int argc, char **argv)
     }
   /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports;
    * a reordered graph too, so other tools can use the order */
-  if (w->format == MP_INPUT_ONNX || w->order)
+  if (w->format == MP_INPUT_ONNX || (order && w->format == MP_INPUT_GRAPH_JSON))
     {
       g_autofree char *json = mp_graph_to_json (w->graph);
 
