@@ -21,7 +21,8 @@ typedef struct
   guint64       *bytes;     /* per record */
   guint8        *flags;     /* per record: MP_ORDER_REC_* */
   guint         *n_touch;   /* per record: ops that touch it */
-  guint         *rec_start; /* per op: its records (each once) are recs[rec_start[o]..rec_start[o+1]) */
+  /* per op o: its records, each once: recs[rec_start[o] .. rec_start[o + 1]) */
+  guint         *rec_start;
   guint         *recs;
   guint         *touch_start; /* per record: the ops that touch it, in given order */
   guint         *touch;

@@ -527,7 +527,8 @@ mp_window_start_build (MpWindow *self, gboolean load)
   BuildCall       *progress;
   MpPlanSetOptions options = { .time_budget = self->time_budget,
                                .dims = (const char * const *) self->dims,
-                               .order = mp_order_view_get_order (MP_ORDER_VIEW (self->order_view)) };
+                               .order = mp_order_view_get_order (
+                                 MP_ORDER_VIEW (self->order_view)) };
 
   if (load && self->file == NULL)
     return;

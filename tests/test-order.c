@@ -339,8 +339,9 @@ test_tree_exact (void)
       /* op k's output goes to a random later op, or is a root's output */
       for (guint k = 0; k < n; k++)
         {
-          consumer[k] = k + 1 < n && g_rand_int_range (rand, 0, 5) ? g_rand_int_range (rand, k + 1, n)
-                                                                    : -1;
+          gboolean fed = k + 1 < n && g_rand_int_range (rand, 0, 5);
+
+          consumer[k] = fed ? g_rand_int_range (rand, k + 1, n) : -1;
           dag.n_in[k] = 0;
           dag.producer[k] = k;
         }
