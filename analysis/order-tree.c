@@ -102,7 +102,8 @@ combine (const MpOrderProblem *pb, Subtree *kids, guint n_kids, guint op, Subtre
     }
   /* a child's segments are in strictly decreasing hill - valley already,
    * so the sort keeps each child's own order */
-  qsort (all->data, all->len, sizeof (Segment), (int (*) (const void *, const void *)) cmp_segment);
+  if (all->len > 1)
+    qsort (all->data, all->len, sizeof (Segment), cmp_segment);
   n_steps = all->len + (op != G_MAXUINT);
   peak = g_new (guint64, MAX (n_steps, 1));
   after = g_new (guint64, MAX (n_steps, 1));

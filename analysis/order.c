@@ -412,8 +412,10 @@ mp_graph_reorder (const MpGraph *graph, const guint *order, GError **error)
       c->n_outputs = op->n_outputs;
       c->inputs = mp_graph_alloc_ids (copy, op->n_inputs);
       c->outputs = mp_graph_alloc_ids (copy, op->n_outputs);
-      memcpy (c->inputs, op->inputs, sizeof (guint) * op->n_inputs);
-      memcpy (c->outputs, op->outputs, sizeof (guint) * op->n_outputs);
+      if (op->n_inputs)
+        memcpy (c->inputs, op->inputs, sizeof (guint) * op->n_inputs);
+      if (op->n_outputs)
+        memcpy (c->outputs, op->outputs, sizeof (guint) * op->n_outputs);
       c->stream = op->stream;
       c->workspace = op->workspace;
     }
