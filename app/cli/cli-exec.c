@@ -376,8 +376,12 @@ mp_cli_exec (int argc, char **argv)
     text = mp_exec_result_to_json (graph, (MpExecResult **) results->pdata, results->len);
   else
     {
-      GString *s = g_string_new (NULL);
+      GString         *s = g_string_new (NULL);
+      g_autofree char *summary = mp_cli_order_summary (w);
 
+      /* the ops ran in this order: say so first */
+      if (summary)
+        g_string_append_printf (s, "%s\n\n", summary);
       print_table (s, graph, results);
       text = g_string_free (s, FALSE);
     }
