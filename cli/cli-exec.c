@@ -164,6 +164,8 @@ mp_cli_exec (int argc, char **argv)
   g_autofree char *plan_file = NULL;
   g_autofree char *backend = NULL;
   g_autofree char *format = NULL;
+  g_autofree char *order = NULL;
+  MpOrderMethod    order_method = MP_ORDER_GIVEN;
   g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
@@ -214,6 +216,8 @@ mp_cli_exec (int argc, char **argv)
       "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
+    { "order", 0, 0, G_OPTION_ARG_STRING, &order, "Run the ops in another order, the plans made "
+      "for it (as plan --order): given, list, dfs, post-order, tree, best or optimal", "ORDER" },
     MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
       "FORMAT" },
@@ -242,6 +246,8 @@ mp_cli_exec (int argc, char **argv)
       mp_cli_error ("unknown format '%s' (known: table, json)", format);
       return MP_EXIT_BAD_INPUT;
     }
+  if (!mp_cli_parse_order (order, &order_method))
+    return MP_EXIT_BAD_INPUT;
   if (!mp_exec_backend_from_string (backend ? backend : "auto", &opts.backend))
     {
       mp_cli_error ("unknown backend '%s' (known: auto, cpu, cuda)", backend);
@@ -282,7 +288,8 @@ mp_cli_exec (int argc, char **argv)
   if (!(input = mp_input_load (argv[1], NULL, &error)) ||
       (bench && !exec_bench_scale (input->graph, &opts, &error)) ||
       !(w = mp_workload_new_from_input (g_steal_pointer (&input),
-                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
+                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel,
+                                                               .order = order_method },
                                         &error)))
     {
       mp_cli_error ("%s", error->message);
@@ -366,8 +373,12 @@ mp_cli_exec (int argc, char **argv)
     text = mp_exec_result_to_json (graph, (MpExecResult **) results->pdata, results->len);
   else
     {
-      GString *s = g_string_new (NULL);
+      GString         *s = g_string_new (NULL);
+      g_autofree char *summary = mp_cli_order_summary (w);
 
+      /* the ops ran in this order: say so first */
+      if (summary)
+        g_string_append_printf (s, "%s\n\n", summary);
       print_table (s, graph, results);
       text = g_string_free (s, FALSE);
     }
