@@ -3,8 +3,10 @@
 
 /* The data every tensor holds: 8-byte words whose high half is a tag derived
  * from the tensor's identity and whose low half is the word's index inside
- * the tensor, so neither a neighbour's data nor a shifted copy of the
- * tensor's own passes as its own. The index's high 32 bits are mixed into
+ * the tensor masked by another hash of the tag, so neither a neighbour's
+ * data nor a shifted copy of the tensor's own passes as its own, and every
+ * byte depends on the tensor (two tensors agree on one byte by chance only,
+ * 1 in 256, never on the zero bytes of small indices). The index's high 32 bits are mixed into
  * the tag, so the pattern does not repeat every 32 GiB. The tag also
  * carries the iteration (mp_exec_tag), so data left by an earlier one never
  * passes. Shared by the C backends and the CUDA kernels, hence plain C with
@@ -38,10 +40,20 @@ mp_pattern_mix (uint64_t index)
   return (uint32_t) (index >> 32) * 0x85EBCA6Bu;
 }
 
+/* The low half's mask: a second bijection of the tag. */
+MP_HD uint32_t
+mp_pattern_low (uint32_t tag)
+{
+  uint32_t x = (tag ^ (tag >> 15)) * 0x2C1B3C6Du;
+
+  return x ^ (x >> 12);
+}
+
 MP_HD uint64_t
 mp_pattern_word (uint32_t tag, uint64_t index)
 {
-  return ((uint64_t) (tag ^ mp_pattern_mix (index)) << 32) | (uint32_t) index;
+  return ((uint64_t) (tag ^ mp_pattern_mix (index)) << 32) |
+         ((uint32_t) index ^ mp_pattern_low (tag));
 }
 
 /* The first differing byte of two little-endian words that differ. */
