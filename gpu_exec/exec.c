@@ -256,8 +256,15 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
           if (result->first_corruption == NULL)
             describe (program, result, i, &checks[i], it);
         }
-      result->bytes_moved += program->bytes_per_iteration + (it == 0 ? program->bytes_host : 0);
-      result->seconds += seconds;
+      /* a held or delayed stream's waits are no traffic: only the free runs
+       * count toward the bandwidth */
+      if (slow_stream (program, options, it) == G_MAXUINT)
+        {
+          result->bytes_moved += program->bytes_per_iteration +
+                                 (it == 0 ? program->bytes_host : 0);
+          result->seconds += seconds;
+          result->timed_iterations++;
+        }
     }
   result->n_corrupted = g_hash_table_size (corrupted);
 
