@@ -278,7 +278,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
       guint64 reserved, allocated;
 
       backend->baselines (backend, program, lifetimes, result->baselines);
-      mp_exec_caching_sim (graph, lifetimes, &reserved, &allocated);
+      mp_exec_caching_sim (graph, lifetimes, !program->concurrent, &reserved, &allocated);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) reserved", reserved);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) allocated", allocated);
     }

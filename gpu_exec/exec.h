@@ -126,9 +126,12 @@ gboolean      mp_exec_corrupt_plan      (const MpGraph *graph,
 
 /* The memory figures of PyTorch's CUDA caching allocator (block rounding,
  * 2 MiB / 20 MiB segments, best fit with splitting, per-stream pools, no
- * release) replaying the records in step order. */
+ * release) replaying the records in step order; one_stream: every tensor
+ * on one stream, as a run one op at a time makes them, else on its
+ * producer's. */
 void          mp_exec_caching_sim       (const MpGraph     *graph,
                                          const MpLifetimes *lifetimes,
+                                         gboolean           one_stream,
                                          guint64           *reserved_peak,
                                          guint64           *allocated_peak);
 

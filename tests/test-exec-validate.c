@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "exec.h"
-#include "test-util.h"
+#include "test-exec-util.h"
 
 #define N_GRAPHS 250
 #define N_PLANS  6
@@ -312,26 +312,14 @@ test_in_op_overlap (void)
 static void
 test_two_dead_tensors (void)
 {
-  static const char json[] =
-    "{\"format\": \"memplan.graph/1\", \"name\": \"two-dead\", \"alignment\": 16,"
-    " \"tensors\": [{\"name\": \"x\", \"size\": 64, \"kind\": \"input\"},"
-    "  {\"name\": \"t1\", \"size\": 256}, {\"name\": \"t2\", \"size\": 256},"
-    "  {\"name\": \"y\", \"size\": 64, \"kind\": \"output\"}],"
-    " \"ops\": [{\"name\": \"a\", \"stream\": 0, \"inputs\": [\"x\"], \"outputs\": [\"t1\"]},"
-    "  {\"name\": \"b\", \"stream\": 1, \"inputs\": [\"x\"], \"outputs\": [\"t2\"]},"
-    "  {\"name\": \"c\", \"stream\": 0, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}";
-  g_autoptr (MpGraph) graph = test_graph_load_string (json, "two-dead.json");
+  g_autoptr (MpGraph) graph = test_graph_load_string (two_dead_json, "two-dead.json");
   g_autoptr (GError) error = NULL;
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, &error);
   g_autoptr (MpSchedule) parallel = mp_schedule_parallel (graph, 0);
-  g_autoptr (MpPlan) plan = mp_plan_new ("by-hand", lt);
+  g_autoptr (MpPlan) plan = two_dead_plan (graph, lt);
   static const guint iterations[] = { 0, 3, 50 };
 
   g_assert_no_error (error);
-  /* t1 and t2 at 0, y after them */
-  for (guint i = 0; i < plan->n_records; i++)
-    plan->offsets[i] = g_str_equal (graph->tensors[plan->records[i].tensor].name, "y") ? 256 : 0;
-  mp_plan_finish (plan);
   g_assert_true (mp_validate_plan (graph, plan, NULL));
   g_assert_false (mp_validate_schedule (graph, plan, parallel, &error));
   g_assert_true (g_str_has_prefix (error->message, "tensors 't1' (offset 0, 256 bytes, parallel "

@@ -421,7 +421,7 @@ test_caching_sim (void)
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   guint64 reserved, allocated;
 
-  mp_exec_caching_sim (graph, lt, &reserved, &allocated);
+  mp_exec_caching_sim (graph, lt, FALSE, &reserved, &allocated);
   g_assert_cmpuint (reserved, ==, (2 << 20) + (20 << 20) + (20 << 20));
   g_assert_cmpuint (allocated, ==, 1024 + (12 << 20) + 512 + (3 << 20) + (8 << 20) + (12 << 20));
 }
