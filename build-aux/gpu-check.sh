@@ -31,7 +31,7 @@ set -u
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$PATH:/usr/local/cuda/bin
 export PATH
-no_cuda=0 bundle= stage=all builddir=
+no_cuda=0 bundle='' stage=all builddir=''
 while [ $# -gt 0 ]; do
   case $1 in
     --no-cuda) no_cuda=1; shift ;;
@@ -261,8 +261,8 @@ check_verdicts () {
 parity () {
   name=$1 graph=$2
   shift 2
-  "$cli" exec "$graph" --backend cpu --no-baselines --format json -o "$out/$name.cpu.exec.json" \
-    "$@" > "$out/$name.cpu.log" 2>&1
+  timeout 300 "$cli" exec "$graph" --backend cpu --no-baselines --format json \
+    -o "$out/$name.cpu.exec.json" "$@" > "$out/$name.cpu.log" 2>&1
   case "$*" in
     *--sequential*) a=$(verdicts "$name"); b=$(verdicts "$name.cpu") ;;
     *) a=$(verdicts "$name" | awk '{ print $1, $2 }'); b=$(verdicts "$name.cpu" | awk '{ print $1, $2 }') ;;

@@ -178,15 +178,15 @@ run_chunk (gpointer data, gpointer user_data)
 static void
 touch (Shared *sh, const MpExecRegion *region, gboolean verify, MpExecCheck *check)
 {
-  MpExecRegion  tagged = *region, *r = &tagged;
-  guint8       *buf = sh->buf[r->buffer];
-  guint64       size = sh->program->size[r->buffer];
-  guint         n = sh->helpers && r->hi - r->lo >= SPLIT_MIN ? sh->n_split : 1;
-  Chunk   chunks[MAX_SPLIT];
-  GMutex  lock;
-  GCond   cond;
-  guint   pending = n - 1;
-  guint64 step = (r->hi - r->lo) / n;
+  MpExecRegion tagged = *region, *r = &tagged;
+  guint8      *buf = sh->buf[r->buffer];
+  guint64      size = sh->program->size[r->buffer];
+  guint        n = sh->helpers && r->hi - r->lo >= SPLIT_MIN ? sh->n_split : 1;
+  Chunk        chunks[MAX_SPLIT];
+  GMutex       lock;
+  GCond        cond;
+  guint        pending = n - 1;
+  guint64      step = (r->hi - r->lo) / n;
 
   tagged.tag = mp_exec_tag (sh->program, region, sh->epoch);
   if (n == 1)
