@@ -413,8 +413,9 @@ def size(n):
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
         n /= 1024
 
-print("\n## Figures (one op at a time; bandwidth over the free-running iterations, each one "
-      "CUDA graph timed by events around its launch)\n")
+print("\n## Figures (one op at a time, greedy-by-size on the zoo, every plan of the big runs; "
+      "bandwidth over the free-running iterations, each one CUDA graph timed by events around "
+      "its launch; all runs in OUT/*.exec.json)\n")
 print("| run | planner | verdict | planned | measured arena | device peak | GB/s | % of peak "
       "| launches/iter |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -427,6 +428,9 @@ for name in names:
     with open(os.path.join(out, name + ".exec.json")) as f:
         runs = json.load(f)["runs"]
     for r in runs:
+        # one page: the zoo's figures for greedy-by-size; the rest in the JSON
+        if name.endswith(".sequential") and r["planner"] != "greedy-by-size":
+            continue
         bw = r["bytes_moved"] / r["seconds"] if r["seconds"] > 0 else 0
         peak = r.get("peak_bandwidth", 0)
         print(f"| {name} | {r['planner']} | {'clean' if r['clean'] else 'CORRUPT'} "
