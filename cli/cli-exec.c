@@ -50,12 +50,17 @@ print_figure_notes (GString *out, const MpExecResult *r0)
     {
       g_autofree char *peak = mp_format_bytes (r0->peak_bandwidth);
 
-      g_string_append_printf (out, "bandwidth: bytes moved / kernel time (CUDA events around "
-                                   "the pattern kernels, after a warm-up); device peak %s/s; "
-                                   "%u kernel launches per iteration\n", peak, r0->launches);
+      g_string_append_printf (out, "bandwidth: bytes moved / kernel time (each iteration "
+                                   "replayed as one CUDA graph, CUDA events around its launch, "
+                                   "after a warm-up) over the %u free-running iteration%s; "
+                                   "device peak %s/s; %u kernel launches per iteration\n",
+                              r0->timed_iterations, r0->timed_iterations == 1 ? "" : "s", peak,
+                              r0->launches);
     }
   else
-    g_string_append (out, "bandwidth: bytes moved / wall time of the iterations\n");
+    g_string_append_printf (out, "bandwidth: bytes moved / wall time of the %u free-running "
+                                 "iteration%s\n", r0->timed_iterations,
+                            r0->timed_iterations == 1 ? "" : "s");
 }
 
 static void
@@ -103,15 +108,21 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
     }
   print_figure_notes (out, r0);
   g_string_append_printf (out, "measured: %s\n", g_str_equal (r0->backend, "cuda")
-                          ? "device memory the arena took (cudaMemGetInfo before/after)"
+                          ? "device memory the arena's allocation took (cudaMemGetInfo "
+                            "before/after)"
                           : "resident pages of the arena and workspace after the run");
   if (r0->process_peak)
     {
       g_autofree char *peak = mp_format_bytes (r0->process_peak);
+      g_autofree char *planned = mp_format_bytes (r0->planned);
 
-      g_string_append_printf (out, "%s: %s\n", g_str_equal (r0->backend, "cuda")
-                              ? "device memory of all buffers" : "process peak resident (VmHWM)",
-                              peak);
+      if (g_str_equal (r0->backend, "cuda"))
+        g_string_append_printf (out, "device memory at peak: %s (cudaMemGetInfo deltas from "
+                                     "before the run, sampled after each iteration: buffers, "
+                                     "checks, streams, the instantiated graph), planned %s\n",
+                                peak, planned);
+      else
+        g_string_append_printf (out, "process peak resident (VmHWM): %s\n", peak);
     }
   if (r0->baselines->len)
     g_string_append (out, "\ndynamic allocators on the same program "
@@ -141,8 +152,9 @@ exec_bench_scale (MpGraph *graph, MpExecOptions *opts, GError **error)
 
   if (factor == 0)
     return FALSE;
-  fprintf (stderr, "memplan-cli: bench: every tensor scaled ×%" G_GUINT64_FORMAT " so that the "
-                   "median one is at least twice %s (%s)\n", factor, cache, size);
+  fprintf (stderr, "memplan-cli: bench: every arena tensor scaled ×%" G_GUINT64_FORMAT " so "
+                   "that the median one is at least twice %s (%s); inputs and params keep their "
+                   "size\n", factor, cache, size);
   if (opts->iterations == 0)
     opts->iterations = 5;
   return TRUE;
