@@ -244,17 +244,16 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         }
       dense[o] = GPOINTER_TO_UINT (v);
     }
-  /* A plan is valid for the order it was made for: lifetimes in ops (the
-   * program order) or in the groups of the parallel schedule (multistream).
-   * When the two counts agree, every level holds one op and the orders are
-   * the same. */
+  /* A plan is run in the order it was made for, as mp_plan_judge reads it
+   * (plan->parallel): lifetimes in ops (the program order) or in the groups
+   * of the parallel schedule (multistream). */
   {
     g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
 
     memcpy (group, schedule->group, sizeof (guint) * graph->n_ops);
     n_parallel = schedule->n_groups;
   }
-  if (plan->n_steps != graph->n_ops && plan->n_steps != n_parallel)
+  if (plan->n_steps != (plan->parallel ? n_parallel : graph->n_ops))
     {
       g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
                    "plan '%s' measures lifetimes over %u steps, but graph '%s' has %u ops and "
@@ -263,7 +262,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
       mp_exec_program_free (p);
       return NULL;
     }
-  p->group_order = plan->n_steps != graph->n_ops;
+  p->group_order = plan->parallel;
   p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
   p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
   p->n_groups = p->concurrent ? n_parallel : 0;

@@ -569,6 +569,7 @@ test_parallel_plan (void)
           recs[i].last = groups[k].last;
         }
   plan = mp_plan_new_records ("parallel", recs, l.lt->n_records, 5, l.lt->alignment);
+  plan->parallel = TRUE; /* made for the groups: the plan says so, not its step count */
   for (guint i = 0; i < plan->n_records; i++)
     for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
       if (g_str_equal (l.graph->tensors[plan->records[i].tensor].name, groups[k].name))
@@ -587,6 +588,7 @@ test_parallel_plan (void)
 
   /* the same offsets claimed for program order are caught */
   plan->n_steps = 7;
+  plan->parallel = FALSE;
   wrong = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
   g_assert_false (wrong->group_order);
   g_assert_cmpstr (wrong->first_corruption, ==, "op 'right.fc1' found tensor 'emb' corrupted at "
