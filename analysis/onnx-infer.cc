@@ -25,7 +25,12 @@ mp_onnx_infer_shapes (const char *data, gsize length, char **message)
     }
   try
     {
-      onnx::shape_inference::InferShapes (model);
+      // strict: a node whose inference fails names itself instead of
+      // leaving its outputs silently unknown; data propagation folds the
+      // Shape -> Gather -> Concat computations that libonnx knows
+      onnx::ShapeInferenceOptions options (false, 1, true);
+
+      onnx::shape_inference::InferShapes (model, onnx::OpSchemaRegistry::Instance (), options);
     }
   catch (const std::exception &e)
     {

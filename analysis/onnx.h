@@ -14,6 +14,12 @@ typedef struct
   /* Plan Reshape, Flatten, Squeeze, Unsqueeze and Identity as copies
    * instead of views of their input (what ONNX Runtime does). */
   gboolean            views_as_copies;
+  /* Reading a model estimated to need more memory is refused before it
+   * starts (--max-memory); 0: the memory available, at most 8 GiB. */
+  guint64             max_memory;
+  /* Bindings of names the model lacks are ignored rather than refused
+   * (the fuzz target binds the same names for every input). */
+  gboolean            lenient_dims;
 } MpOnnxOptions;
 
 /* TRUE when data (the start of a file) looks like a serialized ONNX

@@ -363,7 +363,9 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   MpWorkloadOptions wopts = { .alignment = options->lifetimes.alignment,
                               .plan_inputs = options->lifetimes.plan_inputs,
                               .max_parallel_ops = options->planner.max_parallel_ops,
-                              .input.onnx.dims = options->dims };
+                              /* one --dim for every file: each takes its own names */
+                              .input.onnx.dims = options->dims,
+                              .input.onnx.lenient_dims = TRUE };
   const MpGraph    *graph;
   const MpLifetimes *lt;
   g_autoptr (GPtrArray) plans = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_plan_free);

@@ -291,7 +291,9 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   guint            total = 0, index = 0;
   MpPlannerOptions popts = { .time_budget = options ? options->time_budget : 0 };
   SearchProgress   sp = { report, report_data };
-  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL };
+  /* lenient: the window keeps its bindings from one file to the next */
+  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL,
+                              .input.onnx.lenient_dims = TRUE };
   gint64           start = g_get_monotonic_time ();
   guint            n_infos;
   const MpPlannerInfo *infos = mp_planners (&n_infos);

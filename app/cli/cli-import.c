@@ -213,6 +213,8 @@ mp_cli_import (int argc, char **argv)
   wopts.input.trace.device = device;
   wopts.input.trace.drop_pre_existing = drop;
   wopts.input.onnx.dims = (const char *const *) dims;
+  if (max_memory)
+    mp_parse_size (max_memory, &wopts.input.onnx.max_memory); /* checked just below */
   if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
     return MP_EXIT_BAD_INPUT;
   if (!(w = mp_workload_open (argv[1], &wopts, &error)))

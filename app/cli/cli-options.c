@@ -134,6 +134,9 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .input.trace.drop_pre_existing = p->drop_pre_existing,
                                    .input.onnx.dims = (const char *const *) p->dims,
                                    .input.onnx.views_as_copies = p->views_as_copies };
+  /* checked when the options were read */
+  if (p->max_memory)
+    mp_parse_size (p->max_memory, &options->input.onnx.max_memory);
 }
 
 /* The optimal planner's progress, on one rewritten line of a terminal. */
