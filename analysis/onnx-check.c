@@ -248,8 +248,8 @@ mp_onnx_check_model (const Onnx__ModelProto *model, const char *path, GError **e
   return TRUE;
 }
 
-static const Onnx__AttributeProto *
-find_attribute (const Onnx__NodeProto *node, const char *name)
+const Onnx__AttributeProto *
+mp_onnx_find_attribute (const Onnx__NodeProto *node, const char *name)
 {
   for (gsize k = 0; k < node->n_attribute; k++)
     if (g_strcmp0 (node->attribute[k]->name, name) == 0)
@@ -268,7 +268,7 @@ mp_onnx_index_constants (const Onnx__GraphProto *g)
   for (gsize i = 0; i < g->n_node; i++)
     {
       const Onnx__NodeProto      *node = g->node[i];
-      const Onnx__AttributeProto *value = find_attribute (node, "value");
+      const Onnx__AttributeProto *value = mp_onnx_find_attribute (node, "value");
 
       if (g_strcmp0 (node->op_type, "Constant") == 0 && (!node->domain || !*node->domain) &&
           node->n_output == 1 && node->output[0] && value && value->t)
@@ -326,8 +326,8 @@ elements_of (const GArray *dims)
   return n;
 }
 
-static gboolean
-node_input_is (const Onnx__NodeProto *node, gsize k)
+gboolean
+mp_onnx_node_has_input (const Onnx__NodeProto *node, gsize k)
 {
   return k < node->n_input && node->input[k] && *node->input[k];
 }
@@ -336,7 +336,7 @@ node_input_is (const Onnx__NodeProto *node, gsize k)
 static GArray *
 ints_of (const Onnx__NodeProto *node, const char *attr, gsize input, GHashTable *constants)
 {
-  const Onnx__AttributeProto *a = find_attribute (node, attr);
+  const Onnx__AttributeProto *a = mp_onnx_find_attribute (node, attr);
   GArray                     *values;
 
   if (a)
@@ -348,7 +348,7 @@ ints_of (const Onnx__NodeProto *node, const char *attr, gsize input, GHashTable 
         g_array_append_val (values, a->i);
       return values;
     }
-  return node_input_is (node, input) ? mp_onnx_constant_ints (constants, node->input[input])
+  return mp_onnx_node_has_input (node, input) ? mp_onnx_constant_ints (constants, node->input[input])
                                      : NULL;
 }
 
@@ -471,13 +471,13 @@ check_slice (const Onnx__NodeProto *node, const char *label, GHashTable *constan
   g_autoptr (GArray) starts = ints_of (node, "starts", 1, constants);
   g_autoptr (GArray) ends = ints_of (node, "ends", 2, constants);
   g_autoptr (GArray) axes = ints_of (node, "axes", 3, constants);
-  g_autoptr (GArray) steps = node_input_is (node, 4) ? ints_of (node, "", 4, constants) : NULL;
+  g_autoptr (GArray) steps = mp_onnx_node_has_input (node, 4) ? ints_of (node, "", 4, constants) : NULL;
   g_autoptr (GArray) dims = NULL;
   g_autofree char   *want = NULL, *have = NULL;
   gint64             rank = in->len;
 
   if (!starts || !ends || starts->len != ends->len || (axes && axes->len != starts->len) ||
-      (node_input_is (node, 4) && (!steps || steps->len != starts->len)))
+      (mp_onnx_node_has_input (node, 4) && (!steps || steps->len != starts->len)))
     return TRUE; /* not all known: libonnx's shape stands */
   dims = g_array_copy ((GArray *) in);
   for (guint k = 0; k < starts->len; k++)
@@ -541,7 +541,7 @@ mp_onnx_check_node (const Onnx__NodeProto *node, const char *label, GHashTable *
 
   if (node->op_type == NULL ||
       (node->domain && *node->domain && !g_str_equal (node->domain, "ai.onnx")) ||
-      !node_input_is (node, 0) || (in = shape_of (data, node->input[0])) == NULL)
+      !mp_onnx_node_has_input (node, 0) || (in = shape_of (data, node->input[0])) == NULL)
     return TRUE;
   if (!check_axes (node, label, constants, in->len, path, error))
     return FALSE;

@@ -43,6 +43,12 @@ void     mp_onnx_allocator_init   (MpOnnxAllocator *allocator);
  * without a fixed size (strings) or unknown. */
 gboolean mp_onnx_element_type     (gint32 type, MpDType *dtype, guint *size);
 
+/* A node's attribute by name, or NULL. */
+const Onnx__AttributeProto *mp_onnx_find_attribute (const Onnx__NodeProto *node,
+                                                    const char            *name);
+/* TRUE when the node's input k is given (not left out as ""). */
+gboolean  mp_onnx_node_has_input  (const Onnx__NodeProto *node, gsize k);
+
 /* "name (OpType)", or "node INDEX (OpType)" when the node has no name. */
 char    *mp_onnx_node_label       (const Onnx__NodeProto *node, gsize index);
 
@@ -69,5 +75,21 @@ typedef const GArray *(*MpOnnxShapeFunc) (gpointer data, const char *name);
 gboolean  mp_onnx_check_node      (const Onnx__NodeProto *node, const char *label,
                                    GHashTable *constants, MpOnnxShapeFunc shape_of,
                                    gpointer data, const char *path, GError **error);
+
+/* A symbolic dimension's names: those of the expression it is ("Min(512,
+ * s1)": s1), or itself when it is none; appended to names, each g_strdup'd. */
+void      mp_onnx_dim_names       (const char *text, GPtrArray *names);
+
+/* A symbolic dimension's value under bindings (name -> gint64 *): a bound
+ * name, or an expression whose names are all bound and whose value is
+ * >= 0. FALSE otherwise. */
+gboolean  mp_onnx_dim_value       (const char *text, GHashTable *bindings, gint64 *value);
+
+/* Evaluates the model's integer shape computations (onnx-fold.c) on its
+ * constants and the static shapes in types (name -> const Onnx__TypeProto
+ * *); appends each value found for a node output not in folded to out as a
+ * GraphProto initializer field, adds its name to folded; returns how many. */
+guint     mp_onnx_fold            (const Onnx__GraphProto *g, GHashTable *types,
+                                   GHashTable *constants, GHashTable *folded, GByteArray *out);
 
 G_END_DECLS

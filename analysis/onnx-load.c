@@ -24,6 +24,7 @@ typedef struct
   GHashTable             *functions; /* "domain:name" of the model-local functions */
   GHashTable             *shapes;    /* tensor name -> GArray of its gint64 dims, once sized */
   GHashTable             *constants; /* tensor name -> const Onnx__TensorProto * */
+  GHashTable             *folded;    /* node outputs folded to initializers (onnx-fold.c) */
   gboolean                inferred;  /* value_info filled in by ONNX's shape inference */
   guint64                 max_memory;
   gboolean                lenient_dims;
@@ -127,6 +128,15 @@ size_tensor (Loader *l, MpTensor *t, gint32 type, guint n_dims, const gint64 *di
   return TRUE;
 }
 
+/* The shape of a tensor type, or NULL. */
+static Onnx__TensorShapeProto *
+tensor_shape (const Onnx__TypeProto *type)
+{
+  if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+    return NULL;
+  return type->tensor_type->shape;
+}
+
 /* A tensor's type is complete when every dimension is a number or a name. */
 static gboolean
 type_is_complete (const Onnx__TypeProto *type)
@@ -144,6 +154,19 @@ type_is_complete (const Onnx__TypeProto *type)
   return TRUE;
 }
 
+/* A symbolic dimension of the model's own (not one inference made up). */
+static gboolean
+dim_from_model (Loader *l, const char *text)
+{
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  mp_onnx_dim_names (text, names);
+  for (guint i = 0; i < names->len; i++)
+    if (!g_hash_table_contains (l->model_dim_set, names->pdata[i]))
+      return FALSE;
+  return TRUE;
+}
+
 /* Sizes a graph input or node output from its value_info, binding its
  * symbolic dimensions. */
 static gboolean
@@ -153,6 +176,15 @@ size_from_value_info (Loader *l, MpTensor *t, const char *who, GError **error)
   const Onnx__TensorShapeProto *shape;
   gint64                        dims[MAX_RANK];
 
+  const Onnx__TensorProto      *folded = g_hash_table_contains (l->folded, t->name)
+                                          ? g_hash_table_lookup (l->constants, t->name)
+                                          : NULL;
+
+  /* a folded value: inference took it as given and gave it no type */
+  if (folded && (type == NULL || type->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET ||
+                 !type_is_complete (type)))
+    return size_tensor (l, t, folded->data_type, folded->n_dims, (const gint64 *) folded->dims,
+                        who, error);
   if (type && type->value_case == ONNX__TYPE_PROTO__VALUE__NOT_SET)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
@@ -203,10 +235,10 @@ size_from_value_info (Loader *l, MpTensor *t, const char *who, GError **error)
           return FALSE;
         }
       else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-               g_hash_table_contains (l->bindings, dim->dim_param))
-        dims[d] = *(gint64 *) g_hash_table_lookup (l->bindings, dim->dim_param);
+               mp_onnx_dim_value (dim->dim_param, l->bindings, &dims[d]))
+        ;
       else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-               !g_hash_table_contains (l->model_dim_set, dim->dim_param))
+               !dim_from_model (l, dim->dim_param))
         {
           mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
                              "tensor '%s'%s: dimension %zu is unknown: ONNX shape inference "
@@ -299,7 +331,8 @@ add_graph_tensors (Loader *l, GError **error)
         return FALSE;
     }
   for (gsize i = 0; i < g->n_initializer; i++)
-    if (!add_initializer (l, g->initializer[i], error))
+    if (!g_hash_table_contains (l->folded, str_or_empty (g->initializer[i]->name)) &&
+        !add_initializer (l, g->initializer[i], error))
       return FALSE;
   for (gsize i = 0; i < g->n_sparse_initializer; i++)
     {
@@ -655,6 +688,78 @@ infer_shapes (Loader *l, const char *data, gsize length, GError **error)
   return TRUE;
 }
 
+/* Bound dimensions become numbers in the types the model gives, before
+ * libonnx infers the rest: the Shape -> Gather -> Concat -> Reshape
+ * computations of exported graphs then fold to numbers in its data
+ * propagation, where symbols would leave them unknown. */
+static void
+bind_types (Loader *l, Onnx__ValueInfoProto *const *infos, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      const Onnx__TensorShapeProto *shape = tensor_shape (infos[i]->type);
+
+      for (gsize d = 0; shape && d < shape->n_dim; d++)
+        {
+          Onnx__TensorShapeProto__Dimension *dim = shape->dim[d];
+          gint64                             value;
+
+          if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
+              !mp_onnx_dim_value (dim->dim_param, l->bindings, &value))
+            continue;
+          l->allocator.base.free (l->allocator.base.allocator_data, dim->dim_param);
+          dim->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+          dim->dim_value = value;
+        }
+    }
+}
+
+/* Inference, then folding (onnx-fold.c) of what inference left unknown,
+ * its values handed back as initializers (a second graph field, which
+ * protobuf merges into the first), until nothing more folds. */
+#define MAX_FOLD_ROUNDS 32
+
+static gboolean
+infer_bound_shapes (Loader *l, GError **error)
+{
+  g_autoptr (GByteArray) model = g_byte_array_new ();
+  g_autoptr (GByteArray) folded = g_byte_array_new ();
+  gsize                  n;
+
+  bind_types (l, l->g->input, l->g->n_input);
+  bind_types (l, l->g->output, l->g->n_output);
+  bind_types (l, l->g->value_info, l->g->n_value_info);
+  n = onnx__model_proto__get_packed_size (l->model);
+  g_byte_array_set_size (model, n);
+  onnx__model_proto__pack (l->model, model->data);
+  for (guint round = 0;; round++)
+    {
+      g_autoptr (GByteArray) input = g_byte_array_sized_new (n + folded->len + 16);
+      guint8                 tag = 7 << 3 | 2;
+      gsize                  length = folded->len;
+
+      g_byte_array_append (input, model->data, n);
+      if (length)
+        {
+          g_byte_array_append (input, &tag, 1);
+          for (; length > 0x7f; length >>= 7)
+            {
+              guint8 byte = (length & 0x7f) | 0x80;
+
+              g_byte_array_append (input, &byte, 1);
+            }
+          tag = length;
+          g_byte_array_append (input, &tag, 1);
+          g_byte_array_append (input, folded->data, folded->len);
+        }
+      if (!infer_shapes (l, (const char *) input->data, input->len, error))
+        return FALSE;
+      if (round == MAX_FOLD_ROUNDS ||
+          mp_onnx_fold (l->g, l->types, l->constants, l->folded, folded) == 0)
+        return TRUE;
+    }
+}
+
 static void
 loader_init (Loader *l, const char *path, const MpOnnxOptions *options)
 {
@@ -671,6 +776,7 @@ loader_init (Loader *l, const char *path, const MpOnnxOptions *options)
     .shapes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      (GDestroyNotify) g_array_unref),
     .model_dims = g_ptr_array_new_with_free_func (g_free),
+    .folded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .model_dim_set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
   };
 }
@@ -698,6 +804,7 @@ loader_clear (Loader *l)
   g_hash_table_unref (l->shapes);
   g_clear_pointer (&l->constants, g_hash_table_unref);
   g_ptr_array_unref (l->model_dims);
+  g_hash_table_unref (l->folded);
   g_hash_table_unref (l->model_dim_set);
 }
 
@@ -723,21 +830,24 @@ add_dim_names (Onnx__ValueInfoProto *const *infos, gsize n, GHashTable *seen, GP
 {
   for (gsize i = 0; i < n; i++)
     {
-      const Onnx__TypeProto *type = infos[i]->type;
+      const Onnx__TensorShapeProto *shape = tensor_shape (infos[i]->type);
 
-      if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-          type->tensor_type->shape == NULL)
-        continue;
-      for (gsize d = 0; d < type->tensor_type->shape->n_dim; d++)
+      for (gsize d = 0; shape && d < shape->n_dim; d++)
         {
-          const Onnx__TensorShapeProto__Dimension *dim = type->tensor_type->shape->dim[d];
+          const Onnx__TensorShapeProto__Dimension *dim = shape->dim[d];
 
-          if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-              dim->dim_param && *dim->dim_param && !g_hash_table_contains (seen, dim->dim_param))
-            {
-              g_hash_table_add (seen, g_strdup (dim->dim_param));
-              g_ptr_array_add (names, g_strdup (dim->dim_param));
-            }
+          g_autoptr (GPtrArray) read = g_ptr_array_new_with_free_func (g_free);
+
+          if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
+              dim->dim_param == NULL || *dim->dim_param == '\0')
+            continue;
+          mp_onnx_dim_names (dim->dim_param, read);
+          for (guint k = 0; k < read->len; k++)
+            if (!g_hash_table_contains (seen, read->pdata[k]))
+              {
+                g_hash_table_add (seen, g_strdup (read->pdata[k]));
+                g_ptr_array_add (names, g_strdup (read->pdata[k]));
+              }
         }
     }
 }
@@ -805,24 +915,31 @@ static void
 find_unbound (Loader *l, const char *name, const char *who, GPtrArray *unbound,
               GHashTable *listed, char **first)
 {
-  const Onnx__TypeProto *type = g_hash_table_lookup (l->types, name);
+  const Onnx__TensorShapeProto *shape = tensor_shape (g_hash_table_lookup (l->types, name));
 
-  if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-      type->tensor_type->shape == NULL)
-    return;
-  for (gsize d = 0; d < type->tensor_type->shape->n_dim; d++)
+  for (gsize d = 0; shape && d < shape->n_dim; d++)
     {
-      const Onnx__TensorShapeProto__Dimension *dim = type->tensor_type->shape->dim[d];
-      const char                              *param = dim->dim_param;
+      const Onnx__TensorShapeProto__Dimension *dim = shape->dim[d];
+      g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      gint64 value;
 
       if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ||
-          g_hash_table_contains (l->bindings, param) ||
-          !g_hash_table_contains (l->model_dim_set, param) ||
-          !g_hash_table_add (listed, (gpointer) param))
+          mp_onnx_dim_value (dim->dim_param, l->bindings, &value))
         continue;
-      g_ptr_array_add (unbound, (gpointer) param);
-      if (*first == NULL)
-        *first = g_strdup_printf ("'%s'%s", name, who);
+      mp_onnx_dim_names (dim->dim_param, names);
+      for (guint k = 0; k < names->len; k++)
+        {
+          const char *param = names->pdata[k];
+
+          if (g_hash_table_contains (l->bindings, param) ||
+              !g_hash_table_contains (l->model_dim_set, param) ||
+              g_hash_table_contains (listed, param))
+            continue;
+          g_hash_table_add (listed, g_strdup (param));
+          g_ptr_array_add (unbound, g_strdup (param));
+          if (*first == NULL)
+            *first = g_strdup_printf ("'%s'%s", name, who);
+        }
     }
 }
 
@@ -830,8 +947,8 @@ static gboolean
 check_unbound (Loader *l, GError **error)
 {
   const Onnx__GraphProto *g = l->g;
-  g_autoptr (GPtrArray)   unbound = g_ptr_array_new ();
-  g_autoptr (GHashTable)  listed = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GPtrArray)   unbound = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GHashTable)  listed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GHashTable)  inits = g_hash_table_new (g_str_hash, g_str_equal);
   g_autofree char        *first = NULL, *list = NULL;
   g_autoptr (GString)     hint = g_string_new (NULL);
@@ -884,7 +1001,7 @@ mp_onnx_parse (const char *data, gsize length, const char *path, const MpOnnxOpt
     {
       collect_model_dims (&l);
       ok = check_binding_names (&l, error) &&
-           (!needs_inference (&l) || infer_shapes (&l, data, length, error)) &&
+           (!needs_inference (&l) || infer_bound_shapes (&l, error)) &&
            check_unbound (&l, error);
     }
   if (ok)

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Writes the ONNX inputs that once crashed memplan (issue 27) into
-tests/fuzz-regressions/onnx/, byte by byte (the standard library only: the
-onnx package refuses to write some of them).
+tests/fuzz-regressions/onnx/, and two fuzz seeds in the forms exporters
+write into tests/data/, byte by byte (the standard library only: the onnx
+package refuses to write some of them).
 
     python3 build-aux/make-onnx-regressions.py
 
@@ -17,6 +18,14 @@ onnx package refuses to write some of them).
 tests/test-onnx.c makes the same three models itself and checks the exact
 messages; tests/test-fuzz-regressions.c feeds these files to the fuzz
 target.
+
+The seeds (build-aux/fuzz.sh onnx starts from tests/data/onnx-*.onnx):
+- onnx-export-shapes.onnx: TorchScript's shape subgraph (Shape, Gather,
+  Unsqueeze, Concat, Reshape, ConstantOfShape, Range, Expand), which the
+  folding pass (analysis/onnx-fold.c) evaluates;
+- onnx-dynamo-dims.onnx: dimensions as expressions ("Min(512, seq)"), as
+  the dynamo exporter writes them. Both use the fuzz target's names, batch
+  and seq.
 """
 import os
 
@@ -43,7 +52,8 @@ def f_bytes(field, b):
 
 
 def tensor_type(elem, dims):
-    shape = b"".join(f_bytes(1, f_varint(1, d)) for d in dims)
+    shape = b"".join(f_bytes(1, f_varint(1, d) if isinstance(d, int) else f_bytes(2, d))
+                     for d in dims)
     return f_bytes(1, f_varint(1, elem) + f_bytes(2, shape))
 
 
@@ -55,15 +65,28 @@ def attr_ints(name, values):
     return f_bytes(1, name) + f_varint(20, 7) + f_bytes(8, b"".join(varint(v) for v in values))
 
 
+def attr_int(name, value):
+    return f_bytes(1, name) + f_varint(20, 2) + f_varint(3, value)
+
+
+def constant(name, values, scalar=False):
+    t = (b"" if scalar else f_bytes(1, varint(len(values)))) + f_varint(2, INT64)
+    t += f_bytes(7, b"".join(varint(v) for v in values))
+    value = f_bytes(1, "value") + f_varint(20, 4) + f_bytes(5, t)
+    return node("Constant", [], [name], name, [value])
+
+
 def node(op, inputs, outputs, name, attrs=()):
     return (b"".join(f_bytes(1, i) for i in inputs) + b"".join(f_bytes(2, o) for o in outputs)
             + f_bytes(3, name) + f_bytes(4, op) + b"".join(f_bytes(5, a) for a in attrs))
 
 
-def model(nodes, x_dims, inits=(), value_infos=()):
+def model(nodes, x_dims, inits=(), value_infos=(), outputs=("y",)):
     g = (b"".join(f_bytes(1, n) for n in nodes) + f_bytes(2, "g")
          + b"".join(f_bytes(5, t) for t in inits)
-         + f_bytes(11, value_info("x", FLOAT, x_dims)) + f_bytes(12, value_info("y", FLOAT))
+         + f_bytes(11, value_info("x", FLOAT, x_dims))
+         + b"".join(f_bytes(12, o if isinstance(o, bytes) else value_info(o, FLOAT))
+                    for o in outputs)
          + b"".join(f_bytes(13, v) for v in value_infos))
     return f_varint(1, 8) + f_bytes(8, f_bytes(1, "") + f_varint(2, 17)) + f_bytes(7, g)
 
@@ -88,6 +111,31 @@ def main():
     }
     for name, data in samples.items():
         with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+        print(name, len(data), "bytes")
+    seeds = {
+        "onnx-export-shapes.onnx": model(
+            [node("Shape", ["x"], ["s"], "shape"), constant("c0", [0], True),
+             constant("c1", [1], True), constant("ax", [0]), constant("c4", [4]),
+             constant("c2", [2]),
+             node("Gather", ["s", "c0"], ["b"], "g0"), node("Gather", ["s", "c1"], ["q"], "g1"),
+             node("Unsqueeze", ["b", "ax"], ["ub"], "u0"),
+             node("Unsqueeze", ["q", "ax"], ["uq"], "u1"),
+             node("Concat", ["ub", "uq", "c4", "c2"], ["shp"], "cat", [attr_int("axis", 0)]),
+             node("Reshape", ["x", "shp"], ["y"], "reshape"),
+             node("Concat", ["ub", "uq"], ["bs"], "cat2", [attr_int("axis", 0)]),
+             node("ConstantOfShape", ["bs"], ["ones"], "cos"),
+             node("Range", ["c0", "q", "c1"], ["pos"], "range"),
+             node("Unsqueeze", ["pos", "ax"], ["pos2"], "u2"),
+             node("Expand", ["pos2", "bs"], ["posx"], "expand")],
+            ["batch", "seq", 8], outputs=("y", "ones", "posx")),
+        "onnx-dynamo-dims.onnx": model(
+            [node("Relu", ["x"], ["y"], "relu")], ["batch", "Min(512, seq)", "batch*seq + 1"],
+            outputs=(value_info("y", FLOAT, ["batch", "Min(512, seq)", "batch*seq + 1"]),)),
+    }
+    data_dir = os.path.join(os.path.dirname(__file__), "..", "tests", "data")
+    for name, data in seeds.items():
+        with open(os.path.join(data_dir, name), "wb") as f:
             f.write(data)
         print(name, len(data), "bytes")
 

@@ -54,13 +54,14 @@ pb_msg (GByteArray *b, guint field, GByteArray *m)
 }
 
 /* TypeProto of a tensor; dims "1,2,batch": numbers are dim_value (which
- * may be negative), other words dim_param. */
+ * may be negative), other words dim_param; separated by ';' instead where
+ * one holds a comma ("s0;Min(512, s1)"). */
 static inline GByteArray *
 pb_tensor_type (gint32 elem, const char *dims)
 {
   GByteArray *tensor = g_byte_array_new (), *shape = g_byte_array_new ();
   GByteArray *type = g_byte_array_new ();
-  g_auto (GStrv) parts = g_strsplit (dims, ",", -1);
+  g_auto (GStrv) parts = g_strsplit (dims, strchr (dims, ';') ? ";" : ",", -1);
 
   for (guint i = 0; *dims && parts[i]; i++)
     {
@@ -131,6 +132,35 @@ pb_int64_tensor (const char *name, const gint64 *values, gsize n_values, gssize 
   pb_str (t, 8, name);
   pb_bytes (t, 9, le, raw_bytes < 0 ? n_values * 8 : (gsize) raw_bytes);
   return t;
+}
+
+/* A Constant node 'name' whose value is an INT64 tensor: of dims [n] or,
+ * when scalar, of none. */
+static inline GByteArray *
+pb_constant (const char *name, const gint64 *values, gsize n, gboolean scalar)
+{
+  GByteArray *node = g_byte_array_new (), *attr = g_byte_array_new ();
+  GByteArray *t = g_byte_array_new (), *data = g_byte_array_new ();
+
+  if (!scalar)
+    {
+      GByteArray *dims = g_byte_array_new ();
+
+      pb_varint (dims, n);
+      pb_msg (t, 1, dims);
+    }
+  pb_int (t, 2, PB_INT64);
+  for (gsize i = 0; i < n; i++)
+    pb_varint (data, (guint64) values[i]);
+  pb_msg (t, 7, data);
+  pb_str (attr, 1, "value");
+  pb_int (attr, 20, 4); /* TENSOR */
+  pb_msg (attr, 5, t);
+  pb_str (node, 2, name);
+  pb_str (node, 3, name);
+  pb_str (node, 4, "Constant");
+  pb_msg (node, 5, attr);
+  return node;
 }
 
 /* A node: inputs and outputs comma-separated; attributes NULL-terminated,

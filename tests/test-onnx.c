@@ -692,6 +692,128 @@ test_memory_bounded (void)
   g_rmdir (dir);
 }
 
+/* What an exporter's shape subgraph becomes, as TorchScript writes it for
+ * attention (x: [batch, seq, 8]):
+ *   s = Shape(x); b = Gather(s, 0); q = Gather(s, 1)
+ *   Reshape(x, Concat(Unsqueeze(b), Unsqueeze(q), [4], [2])) -> [b, q, 4, 2]
+ *   ConstantOfShape(Concat(..)) -> [b, q]; Range(0, q, 1) -> [q]
+ *   Expand(Unsqueeze(Range), [b, q]) -> [b, q]
+ * libonnx leaves Range and Expand unknown; the folding pass evaluates them.
+ * At batch=2, seq=5, by hand: y [2,5,4,2] f32 = 320 B, t (transposed) the
+ * same, ones [2,5] f32 = 40 B, pos [5] i64 = 40 B, posx [2,5] i64 = 80 B. */
+static GBytes *
+shape_subgraph_model (void)
+{
+  const gint64 zero = 0, one = 1, four = 4, two = 2, perm[] = { 0, 2, 1, 3 };
+  GByteArray  *g = g_byte_array_new ();
+
+  pb_msg (g, PB_NODE, pb_node ("Shape", "x", "s", "shape", NULL));
+  pb_msg (g, PB_NODE, pb_constant ("c0", &zero, 1, TRUE));
+  pb_msg (g, PB_NODE, pb_constant ("c1", &one, 1, TRUE));
+  pb_msg (g, PB_NODE, pb_constant ("ax", &zero, 1, FALSE));
+  pb_msg (g, PB_NODE, pb_constant ("c4", &four, 1, FALSE));
+  pb_msg (g, PB_NODE, pb_constant ("c2", &two, 1, FALSE));
+  pb_msg (g, PB_NODE, pb_node ("Gather", "s,c0", "b", "g0", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Gather", "s,c1", "q", "g1", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Unsqueeze", "b,ax", "ub", "u0", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Unsqueeze", "q,ax", "uq", "u1", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Concat", "ub,uq,c4,c2", "shp", "cat", pb_attr_int ("axis", 0),
+                               NULL));
+  pb_msg (g, PB_NODE, pb_node ("Reshape", "x,shp", "y", "reshape", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Transpose", "y", "t", "tr", pb_attr_ints ("perm", perm, 4),
+                               NULL));
+  pb_msg (g, PB_NODE, pb_node ("Concat", "ub,uq", "bs", "cat2", pb_attr_int ("axis", 0), NULL));
+  pb_msg (g, PB_NODE, pb_node ("ConstantOfShape", "bs", "ones", "cos", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Range", "c0,q,c1", "pos", "range", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Unsqueeze", "pos,ax", "pos2", "u2", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Expand", "pos2,bs", "posx", "expand", NULL));
+  pb_str (g, PB_NAME, "g");
+  pb_msg (g, PB_INPUT, pb_value_info ("x", PB_FLOAT, "batch,seq,8"));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("t", PB_FLOAT, NULL));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("ones", PB_FLOAT, NULL));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("posx", PB_INT64, NULL));
+  return pb_model (g, 17);
+}
+
+static void
+assert_tensor (const MpGraph *graph, const char *name, guint64 size, const char *dims)
+{
+  gint              t = mp_graph_find_tensor (graph, name);
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  g_assert_cmpint (t, >=, 0);
+  g_assert_cmpuint (graph->tensors[t].size, ==, size);
+  for (guint d = 0; d < graph->tensors[t].n_dims; d++)
+    g_string_append_printf (text, "%s%" G_GINT64_FORMAT, d ? "," : "", graph->tensors[t].shape[d]);
+  g_assert_cmpstr (text->str, ==, dims);
+}
+
+static void
+test_fold (void)
+{
+#ifdef MP_HAVE_ONNX_INFER
+  g_autoptr (GBytes) model = shape_subgraph_model ();
+  const char        *dims[] = { "batch=2", "seq=5", NULL };
+  MpOnnxOptions      options = { dims, FALSE, 0, FALSE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = mp_onnx_parse (g_bytes_get_data (model, NULL),
+                                             g_bytes_get_size (model), "m.onnx", &options,
+                                             &error);
+
+  g_assert_no_error (error);
+  assert_tensor (graph, "s", 24, "3");
+  assert_tensor (graph, "shp", 32, "4");
+  assert_tensor (graph, "y", 320, "2,5,4,2");
+  assert_tensor (graph, "t", 320, "2,4,5,2");
+  assert_tensor (graph, "ones", 40, "2,5");
+  assert_tensor (graph, "pos", 40, "5");
+  assert_tensor (graph, "posx", 80, "2,5");
+  /* the folded values stay node outputs, not parameters */
+  g_assert_cmpint (graph->tensors[mp_graph_find_tensor (graph, "pos")].kind, ==,
+                   MP_TENSOR_ACTIVATION);
+  g_assert_cmpuint (graph->n_ops, ==, 18);
+#else
+  g_test_skip ("built without libonnx shape inference");
+#endif
+}
+
+/* Dimensions as PyTorch's dynamo exporter writes them are expressions of
+ * its symbols: evaluated, never asked for as names. x [s0, Min(512, s1)]
+ * at s0=2, s1=1000: [2, 512]; z [s0, 2*Min(512, s1)]: [2, 1024];
+ * w [((s0*s1)//s1), s1 + 1, Max(s0, 3) % 2]: [2, 1001, 1]. */
+static void
+test_dynamo_dims (void)
+{
+  GByteArray      *g = g_byte_array_new ();
+  g_autoptr (GBytes) model = NULL;
+  const char      *dims[] = { "s0=2", "s1=1000", NULL };
+  MpOnnxOptions    options = { dims, FALSE, 0, FALSE };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  g_autoptr (GBytes) copy = NULL;
+
+  pb_msg (g, PB_NODE, pb_node ("Relu", "x", "y", "relu", NULL));
+  pb_msg (g, PB_NODE, pb_node ("Concat", "x,x", "z", "cat", pb_attr_int ("axis", 1), NULL));
+  pb_msg (g, PB_NODE, pb_node ("Relu", "w0", "w", "relu2", NULL));
+  pb_str (g, PB_NAME, "g");
+  pb_msg (g, PB_INPUT, pb_value_info ("x", PB_FLOAT, "s0;Min(512, s1)"));
+  pb_msg (g, PB_INPUT, pb_value_info ("w0", PB_FLOAT, "((s0*s1)//s1);s1 + 1;Max(s0, 3) % 2"));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("y", PB_FLOAT, "s0;Min(512, s1)"));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("z", PB_FLOAT, "s0;2*Min(512, s1)"));
+  pb_msg (g, PB_OUTPUT, pb_value_info ("w", PB_FLOAT, "((s0*s1)//s1);s1 + 1;Max(s0, 3) % 2"));
+  model = pb_model (g, 17);
+  assert_parse_refused (model, NULL, "the symbolic dimensions 's0' and 's1' are not bound to "
+                                     "values (--dim s0=N --dim s1=N): tensor 'x' (graph input) is "
+                                     "the first that needs one");
+  graph = mp_onnx_parse (g_bytes_get_data (model, NULL), g_bytes_get_size (model), "m.onnx",
+                         &options, &error);
+  g_assert_no_error (error);
+  assert_tensor (graph, "x", 2 * 512 * 4, "2,512");
+  assert_tensor (graph, "y", 2 * 512 * 4, "2,512");
+  assert_tensor (graph, "z", 2 * 1024 * 4, "2,1024");
+  assert_tensor (graph, "w", 2 * 1001 * 4, "2,1001,1");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -713,5 +835,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/onnx/slice", test_slice);
   g_test_add_func ("/analysis/onnx/dimension-messages", test_dimension_messages);
   g_test_add_func ("/analysis/onnx/memory-bounded", test_memory_bounded);
+  g_test_add_func ("/analysis/onnx/fold", test_fold);
+  g_test_add_func ("/analysis/onnx/dynamo-dims", test_dynamo_dims);
   return g_test_run ();
 }
