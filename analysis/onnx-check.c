@@ -348,8 +348,9 @@ ints_of (const Onnx__NodeProto *node, const char *attr, gsize input, GHashTable 
         g_array_append_val (values, a->i);
       return values;
     }
-  return mp_onnx_node_has_input (node, input) ? mp_onnx_constant_ints (constants, node->input[input])
-                                     : NULL;
+  if (!mp_onnx_node_has_input (node, input))
+    return NULL;
+  return mp_onnx_constant_ints (constants, node->input[input]);
 }
 
 /* Ops whose single axis indexes their first input's dims: [-r, r-1], one
@@ -471,7 +472,7 @@ check_slice (const Onnx__NodeProto *node, const char *label, GHashTable *constan
   g_autoptr (GArray) starts = ints_of (node, "starts", 1, constants);
   g_autoptr (GArray) ends = ints_of (node, "ends", 2, constants);
   g_autoptr (GArray) axes = ints_of (node, "axes", 3, constants);
-  g_autoptr (GArray) steps = mp_onnx_node_has_input (node, 4) ? ints_of (node, "", 4, constants) : NULL;
+  g_autoptr (GArray) steps = ints_of (node, "", 4, constants);
   g_autoptr (GArray) dims = NULL;
   g_autofree char   *want = NULL, *have = NULL;
   gint64             rank = in->len;
