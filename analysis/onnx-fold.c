@@ -740,6 +740,107 @@ seed (Fold *f, GHashTable *constants)
     }
 }
 
+/* Shapes for ops of opset 18 to 21 that libonnx 1.12 has no inference
+ * for (or an older one), by the ONNX operator spec of each:
+ * - Gelu (20), Mish (18), GroupNormalization (18, 21), BitwiseNot (18):
+ *   "Y has the same shape as X";
+ * - BitwiseAnd/Or/Xor (18): multidirectional (numpy) broadcasting.
+ * (Split 18 with num_outputs and Pad 18 with axes libonnx 1.12 knows in an
+ * older form and refuses: those models stay refused, naming the node.)
+ * Writes the dims of output k; FALSE where the op is none of these or its
+ * inputs are not known. */
+static gboolean
+rule_shape (Fold *f, const Onnx__NodeProto *node, gsize k, guint *rank, gint64 *dims)
+{
+  static const char *const same[] = { "Gelu", "Mish", "GroupNormalization", "BitwiseNot" };
+  static const char *const bitwise[] = { "BitwiseAnd", "BitwiseOr", "BitwiseXor" };
+  const char *op = node->op_type;
+
+  if (!mp_onnx_node_has_input (node, 0) || !static_shape (f, node->input[0], rank, dims))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (same); i++)
+    if (g_str_equal (op, same[i]))
+      return k == 0;
+  for (guint i = 0; i < G_N_ELEMENTS (bitwise); i++)
+    if (g_str_equal (op, bitwise[i]) && k == 0 && mp_onnx_node_has_input (node, 1))
+      {
+        Value a = { .rank = *rank }, b = { 0 };
+
+        memcpy (a.dims, dims, *rank * sizeof (gint64));
+        return static_shape (f, node->input[1], &b.rank, b.dims) &&
+               broadcast (&a, &b, rank, dims);
+      }
+  return FALSE;
+}
+
+/* A GraphProto value_info field (13) giving name a tensor type. */
+static void
+put_value_info (GByteArray *out, const char *name, gint32 elem, guint rank, const gint64 *dims)
+{
+  g_autoptr (GByteArray) info = g_byte_array_new ();
+  g_autoptr (GByteArray) type = g_byte_array_new ();
+  g_autoptr (GByteArray) tensor = g_byte_array_new ();
+  g_autoptr (GByteArray) shape = g_byte_array_new ();
+
+  for (guint d = 0; d < rank; d++)
+    {
+      g_autoptr (GByteArray) dim = g_byte_array_new ();
+
+      put_varint (dim, 1 << 3);
+      put_varint (dim, dims[d]);
+      put_field (shape, 1, dim->data, dim->len);
+    }
+  put_varint (tensor, 1 << 3);
+  put_varint (tensor, elem);
+  put_field (tensor, 2, shape->data, shape->len);
+  put_field (type, 1, tensor->data, tensor->len);
+  put_field (info, 1, name, strlen (name));
+  put_field (info, 2, type->data, type->len);
+  put_field (out, 13, info->data, info->len);
+}
+
+static gboolean
+type_known (const Onnx__TypeProto *type)
+{
+  const Onnx__TensorShapeProto *shape;
+
+  if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+      !type->tensor_type->has_elem_type || (shape = type->tensor_type->shape) == NULL)
+    return FALSE;
+  for (gsize d = 0; d < shape->n_dim; d++)
+    if (shape->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE__NOT_SET)
+      return FALSE;
+  return TRUE;
+}
+
+/* Outputs that inference left unknown and a rule above gives. */
+static guint
+apply_rules (Fold *f, const Onnx__NodeProto *node, GHashTable *folded, GByteArray *out)
+{
+  const Onnx__TypeProto *in_type;
+  guint                  added = 0;
+
+  if (!mp_onnx_node_has_input (node, 0) ||
+      (in_type = g_hash_table_lookup (f->types, node->input[0])) == NULL ||
+      in_type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+    return 0;
+  for (gsize k = 0; k < node->n_output; k++)
+    {
+      const char *name = node->output[k];
+      gint64      dims[MAX_RANK];
+      guint       rank;
+
+      if (name == NULL || *name == '\0' || g_hash_table_contains (folded, name) ||
+          type_known (g_hash_table_lookup (f->types, name)) ||
+          !rule_shape (f, node, k, &rank, dims))
+        continue;
+      put_value_info (out, name, in_type->tensor_type->elem_type, rank, dims);
+      g_hash_table_add (folded, g_strdup (name));
+      added++;
+    }
+  return added;
+}
+
 guint
 mp_onnx_fold (const Onnx__GraphProto *g, GHashTable *types, GHashTable *constants,
               GHashTable *folded, GByteArray *out)
@@ -757,9 +858,13 @@ mp_onnx_fold (const Onnx__GraphProto *g, GHashTable *types, GHashTable *constant
       gint32                 elem;
 
       if (node->op_type == NULL || (node->domain && *node->domain) || name == NULL ||
-          *name == '\0' || g_hash_table_contains (f.values, name) ||
-          (v = fold_node (&f, node)) == NULL)
+          *name == '\0' || g_hash_table_contains (f.values, name))
         continue;
+      if ((v = fold_node (&f, node)) == NULL)
+        {
+          added += apply_rules (&f, node, folded, out);
+          continue;
+        }
       g_hash_table_insert (f.values, (gpointer) name, v);
       /* handed back in the type the model (or inference) gives it */
       type = g_hash_table_lookup (types, name);

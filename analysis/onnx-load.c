@@ -599,9 +599,12 @@ index_model (Loader *l)
   g_hash_table_remove_all (l->types);
   g_hash_table_remove_all (l->makers);
   g_hash_table_remove_all (l->functions);
+  /* a graph output listed with no type does not hide its value_info */
   for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
     for (gsize i = 0; i < counts[k]; i++)
-      if (lists[k][i]->name && lists[k][i]->type)
+      if (lists[k][i]->name && lists[k][i]->type &&
+          (lists[k][i]->type->value_case != ONNX__TYPE_PROTO__VALUE__NOT_SET ||
+           !g_hash_table_contains (l->types, lists[k][i]->name)))
         g_hash_table_insert (l->types, lists[k][i]->name, lists[k][i]->type);
   for (gsize i = g->n_node; i-- > 0;)
     for (gsize k = 0; k < g->node[i]->n_output; k++)

@@ -814,6 +814,49 @@ test_dynamo_dims (void)
   assert_tensor (graph, "w", 2 * 1001 * 4, "2,1001,1");
 }
 
+/* Ops newer than libonnx 1.12 get shapes from memplan's rules (the ONNX
+ * spec of each: Y has X's shape), and inference goes on downstream of
+ * them: Gelu (opset 20) then Relu, GroupNormalization (opset 18) then
+ * Relu, x [2,4,6] f32: every tensor 192 B. */
+static void
+test_newer_opsets (void)
+{
+#ifdef MP_HAVE_ONNX_INFER
+  static const struct
+  {
+    const char *op;
+    const char *inputs;
+    guint       opset;
+  } cases[] = { { "Gelu", "x", 20 }, { "GroupNormalization", "x,s,b", 18 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      GByteArray *g = g_byte_array_new ();
+      g_autoptr (GBytes) model = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpGraph) graph = NULL;
+
+      /* GroupNormalization's num_groups; Gelu takes none */
+      pb_msg (g, PB_NODE, pb_node (cases[i].op, cases[i].inputs, "h", "new",
+                                   i == 1 ? pb_attr_int ("num_groups", 2) : NULL, NULL));
+      pb_msg (g, PB_NODE, pb_node ("Relu", "h", "y", "relu", NULL));
+      pb_str (g, PB_NAME, "g");
+      pb_msg (g, PB_INPUT, pb_value_info ("x", PB_FLOAT, "2,4,6"));
+      pb_msg (g, PB_INPUT, pb_value_info ("s", PB_FLOAT, "2"));
+      pb_msg (g, PB_INPUT, pb_value_info ("b", PB_FLOAT, "2"));
+      pb_msg (g, PB_OUTPUT, pb_value_info ("y", PB_FLOAT, NULL));
+      model = pb_model (g, cases[i].opset);
+      graph = mp_onnx_parse (g_bytes_get_data (model, NULL), g_bytes_get_size (model), "m.onnx",
+                             NULL, &error);
+      g_assert_no_error (error);
+      assert_tensor (graph, "h", 192, "2,4,6");
+      assert_tensor (graph, "y", 192, "2,4,6");
+    }
+#else
+  g_test_skip ("built without libonnx shape inference");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -837,5 +880,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/onnx/memory-bounded", test_memory_bounded);
   g_test_add_func ("/analysis/onnx/fold", test_fold);
   g_test_add_func ("/analysis/onnx/dynamo-dims", test_dynamo_dims);
+  g_test_add_func ("/analysis/onnx/newer-opsets", test_newer_opsets);
   return g_test_run ();
 }
