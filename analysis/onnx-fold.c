@@ -105,7 +105,15 @@ static_shape (Fold *f, const char *name, guint *rank, gint64 *dims)
 {
   const Onnx__TypeProto        *type = g_hash_table_lookup (f->types, name);
   const Onnx__TensorShapeProto *shape;
+  const Value                  *value = g_hash_table_lookup (f->values, name);
 
+  /* a value folded before: inference gives an initializer no type */
+  if (value)
+    {
+      *rank = value->rank;
+      memcpy (dims, value->dims, value->rank * sizeof (gint64));
+      return TRUE;
+    }
   if (type == NULL || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
       (shape = type->tensor_type->shape) == NULL || shape->n_dim > MAX_RANK)
     return FALSE;

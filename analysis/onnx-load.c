@@ -1048,12 +1048,13 @@ mp_onnx_symbolic_dims (const char *path, GError **error)
       !check_sniff (contents, length, path, error))
     return NULL;
   loader_init (&l, path, NULL);
+  /* the graph inputs' names: what the outputs' own names ("Reshapey_dim_0",
+   * as TorchScript writes them) depend on, and inference computes */
   if (unpack_model (&l, contents, length, TRUE, error))
     {
-      collect_model_dims (&l);
-      names = g_ptr_array_new ();
-      for (guint i = 0; i < l.model_dims->len; i++)
-        g_ptr_array_add (names, g_strdup (l.model_dims->pdata[i]));
+      names = g_ptr_array_new_with_free_func (g_free);
+      add_dim_names (l.g->input, l.g->n_input, l.model_dim_set, names);
+      g_ptr_array_set_free_func (names, NULL);
       g_ptr_array_add (names, NULL);
     }
   loader_clear (&l);

@@ -41,10 +41,11 @@ MpGraph  *mp_onnx_parse      (const char          *data,
                               const MpOnnxOptions *options,
                               GError             **error);
 
-/* The names of the model's symbolic dimensions (dim_param of its graph
- * inputs, outputs and value_info), each once, in the order the file first
- * gives them: what a front-end asks the user to bind before it loads the
- * model. An empty list when every dimension is a number. */
+/* The names of the symbolic dimensions of the model's graph inputs (the
+ * names inside expressions such as "Min(512, seq)"), each once, in the
+ * order the file first gives them: what a front-end asks the user to bind
+ * before it loads the model. An empty list when every dimension is a
+ * number. */
 char    **mp_onnx_symbolic_dims (const char  *path,
                                  GError     **error);
 

@@ -37,12 +37,14 @@ class Fixed(torch.nn.Module):
     """A transformers model behind a forward of fixed positional inputs
     (TorchScript's exporter passes them by position) returning one tensor."""
 
-    def __init__(self, model, key="last_hidden_state"):
+    def __init__(self, model, key="last_hidden_state", mask=False):
         super().__init__()
-        self.model, self.key = model, key
+        self.model, self.key, self.mask = model, key, mask
 
     def forward(self, x):
-        out = self.model(x)
+        # an explicit all-ones mask keeps transformers off torch.diff (its
+        # packed-sequence check), which TorchScript cannot export at opset 17
+        out = self.model(x, attention_mask=torch.ones_like(x)) if self.mask else self.model(x)
         return out[self.key] if isinstance(out, dict) or hasattr(out, "keys") else out[0]
 
 
@@ -62,18 +64,27 @@ def models():
     def gpt2():
         cfg = tf.GPT2Config(vocab_size=64, n_embd=32, n_layer=1, n_head=2, n_positions=32,
                             use_cache=False)
-        return Fixed(tf.GPT2Model(cfg)), text_input(64), {0: "batch", 1: "seq"}
+        return Fixed(tf.GPT2Model(cfg), mask=True), text_input(64), {0: "batch", 1: "seq"}
 
     def llama():
         cfg = tf.LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64,
                              num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
                              max_position_embeddings=32, use_cache=False)
-        return Fixed(tf.LlamaModel(cfg)), text_input(64), {0: "batch", 1: "seq"}
+        return Fixed(tf.LlamaModel(cfg), mask=True), text_input(64), {0: "batch", 1: "seq"}
 
     def t5_encoder():
         cfg = tf.T5Config(vocab_size=64, d_model=32, d_kv=16, d_ff=64, num_layers=1,
                           num_heads=2, use_cache=False)
         return Fixed(tf.T5EncoderModel(cfg)), text_input(64), {0: "batch", 1: "seq"}
+
+    def whisper_encoder():
+        cfg = tf.WhisperConfig(vocab_size=64, num_mel_bins=8, d_model=32, encoder_layers=1,
+                               encoder_attention_heads=2, decoder_layers=1,
+                               decoder_attention_heads=2, encoder_ffn_dim=64,
+                               decoder_ffn_dim=64, max_source_positions=16, pad_token_id=0,
+                               bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+        model = tf.WhisperModel(cfg).get_encoder()
+        return Fixed(model), torch.randn(BATCH, 8, 32), {0: "batch"}
 
     def vit():
         cfg = tf.ViTConfig(image_size=32, patch_size=8, num_channels=3, hidden_size=32,
@@ -85,7 +96,8 @@ def models():
         model = torchvision.models.resnet18(num_classes=10)
         return model, torch.randn(BATCH, 3, 32, 32), {0: "batch"}
 
-    return {"bert": bert, "gpt2": gpt2, "llama": llama, "t5-encoder": t5_encoder, "vit": vit,
+    return {"bert": bert, "gpt2": gpt2, "llama": llama, "t5-encoder": t5_encoder,
+            "whisper-encoder": whisper_encoder, "vit": vit,
             "resnet18": cnn}
 
 
