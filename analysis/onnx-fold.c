@@ -357,13 +357,12 @@ fold_slice (Fold *f, const Onnx__NodeProto *node)
   end = end < 0 ? end + dim : end;
   start = step > 0 ? CLAMP (start, 0, dim) : CLAMP (start, 0, dim - 1);
   end = step > 0 ? CLAMP (end, 0, dim) : CLAMP (end, -1, dim - 1);
+  /* both within [-1, dim]: no overflow; k * step stays inside them */
+  n = step > 0 ? (end > start ? 1 + (end - start - 1) / step : 0)
+               : (start > end ? 1 + (start - end - 1) / -step : 0);
   v = value_new (data->type, 1, &n);
-  for (gint64 i = start; step > 0 ? i < end : i > end; i += step)
-    {
-      v->data = g_renew (gint64, v->data, n + 1);
-      v->data[n++] = data->data[i];
-    }
-  v->dims[0] = v->n = n;
+  for (gint64 k = 0; k < n; k++)
+    v->data[k] = data->data[start + k * step];
   return v;
 }
 
@@ -444,9 +443,13 @@ fold_squeeze (Fold *f, const Onnx__NodeProto *node, const Value *data, gboolean 
   if (out_rank > MAX_RANK)
     return NULL;
   for (guint k = 0; k < axes->len; k++)
-    mark[normalize_axis (g_array_index (axes, gint64, k), out_rank, &ok)] = TRUE;
-  if (!ok)
-    return NULL;
+    {
+      gint64 axis = normalize_axis (g_array_index (axes, gint64, k), out_rank, &ok);
+
+      if (!ok)
+        return NULL;
+      mark[axis] = TRUE;
+    }
   for (guint d = 0, src = 0; d < out_rank; d++)
     if (unsqueeze)
       dims[rank++] = mark[d] ? 1 : data->dims[src++];
@@ -478,8 +481,8 @@ fold_reshape (const Onnx__NodeProto *node, const Value *data, const Value *shape
         infer = d;
       else if (dims[d] < 0)
         return NULL;
-      else
-        known *= dims[d];
+      else if (__builtin_mul_overflow (known, dims[d], &known))
+        return NULL;
     }
   if (infer >= 0)
     {
@@ -500,8 +503,10 @@ fold_range (const Value *start, const Value *limit, const Value *delta)
     return NULL;
   d = delta->data[0];
   /* the spec: max(ceil((limit - start) / delta), 0) elements */
-  n = limit->data[0] - start->data[0];
-  n = d > 0 ? (n <= 0 ? 0 : (n + d - 1) / d) : (n >= 0 ? 0 : (-n + -d - 1) / -d);
+  if (__builtin_sub_overflow (limit->data[0], start->data[0], &n) || n == G_MININT64 ||
+      d == G_MININT64)
+    return NULL;
+  n = d > 0 ? (n <= 0 ? 0 : 1 + (n - 1) / d) : (n >= 0 ? 0 : 1 + (-n - 1) / -d);
   if (!dims_ok (1, &n))
     return NULL;
   v = value_new (start->type, 1, &n);
@@ -581,20 +586,26 @@ fold_cast (const Onnx__NodeProto *node, const Value *data)
 static Value *
 fold_unary (const char *op, const Value *data)
 {
-  Value *v = with_dims (data, data->rank, data->dims);
+  Value *v;
 
+  if (!g_str_equal (op, "Neg") && !g_str_equal (op, "Abs") && !g_str_equal (op, "Not") &&
+      !g_str_equal (op, "Identity"))
+    return NULL;
+  v = with_dims (data, data->rank, data->dims);
   for (gsize i = 0; i < v->n; i++)
-    if (g_str_equal (op, "Neg") && v->data[i] != G_MININT64)
-      v->data[i] = -v->data[i];
-    else if (g_str_equal (op, "Abs") && v->data[i] != G_MININT64)
-      v->data[i] = ABS (v->data[i]);
-    else if (g_str_equal (op, "Not"))
-      v->data[i] = !v->data[i];
-    else if (!g_str_equal (op, "Identity"))
-      {
-        value_free (v);
-        return NULL;
-      }
+    {
+      if ((g_str_equal (op, "Neg") || g_str_equal (op, "Abs")) && v->data[i] == G_MININT64)
+        {
+          value_free (v);
+          return NULL;
+        }
+      if (g_str_equal (op, "Neg"))
+        v->data[i] = -v->data[i];
+      else if (g_str_equal (op, "Abs"))
+        v->data[i] = ABS (v->data[i]);
+      else if (g_str_equal (op, "Not"))
+        v->data[i] = !v->data[i];
+    }
   return v;
 }
 
