@@ -754,7 +754,8 @@ seed (Fold *f, GHashTable *constants)
           value_free (v);
           continue;
         }
-      memcpy (v->data, values->data, v->n * sizeof (gint64));
+      if (v->n) /* an empty GArray's data may be NULL */
+        memcpy (v->data, values->data, v->n * sizeof (gint64));
       g_hash_table_insert (f->values, key, v);
     }
 }

@@ -928,13 +928,13 @@ compare_strings (gconstpointer a, gconstpointer b)
   return g_strcmp0 (*(char *const *) a, *(char *const *) b);
 }
 
-/* The committed exports, by the names of their .json files. */
+/* The committed exports, by the names of their .json files, in stems
+ * (which the tests use: freed after they ran). */
 static void
-add_export_tests (void)
+add_export_tests (GPtrArray *stems)
 {
   g_autofree char *dir_path = test_fixture_path ("onnx-exports");
   g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
-  g_autoptr (GPtrArray) stems = g_ptr_array_new ();
   const char *name;
 
   g_assert_nonnull (dir);
@@ -947,7 +947,6 @@ add_export_tests (void)
       g_autofree char *path = g_strdup_printf ("/analysis/onnx/export/%s",
                                                (char *) stems->pdata[i]);
 
-      /* the stem lives as long as the test program */
       g_test_add_data_func (path, stems->pdata[i], test_export);
     }
 }
@@ -955,6 +954,8 @@ add_export_tests (void)
 int
 main (int argc, char **argv)
 {
+  g_autoptr (GPtrArray) stems = g_ptr_array_new_with_free_func (g_free);
+
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/onnx/cnn", test_cnn);
   g_test_add_func ("/analysis/onnx/cnn/views-as-copies", test_views_as_copies);
@@ -977,7 +978,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/onnx/dynamo-dims", test_dynamo_dims);
   g_test_add_func ("/analysis/onnx/newer-opsets", test_newer_opsets);
 #ifdef MP_HAVE_ONNX_INFER
-  add_export_tests ();
+  add_export_tests (stems);
 #endif
   return g_test_run ();
 }
