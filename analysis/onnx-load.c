@@ -680,7 +680,7 @@ infer_shapes (Loader *l, const char *data, gsize length, GError **error)
   if (inferred == NULL)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, l->path,
-                         "ONNX shape inference failed: %s", message);
+                         "ONNX shape inference failed: %s", g_strchomp (message));
       return FALSE;
     }
   filled = g_bytes_get_data (inferred, &n);

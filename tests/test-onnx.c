@@ -492,6 +492,25 @@ test_invalid_models (void)
                                        "the range -2 to 1 of its input's 2 dimensions");
   assert_cli_refused (concat, "node 'concat (Concat)': axis 1099511627776 is out of the range -2 "
                               "to 1 of its input's 2 dimensions");
+#ifdef MP_HAVE_ONNX_INFER
+  {
+    /* what once said "not a tensor but an ONNX sequence, map or optional" */
+    g_autoptr (GBytes) cast = pb_model (
+      one_node_graph (pb_node ("Cast", "x", "y", "cast", pb_attr_int ("to", 12345), NULL), "2",
+                      NULL), 17);
+    g_autoptr (GBytes) unknown = pb_model (
+      one_node_graph (pb_node ("Foo", "x", "y", "foo", NULL), "2", NULL), 17);
+
+    assert_parse_refused (cast, NULL, "ONNX shape inference failed: [ShapeInferenceError] Shape "
+                                      "inference error(s): (op_type:Cast, node name: cast): "
+                                      "[TypeInferenceError] Attribute to does not specify a "
+                                      "valid type.");
+    assert_parse_refused (unknown, NULL, "tensor 'y' (written by node 'foo (Foo)') has no known "
+                                         "type: ONNX shape inference left it empty (an operator, "
+                                         "domain or opset libonnx 1.12 does not know, or an "
+                                         "attribute out of its range)");
+  }
+#endif
 }
 
 /* Slice by the spec: starts and ends as far as int64 goes are clamped to
