@@ -148,6 +148,7 @@ test_symbolic_dims (void)
 {
   g_autofree char *encoder = test_data_path ("onnx/encoder-2x256.onnx");
   g_autofree char *cnn = test_data_path ("onnx/resnet-mini.onnx");
+  g_autofree char *dynamo = test_fixture_path ("onnx-dynamo-dims.onnx");
   g_autofree char *json = test_data_path ("teaching.json");
   g_autofree char *expected = NULL;
   g_auto (GStrv) names = NULL;
@@ -162,6 +163,13 @@ test_symbolic_dims (void)
   names = mp_onnx_symbolic_dims (cnn, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length (names), ==, 0);
+  g_clear_pointer (&names, g_strfreev);
+  /* expressions ("Min(512, seq)", "batch*seq + 1") ask for their names */
+  names = mp_onnx_symbolic_dims (dynamo, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (names), ==, 2);
+  g_assert_cmpstr (names[0], ==, "batch");
+  g_assert_cmpstr (names[1], ==, "seq");
   g_clear_pointer (&names, g_strfreev);
   g_assert_null (mp_onnx_symbolic_dims (json, &error));
   expected = g_strdup_printf ("%s: not an ONNX model (it does not start like a serialized ONNX "
