@@ -137,6 +137,15 @@ mp_input_parse (const char *data, gsize length, const char *path, const MpInputO
                          trace->device, mp_input_format_name (input->format));
       return NULL;
     }
+  if (options && options->onnx.dims && options->onnx.dims[0] && !options->onnx.lenient_dims &&
+      input->format != MP_INPUT_ONNX)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         "a dimension was bound (--dim %s), but this is a %s: only ONNX models "
+                         "have symbolic dimensions to bind", options->onnx.dims[0],
+                         mp_input_format_name (input->format));
+      return NULL;
+    }
   switch (input->format)
     {
     case MP_INPUT_GRAPH_JSON:

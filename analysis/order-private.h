@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-internal.h"
+
 #include "order.h"
 
 G_BEGIN_DECLS

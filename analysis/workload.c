@@ -96,13 +96,21 @@ mp_workload_open (const char *path, const MpWorkloadOptions *options, GError **e
   MpWorkload *w;
   guint64     limit = options ? options->max_memory : 0;
   guint64     estimate = 0;
+  MpInputOptions input_options;
 
   g_return_val_if_fail (path != NULL, NULL);
 
   /* a file too big for the memory is refused before it is read */
   if (limit != G_MAXUINT64 && !mp_memory_check_load (path, limit, &estimate, error))
     return NULL;
-  if (!(input = mp_input_load (path, options ? &options->input : NULL, error)))
+  /* the ONNX reader bounds its unpacking by the same limit */
+  if (options)
+    {
+      input_options = options->input;
+      if (input_options.onnx.max_memory == 0 && limit != G_MAXUINT64)
+        input_options.onnx.max_memory = limit;
+    }
+  if (!(input = mp_input_load (path, options ? &input_options : NULL, error)))
     return NULL;
   if ((w = mp_workload_new_from_input (input, options, error)))
     w->load_estimate = estimate;

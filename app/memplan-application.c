@@ -289,7 +289,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
   g_variant_dict_lookup (options, "dim", "^as", &self->dims);
   for (guint i = 0; self->dims && self->dims[i]; i++)
     {
-      const char *eq = strchr (self->dims[i], '=');
+      const char *eq = strrchr (self->dims[i], '='); /* a name may hold '=' */
       guint64     value;
 
       if (eq == NULL || eq == self->dims[i] ||

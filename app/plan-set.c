@@ -286,7 +286,9 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   g_autoptr (GPtrArray) made = g_ptr_array_new_with_free_func (plan_box_release);
   g_autoptr (MpPlanRun) run = NULL;
   g_autoptr (GError) local = NULL;
+  /* lenient: the window keeps its bindings from one file to the next */
   MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL,
+                               .input.onnx.lenient_dims = TRUE,
                                .order = options ? options->order : MP_ORDER_GIVEN };
   /* the quick planners side by side, one thread per core */
   MpRunOptions     ropts = { .planner.time_budget = options ? options->time_budget : 0,

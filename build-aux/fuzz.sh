@@ -37,7 +37,7 @@ case "$target" in
                    seeds="data/*.json data/teaching/*.csv data/minimalloc/example.12.csv tests/data/trace-*.json tests/data/*.pickle" ;;
   render)          seeds="tests/fuzz-seeds/plan/*" ;;
   cli)             seeds="tests/fuzz-seeds/cli/*" ;;
-  onnx)            seeds="data/onnx/*.onnx tests/data/onnx-*.onnx" ;;
+  onnx)            seeds="data/onnx/*.onnx tests/data/onnx-*.onnx tests/data/onnx-exports/*.onnx" ;;
   *)
     echo "$0: unknown target '$target'" >&2
     exit 2

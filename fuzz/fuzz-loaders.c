@@ -38,7 +38,7 @@ static gboolean
 feed_onnx (const char *data, gsize length, const char *path, GError **error)
 {
   static const char *const dims[] = { "batch=2", "seq=3", NULL };
-  MpOnnxOptions            options = { dims, FALSE };
+  MpOnnxOptions            options = { dims, FALSE, 0, TRUE };
   g_autoptr (MpGraph) graph = mp_onnx_parse (data, length, path, &options, error);
   g_autoptr (MpGraph) again = NULL;
   g_autoptr (GError) local = NULL;

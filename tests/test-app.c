@@ -314,6 +314,31 @@ test_bad_file (void)
   g_rmdir (dir);
 }
 
+/* The ONNX inputs that once took the app down with the CLI (a zero stride,
+ * short raw_data, types nested 5,000 deep) show the loader's message. */
+static void
+test_onnx_crash_inputs (void)
+{
+  static const char *const names[] = { "crash-maxpool-strides-0.onnx",
+                                       "crash-reshape-short-raw-data.onnx",
+                                       "crash-nested-5000.onnx" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *relative = g_build_filename ("tests/fuzz-regressions/onnx", names[i], NULL);
+      g_autofree char *path = test_source_path (relative);
+      g_autoptr (GError) want = NULL;
+      MpWindow        *win;
+
+      g_assert_null (mp_workload_open (path, NULL, &want));
+      win = open_window (path);
+      g_assert_cmpstr (mp_window_get_error (win), ==, want->message);
+      g_assert_true (g_str_has_prefix (want->message, path));
+      g_assert_null (mp_window_get_plan_set (win));
+      gtk_window_destroy (GTK_WINDOW (win));
+    }
+}
+
 static void
 finalized (gpointer data, GObject *where_the_object_was)
 {
@@ -1363,6 +1388,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/zoom-shared", test_zoom_shared);
   g_test_add_func ("/app/window/toggle-planner", test_toggle_planner);
   g_test_add_func ("/app/window/bad-file", test_bad_file);
+  g_test_add_func ("/app/window/onnx-crash-inputs", test_onnx_crash_inputs);
   g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);

@@ -25,7 +25,13 @@ mp_onnx_infer_shapes (const char *data, gsize length, char **message)
     }
   try
     {
-      onnx::shape_inference::InferShapes (model);
+      // strict: a node whose inference fails names itself instead of
+      // leaving its outputs silently unknown. No data propagation: 1.12's
+      // treats every tensor as a list and refuses exported GPT-2 ("Invalid
+      // rank for Add broadcasting"); memplan's folding pass does that work
+      onnx::ShapeInferenceOptions options (false, 1, false);
+
+      onnx::shape_inference::InferShapes (model, onnx::OpSchemaRegistry::Instance (), options);
     }
   catch (const std::exception &e)
     {

@@ -14,4 +14,8 @@ GBytes *mp_onnx_infer_shapes (const char *data,
                               gsize       length,
                               char      **message);
 
+/* Reads the protobuf varint at *pos, moving *pos past it; FALSE when the
+ * data ends inside it or it runs past 64 bits. */
+gboolean mp_onnx_read_varint (const guchar *p, gsize length, gsize *pos, guint64 *value);
+
 G_END_DECLS

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "file-util.h"
+#include "onnx-private.h"
 #include "onnx.h"
 
 /* A serialized ModelProto starts with its lowest field, ir_version (field 1,
@@ -13,8 +14,8 @@
 
 #define SNIFF_BYTES 32
 
-static gboolean
-read_varint (const guchar *p, gsize length, gsize *pos, guint64 *value)
+gboolean
+mp_onnx_read_varint (const guchar *p, gsize length, gsize *pos, guint64 *value)
 {
   *value = 0;
   for (guint shift = 0; *pos < length && shift < 64; shift += 7)
@@ -55,9 +56,9 @@ mp_onnx_sniff (const char *data, gsize length)
   if (length < 4 || p[0] != 0x08)
     return FALSE;
   /* IR versions are small: 3 (2017) to 10 (2024) */
-  if (!read_varint (p, length, &pos, &ir_version) || ir_version == 0 || ir_version > 64)
+  if (!mp_onnx_read_varint (p, length, &pos, &ir_version) || ir_version == 0 || ir_version > 64)
     return FALSE;
-  return read_varint (p, length, &pos, &tag) && is_model_field (tag) && (tag >> 3) != 1;
+  return mp_onnx_read_varint (p, length, &pos, &tag) && is_model_field (tag) && (tag >> 3) != 1;
 }
 
 gboolean

@@ -14,6 +14,12 @@ typedef struct
   /* Plan Reshape, Flatten, Squeeze, Unsqueeze and Identity as copies
    * instead of views of their input (what ONNX Runtime does). */
   gboolean            views_as_copies;
+  /* Reading a model estimated to need more memory is refused before it
+   * starts (--max-memory); 0: the memory available, at most 8 GiB. */
+  guint64             max_memory;
+  /* Bindings of names the model lacks are ignored rather than refused
+   * (the fuzz target binds the same names for every input). */
+  gboolean            lenient_dims;
 } MpOnnxOptions;
 
 /* TRUE when data (the start of a file) looks like a serialized ONNX
@@ -35,10 +41,11 @@ MpGraph  *mp_onnx_parse      (const char          *data,
                               const MpOnnxOptions *options,
                               GError             **error);
 
-/* The names of the model's symbolic dimensions (dim_param of its graph
- * inputs, outputs and value_info), each once, in the order the file first
- * gives them: what a front-end asks the user to bind before it loads the
- * model. An empty list when every dimension is a number. */
+/* The names of the symbolic dimensions of the model's graph inputs (the
+ * names inside expressions such as "Min(512, seq)"), each once, in the
+ * order the file first gives them: what a front-end asks the user to bind
+ * before it loads the model. An empty list when every dimension is a
+ * number. */
 char    **mp_onnx_symbolic_dims (const char  *path,
                                  GError     **error);
 

@@ -393,7 +393,9 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
   MpWorkloadOptions wopts = { .alignment = options->lifetimes.alignment,
                               .plan_inputs = options->lifetimes.plan_inputs,
                               .max_parallel_ops = options->planner.max_parallel_ops,
+                              /* one --dim for every file: each takes its own names */
                               .input.onnx.dims = options->dims,
+                              .input.onnx.lenient_dims = TRUE,
                               .max_memory = options->max_memory,
                               .order = options->order,
                               .order_budget = options->order_budget };
