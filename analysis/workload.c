@@ -16,6 +16,8 @@ workload_clear (gpointer data)
   g_clear_pointer (&w->parallel, mp_schedule_free);
   g_clear_pointer (&w->lifetimes, mp_lifetimes_free);
   g_clear_pointer (&w->graph, mp_graph_free);
+  g_clear_pointer (&w->given_graph, mp_graph_free);
+  g_clear_pointer (&w->order, mp_order_result_free);
   g_free (w->file_offsets);
   g_free (w->path);
 }
@@ -32,12 +34,42 @@ mp_workload_unref (MpWorkload *workload)
   g_atomic_rc_box_release_full (workload, workload_clear);
 }
 
+/* The order stage: the graph's ops in the order asked for, before any
+ * lifetime is measured. A trace's order is what happened: it is refused. */
+static gboolean
+reorder (MpWorkload *w, const MpWorkloadOptions *options, GError **error)
+{
+  MpOrderOptions oopts = { .plan_inputs = options->plan_inputs,
+                           .time_budget = options->order_budget };
+  MpGraph       *reordered;
+
+  if (w->trace || !w->graph->has_ops)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_UNSUPPORTED, w->path,
+                         "--order %s needs a graph with dependencies (graph JSON, ONNX, zoo); "
+                         "this is %s, whose order is what happened (use --order given)",
+                         mp_order_method_name (options->order),
+                         w->format == MP_INPUT_USAGE_CSV ? "usage records"
+                         : w->format == MP_INPUT_CHROME_TRACE ? "a PyTorch profiler trace"
+                         : "a PyTorch memory snapshot");
+      return FALSE;
+    }
+  if (!(w->order = mp_order_compute (w->graph, options->order, &oopts, error)) ||
+      !(reordered = mp_graph_reorder (w->graph, w->order->order, error)))
+    return FALSE;
+  w->given_graph = w->graph;
+  w->graph = reordered;
+  return TRUE;
+}
+
 /* Lifetimes, and the parallel schedule where streams can overlap. */
 static gboolean
 prepare (MpWorkload *w, const MpWorkloadOptions *options, GError **error)
 {
   MpLifetimeOptions lopts = { 0 };
 
+  if (options && options->order != MP_ORDER_GIVEN && !reorder (w, options, error))
+    return FALSE;
   if (options)
     {
       lopts.alignment = options->alignment;

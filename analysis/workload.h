@@ -4,6 +4,7 @@
 #include <gio/gio.h>
 #include "input.h"
 #include "memory-estimate.h"
+#include "order.h"
 #include "planner.h"
 #include "verdict.h"
 
@@ -23,6 +24,8 @@ typedef struct
    * (MP_ANALYSIS_ERROR_MEMORY, before the work): 0, the memory available;
    * G_MAXUINT64, no check */
   guint64     max_memory;
+  MpOrderMethod  order;         /* the op order planned: MP_ORDER_GIVEN keeps the file's */
+  gdouble        order_budget;  /* --order optimal: seconds, 0 = 10 */
 } MpWorkloadOptions;
 
 typedef struct
@@ -40,6 +43,10 @@ typedef struct
   guint64       *file_offsets; /* a CSV's offset column, or NULL */
   guint64        max_memory;   /* as in the options */
   guint64        load_estimate; /* what loading the input was estimated to take */
+  /* another order than the given one: how it was found, and the graph in
+   * the file's order (graph is then the reordered one); NULL otherwise */
+  MpOrderResult *order;
+  MpGraph       *given_graph;
 } MpWorkload;
 
 MpWorkload *mp_workload_open       (const char              *path,

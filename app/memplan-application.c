@@ -16,6 +16,7 @@ struct _MpApplication
   /* command-line options for the first window */
   GStrv          planners;
   GStrv          dims;         /* --dim NAME=VALUE: the ONNX model's dimensions */
+  gint           order;        /* --order: an MpOrderMethod, or -1: not given */
   char          *color_by;
   char          *theme;
   gboolean       shared_scale;
@@ -81,6 +82,8 @@ new_window (MpApplication *self)
         }
       if (self->dims)
         mp_window_set_dims (window, (const char * const *) self->dims);
+      if (self->order >= 0)
+        mp_window_set_order (window, self->order);
       mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -308,6 +311,21 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
           return 2;
         }
     }
+  {
+    g_autofree char *order = NULL;
+    MpOrderMethod    method;
+
+    if (g_variant_dict_lookup (options, "order", "s", &order))
+      {
+        if (!mp_order_method_from_string (order, &method) ||
+            (method != MP_ORDER_GIVEN && method != MP_ORDER_BEST && method != MP_ORDER_OPTIMAL))
+          {
+            g_printerr ("memplan: --order '%s': expected given, best or optimal\n", order);
+            return 2;
+          }
+        self->order = method;
+      }
+  }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
   g_variant_dict_lookup (options, "step", "i", &self->run.step);
   if (g_variant_dict_lookup (options, "step-through", "s", &self->run.step_through) &&
@@ -409,6 +427,8 @@ mp_application_init (MpApplication *self)
       "Bind an ONNX model's symbolic dimension, repeatable (else the window asks)",
       "NAME=VALUE" },
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, NULL, "One address scale for every plan", NULL },
+    { "order", 0, 0, G_OPTION_ARG_STRING, NULL, "Plan in this op order: given, best or optimal "
+      "(and show the Order page)", "ORDER" },
     { "select", 0, 0, G_OPTION_ARG_STRING, NULL, "Select a tensor (or an op) by name",
       "NAME" },
     { "show-live", 0, 0, G_OPTION_ARG_NONE, NULL, "Show the buffers live at the cursor step",
@@ -445,6 +465,7 @@ mp_application_init (MpApplication *self)
   self->run.last_step = -1;
   self->run.bench_tensors = BENCH_TENSORS;
   self->run.started = g_get_monotonic_time ();
+  self->order = -1;
   g_application_add_main_option_entries (G_APPLICATION (self), options);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE…]");
   g_application_set_option_context_summary (G_APPLICATION (self),

@@ -45,6 +45,7 @@ struct _MpWindow
   GtkWidget          *memory_strip;
   GtkWidget          *live_list;
   GtkWidget          *by_op_view;
+  GtkWidget          *order_view;
   GtkWidget          *dims_bar;       /* asks for the dimensions (a GtkInfoBar), or NULL */
   GtkWidget          *dims_form;      /* in dims_bar */
 

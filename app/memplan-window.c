@@ -6,6 +6,7 @@
 
 #include "live-list.h"
 #include "memory-strip.h"
+#include "order-view.h"
 #include "memplan-window-private.h"
 #include "plan-view.h"
 #include "summary-table.h"
@@ -177,6 +178,7 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
     }
   update_panes (self, set);
   mp_memory_strip_set_plan_set (MP_MEMORY_STRIP (self->memory_strip), set);
+  mp_order_view_set_plan_set (MP_ORDER_VIEW (self->order_view), set);
   mp_summary_table_set_plan_set (self->summary_table, set);
   if (mp_plan_set_get_n_plans (set) != self->split_rows)
     {
@@ -304,6 +306,22 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
   gtk_label_set_text (self->busy_label, text);
 }
 
+static void
+order_changed (MpWindow *self)
+{
+  mp_window_start_build (self, TRUE);
+}
+
+void
+mp_window_set_order (MpWindow *self, MpOrderMethod order)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+
+  mp_order_view_set_order (MP_ORDER_VIEW (self->order_view), order);
+  gtk_notebook_set_current_page (self->notebook,
+                                 gtk_notebook_page_num (self->notebook, self->order_view));
+}
+
 void
 mp_window_start_build (MpWindow *self, gboolean load)
 {
@@ -313,7 +331,9 @@ mp_window_start_build (MpWindow *self, gboolean load)
   BuildCall       *call;
   BuildCall       *progress;
   MpPlanSetOptions options = { .time_budget = self->time_budget,
-                               .dims = (const char * const *) self->dims };
+                               .dims = (const char * const *) self->dims,
+                               .order = mp_order_view_get_order (
+                                 MP_ORDER_VIEW (self->order_view)) };
 
   if (load && self->file == NULL)
     return;
@@ -748,6 +768,10 @@ mp_window_init (MpWindow *self)
   gtk_box_prepend (self->plans_box, self->memory_strip);
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
   mp_window_by_op_init (self);
+  self->order_view = mp_order_view_new (self->state);
+  gtk_notebook_append_page (self->notebook, self->order_view, gtk_label_new ("Order"));
+  /* the order is a planning stage: another one plans the file again */
+  g_signal_connect_swapped (self->order_view, "notify::order", G_CALLBACK (order_changed), self);
 
   g_signal_connect_swapped (self->state, "notify", G_CALLBACK (state_notify), self);
 

@@ -49,6 +49,8 @@ void         mp_window_show_notice         (MpWindow *self, const char *message)
 void         mp_window_bind_settings       (MpWindow *self, GSettings *settings);
 /* Binds an ONNX model's symbolic dimensions ("NAME=VALUE", as --dim) for the
  * file opened next; opening another file forgets them. */
+/* Plans in this op order (given, best, optimal) and shows the Order page. */
+void         mp_window_set_order           (MpWindow *self, MpOrderMethod order);
 void         mp_window_set_dims            (MpWindow *self, const char * const *dims);
 /* The form asking an ONNX model's symbolic dimensions (MpDimsForm, inside a
  * GtkInfoBar whose GTK_RESPONSE_OK opens the model with them), or NULL when

@@ -285,7 +285,9 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   g_autoptr (GPtrArray) infos = g_ptr_array_new ();
   g_autoptr (GPtrArray) made = g_ptr_array_new_with_free_func (plan_box_release);
   g_autoptr (MpPlanRun) run = NULL;
-  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL };
+  g_autoptr (GError) local = NULL;
+  MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL,
+                               .order = options ? options->order : MP_ORDER_GIVEN };
   /* the quick planners side by side, one thread per core */
   MpRunOptions     ropts = { .planner.time_budget = options ? options->time_budget : 0,
                              .n_threads = 0,
@@ -312,8 +314,20 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       set->path = g_strdup (path);
       if (report)
         report (NULL, 0, 0, NULL, NULL, report_data);
-      if (!(loaded->workload = mp_workload_open (path, &wopts, error)))
-        return NULL;
+      if (!(loaded->workload = mp_workload_open (path, &wopts, &local)) &&
+          wopts.order != MP_ORDER_GIVEN &&
+          g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+        {
+          /* a trace or records: no dependencies, the order is what happened */
+          g_clear_error (&local);
+          wopts.order = MP_ORDER_GIVEN;
+          loaded->workload = mp_workload_open (path, &wopts, &local);
+        }
+      if (loaded->workload == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
       if (loaded->workload->observed)
         {
           /* an allocator trace: what the allocator did, next to the planners */

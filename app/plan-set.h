@@ -23,6 +23,8 @@ typedef struct
 {
   gdouble             time_budget; /* optimal: seconds, 0 = the engine's default (as the CLI's) */
   const char * const *dims;        /* ONNX symbolic dimensions, "NAME=VALUE"; NULL: none */
+  MpOrderMethod       order;       /* the op order planned; inputs without dependencies keep
+                                    * theirs */
 } MpPlanSetOptions;
 
 MpWorkload        *mp_plan_set_get_workload  (MpPlanSet *set);

@@ -4,6 +4,7 @@
 #include "column-util.h"
 #include "summary-row.h"
 #include "summary-table.h"
+#include "order-view.h"
 #include "summary-words.h"
 
 struct _MpSummaryTable
@@ -230,6 +231,19 @@ mp_summary_table_set_plan_set (MpSummaryTable *self, MpPlanSet *set)
   for (guint i = 0; set && i < mp_plan_set_get_n_plans (set); i++)
     g_ptr_array_add (plans, mp_plan_set_get_plan (set, i));
   fill_rows (self, (MpPlan * const *) plans->pdata, plans->len, rows);
+  {
+    /* the order's lever next to the layout's */
+    g_autofree char *order = mp_order_view_headline (set);
+
+    if (order)
+      {
+        g_autofree char *both = g_strdup_printf ("%s · %s", gtk_label_get_text (self->headline),
+                                                 order);
+
+        gtk_label_set_text (self->headline, both);
+        gtk_widget_set_tooltip_text (GTK_WIDGET (self->headline), both);
+      }
+  }
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
   if (selected)

@@ -63,6 +63,14 @@ if $long; then
   "$cli" bench-optimal --time-budget 600 data/minimalloc/D.1048576.csv
   rm -f "$tmp"/*
 fi
+echo "== the op order (issue 29): every data/ graph, the ONNX samples, gen gpt2 --training, a 100,000-op random DAG"
+"$cli" gen gpt2 --training -o "$tmp/gpt2-training.json"
+"$cli" gen gpt2 --training --layers 2 --seq 128 -o "$tmp/gpt2-training-2x128.json"
+"$cli" bench-order data/*.json data/zoo/*.json data/teaching/*.json data/onnx/resnet-mini.onnx \
+  data/onnx/mlp-no-shapes.onnx "$tmp/gpt2-training.json" "$tmp/gpt2-training-2x128.json" \
+  --random 100000
+"$cli" bench-order --dim batch=8 --dim seq=128 data/onnx/encoder-2x256.onnx
+rm -f "$tmp"/*
 echo "== drawing"
 "$cli" render --bench -n 100000
 if [ -x "$build/app/memplan" ] && command -v xvfb-run >/dev/null 2>&1; then

@@ -63,6 +63,13 @@ shot app-onnx.png 1280x860 --planner naive,greedy-by-size,best-fit --theme light
 shot app-onnx-dims.png 1280x420 --theme light data/onnx/encoder-2x256.onnx || [ $? -eq 2 ]
 shot app-onnx-encoder.png 1280x860 --planner naive,greedy-by-size,best-fit --theme light \
   --dim batch=8 --dim seq=128 --cursor 24 data/onnx/encoder-2x256.onnx
+# The op order as a lever (issue 29): the Order page, the given order's
+# curve over the best order's, the saving in the headline; and render --curves
+shot app-order.png 1280x860 --theme light --order best --planner greedy-by-size,optimal \
+  data/multistream.json
+"$cli" render data/zoo/random-2000.json --order best --curves -W 1000 -H 450 \
+  -o screenshots/render-order-curves.png
+echo "screenshots/render-order-curves.png"
 # A plan valid in op order that clashes when the two streams run together.
 shot app-multistream.png 1280x860 --planner greedy-by-size,multistream --theme light \
   --select b.mid --cursor 1 data/multistream.json

@@ -50,12 +50,17 @@ print_figure_notes (GString *out, const MpExecResult *r0)
     {
       g_autofree char *peak = mp_format_bytes (r0->peak_bandwidth);
 
-      g_string_append_printf (out, "bandwidth: bytes moved / kernel time (CUDA events around "
-                                   "the pattern kernels, after a warm-up); device peak %s/s; "
-                                   "%u kernel launches per iteration\n", peak, r0->launches);
+      g_string_append_printf (out, "bandwidth: bytes moved / kernel time (each iteration "
+                                   "replayed as one CUDA graph, CUDA events around its launch, "
+                                   "after a warm-up) over the %u free-running iteration%s; "
+                                   "device peak %s/s; %u kernel launches per iteration\n",
+                              r0->timed_iterations, r0->timed_iterations == 1 ? "" : "s", peak,
+                              r0->launches);
     }
   else
-    g_string_append (out, "bandwidth: bytes moved / wall time of the iterations\n");
+    g_string_append_printf (out, "bandwidth: bytes moved / wall time of the %u free-running "
+                                 "iteration%s\n", r0->timed_iterations,
+                            r0->timed_iterations == 1 ? "" : "s");
 }
 
 static void
@@ -103,15 +108,21 @@ print_table (GString *out, const MpGraph *graph, GPtrArray *results)
     }
   print_figure_notes (out, r0);
   g_string_append_printf (out, "measured: %s\n", g_str_equal (r0->backend, "cuda")
-                          ? "device memory the arena took (cudaMemGetInfo before/after)"
+                          ? "device memory the arena's allocation took (cudaMemGetInfo "
+                            "before/after)"
                           : "resident pages of the arena and workspace after the run");
   if (r0->process_peak)
     {
       g_autofree char *peak = mp_format_bytes (r0->process_peak);
+      g_autofree char *planned = mp_format_bytes (r0->planned);
 
-      g_string_append_printf (out, "%s: %s\n", g_str_equal (r0->backend, "cuda")
-                              ? "device memory of all buffers" : "process peak resident (VmHWM)",
-                              peak);
+      if (g_str_equal (r0->backend, "cuda"))
+        g_string_append_printf (out, "device memory at peak: %s (cudaMemGetInfo deltas from "
+                                     "before the run, sampled after each iteration: buffers, "
+                                     "checks, streams, the instantiated graph), planned %s\n",
+                                peak, planned);
+      else
+        g_string_append_printf (out, "process peak resident (VmHWM): %s\n", peak);
     }
   if (r0->baselines->len)
     g_string_append (out, "\ndynamic allocators on the same program "
@@ -141,8 +152,9 @@ exec_bench_scale (MpGraph *graph, MpExecOptions *opts, GError **error)
 
   if (factor == 0)
     return FALSE;
-  fprintf (stderr, "memplan-cli: bench: every tensor scaled ×%" G_GUINT64_FORMAT " so that the "
-                   "median one is at least twice %s (%s)\n", factor, cache, size);
+  fprintf (stderr, "memplan-cli: bench: every arena tensor scaled ×%" G_GUINT64_FORMAT " so "
+                   "that the median one is at least twice %s (%s); inputs and params keep their "
+                   "size\n", factor, cache, size);
   if (opts->iterations == 0)
     opts->iterations = 5;
   return TRUE;
@@ -160,16 +172,14 @@ exit_for (const GError *error)
 int
 mp_cli_exec (int argc, char **argv)
 {
-  g_auto (GStrv) planner_names = NULL;
+  g_auto (MpCliPlanning) planning = { NULL };
+  g_auto (MpCliOutput) out = { NULL };
   g_autofree char *plan_file = NULL;
   g_autofree char *backend = NULL;
-  g_autofree char *format = NULL;
-  g_autofree char *output = NULL;
   g_autofree char *corrupt = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *max_memory = NULL;
   guint64          load_estimate;
-  gint             iterations = 0, max_parallel = 0, delay_us = 0, device = -1;
+  gint             iterations = 0, delay_us = 0, device = -1;
   gboolean         sequential = FALSE, no_stagger = FALSE, no_baselines = FALSE, bench = FALSE;
   gboolean         any_corrupt = FALSE;
   g_autoptr (GError) error = NULL;
@@ -182,13 +192,8 @@ mp_cli_exec (int argc, char **argv)
   g_autoptr (GPtrArray) results =
     g_ptr_array_new_with_free_func ((GDestroyNotify) mp_exec_result_free);
   g_autoptr (GOptionContext) ctx = NULL;
-  g_autofree char *names = mp_planner_names (", ");
-  g_autofree char *planner_help = g_strdup_printf ("Planner whose plan to run, repeatable or "
-                                                   "comma-separated: %s, or all (default)",
-                                                   names);
   MpExecOptions    opts = { 0 };
   GOptionEntry     entries[] = {
-    { "planner", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &planner_names, planner_help, "NAME" },
     { "plan", 0, 0, G_OPTION_ARG_FILENAME, &plan_file, "Run the plans of PLAN (memplan JSON, or "
       "a CSV with an offset column) instead of planning", "PLAN" },
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend, "auto (default: CUDA when a device is "
@@ -201,8 +206,6 @@ mp_cli_exec (int argc, char **argv)
     { "sequential", 0, 0, G_OPTION_ARG_NONE, &sequential, "Run one op at a time, in the order "
       "the plan was made for (program order, or group by group for a plan over the parallel "
       "schedule)", NULL },
-    { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &max_parallel, "At most N ops per parallel "
-      "group of the concurrent schedule (default: unlimited)", "N" },
     { "delay-us", 0, 0, G_OPTION_ARG_INT, &delay_us, "Also delay the held stream (without "
       "staggering: one stream, in turn) by US microseconds before each op", "US" },
     { "corrupt", 0, 0, G_OPTION_ARG_STRING, &corrupt, "Break each plan on purpose: move TENSOR "
@@ -214,11 +217,6 @@ mp_cli_exec (int argc, char **argv)
       "or the CPU's L3), and run 5 iterations unless --iterations says otherwise", NULL },
     { "no-baselines", 0, 0, G_OPTION_ARG_NONE, &no_baselines, "Skip the dynamic-allocator "
       "replays", NULL },
-    MP_CLI_MAX_MEMORY_ENTRY (&max_memory),
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "Output format: table (default), json",
-      "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE instead of "
-      "standard output (atomically; an existing FILE is replaced, an input never)", "FILE" },
     { NULL }
   };
 
@@ -230,26 +228,29 @@ mp_cli_exec (int argc, char **argv)
                                      "plan does not fit the memory, 3 the backend is "
                                      "unavailable or failed.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1))
+  /* the planners whose plans to run (the planning options are the same
+   * as plan's: --order runs the ops in another order, the plans made for it) */
+  mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_SCHEDULE | MP_CLI_ORDER);
+  mp_cli_add_output (ctx, &out, "table, json");
+  if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out))
     return MP_EXIT_BAD_INPUT;
   if (plan_file)
     mp_cli_add_input (plan_file);
-
-  if (format == NULL)
-    format = g_strdup ("table");
-  if (!g_str_equal (format, "table") && !g_str_equal (format, "json"))
+  if (plan_file && planning.planner_names)
     {
-      mp_cli_error ("unknown format '%s' (known: table, json)", format);
+      mp_cli_error ("give either --plan or --planner, not both");
       return MP_EXIT_BAD_INPUT;
     }
+  if (!mp_cli_planning_check (&planning))
+    return MP_EXIT_BAD_INPUT;
   if (!mp_exec_backend_from_string (backend ? backend : "auto", &opts.backend))
     {
       mp_cli_error ("unknown backend '%s' (known: auto, cpu, cuda)", backend);
       return MP_EXIT_BAD_INPUT;
     }
-  if (iterations < 0 || max_parallel < 0 || delay_us < 0)
+  if (iterations < 0 || delay_us < 0)
     {
-      mp_cli_error ("--iterations, --max-parallel-ops and --delay-us must not be negative");
+      mp_cli_error ("--iterations and --delay-us must not be negative");
       return MP_EXIT_BAD_INPUT;
     }
   if (device < -1)
@@ -264,25 +265,23 @@ mp_cli_exec (int argc, char **argv)
     }
   opts.pick_device = device >= 0;
   opts.device = MAX (device, 0);
-  if (plan_file && planner_names)
-    {
-      mp_cli_error ("give either --plan or --planner, not both");
-      return MP_EXIT_BAD_INPUT;
-    }
   opts.iterations = iterations;
   opts.sequential = sequential;
   opts.no_stagger = no_stagger;
-  opts.max_parallel_ops = max_parallel;
+  opts.max_parallel_ops = (guint) planning.max_parallel;
   opts.delay_us = delay_us;
 
   /* the arena is checked by the executor, against the memory available */
-  if (!mp_cli_check_load_memory (argv[1], max_memory, &load_estimate))
+  if (!mp_cli_check_load_memory (argv[1], planning.max_memory, &load_estimate))
     return MP_EXIT_BAD_INPUT;
   /* --bench scales the tensors before the lifetimes are measured */
   if (!(input = mp_input_load (argv[1], NULL, &error)) ||
       (bench && !exec_bench_scale (input->graph, &opts, &error)) ||
       !(w = mp_workload_new_from_input (g_steal_pointer (&input),
-                                        &(MpWorkloadOptions) { .max_parallel_ops = max_parallel },
+                                        &(MpWorkloadOptions) {
+                                          .max_parallel_ops = (guint) planning.max_parallel,
+                                          .order = planning.order_method,
+          .order_budget = planning.order_budget },
                                         &error)))
     {
       mp_cli_error ("%s", error->message);
@@ -305,17 +304,12 @@ mp_cli_exec (int argc, char **argv)
     }
   else
     {
-      g_autoptr (GPtrArray) infos = mp_cli_planners (planner_names, &error);
+      GPtrArray *infos = planning.infos;
 
-      if (infos == NULL)
-        {
-          mp_cli_error ("%s", error->message);
-          return MP_EXIT_BAD_INPUT;
-        }
       /* the one planner loop, with its memory check */
       w->load_estimate = load_estimate;
-      if (max_memory)
-        mp_parse_size (max_memory, &w->max_memory);
+      if (planning.max_memory)
+        mp_parse_size (planning.max_memory, &w->max_memory);
       if (!(run = mp_workload_run (w, (const MpPlannerInfo * const *) infos->pdata, infos->len,
                                    NULL, NULL, &error)))
         {
@@ -362,16 +356,21 @@ mp_cli_exec (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
-  if (g_str_equal (format, "json"))
+  if (mp_cli_output_is (&out, "json"))
     text = mp_exec_result_to_json (graph, (MpExecResult **) results->pdata, results->len);
   else
     {
-      GString *s = g_string_new (NULL);
+      GString         *s = g_string_new (NULL);
+      g_autofree char *summary = mp_cli_order_summary (w);
 
+      /* the ops ran in this order: say so first */
+      if (summary)
+        g_string_append_printf (s, "%s\n\n", summary);
       print_table (s, graph, results);
       text = g_string_free (s, FALSE);
     }
-  if (!(g_str_equal (format, "json") ? mp_cli_output : mp_cli_output_text) (output, text, &error))
+  if (!(mp_cli_output_is (&out, "json") ? mp_cli_output : mp_cli_output_text) (out.output, text,
+                                                                             &error))
     {
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;

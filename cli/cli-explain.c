@@ -22,7 +22,8 @@ mp_cli_explain (int argc, char **argv)
                                      "its decisions recorded, and prints them in words: the order "
                                      "it takes the tensors in, and for each tensor the gaps (or "
                                      "partitions) it could go into, the one chosen and why, and "
-                                     "the arena after it.");
+                                     "the arena after it. With --order, first the order: which "
+                                     "ops moved and the bytes that saved at the peak.");
   mp_cli_add_planning (ctx, &planning, MP_CLI_ALL_PLANNING);
   mp_cli_add_output (ctx, &out, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_planning_check (&planning))
@@ -43,6 +44,15 @@ mp_cli_explain (int argc, char **argv)
                ? MP_EXIT_BAD_INPUT : MP_EXIT_FAILED;
     }
   text = mp_decision_trace_explain (trace, w->graph, plan);
+  if (w->order)
+    {
+      /* the order first: it is the stage before the planner */
+      g_autofree char *order = mp_order_explain (w->given_graph, w->order, planning.plan_inputs);
+      char            *both = g_strconcat (order, "\n", text, NULL);
+
+      g_free (text);
+      text = both;
+    }
   if (!mp_cli_output_text (out.output, text, &error))
     {
       mp_cli_error ("%s", error->message);

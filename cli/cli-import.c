@@ -53,20 +53,23 @@ mp_cli_import (int argc, char **argv)
   g_option_context_set_summary (ctx, "Pairs allocations and frees by address in event order "
                                      "and writes the usage records with the allocator's "
                                      "observed layout. Nothing in a pickle is executed. An ONNX "
-                                     "model is written as a memplan.graph/1 graph.");
+                                     "model is written as a memplan.graph/1 graph; with --order, "
+                                     "an ONNX model or a graph is written with its ops "
+                                     "reordered.");
   g_option_context_add_main_entries (ctx, entries, NULL);
   /* json: records, observed offsets, stack frames; csv: MiniMalloc records
    * with the observed offsets */
   mp_cli_add_output (ctx, &out, "json, csv");
-  mp_cli_add_planning (ctx, &planning, MP_CLI_DEVICE | MP_CLI_MODEL);
+  mp_cli_add_planning (ctx, &planning, MP_CLI_DEVICE | MP_CLI_MODEL | MP_CLI_ORDER);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out) ||
       !mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
   csv = mp_cli_output_is (&out, "csv");
   if (!(w = mp_cli_open (argv[1], &planning)))
     return MP_EXIT_BAD_INPUT;
-  /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports */
-  if (w->format == MP_INPUT_ONNX)
+  /* an ONNX model becomes a memplan.graph/1 file, to join suites and reports;
+   * a reordered graph too, so other tools can use the order */
+  if (w->format == MP_INPUT_ONNX || (planning.order && w->format == MP_INPUT_GRAPH_JSON))
     {
       g_autofree char *json = mp_graph_to_json (w->graph);
 

@@ -56,6 +56,19 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                      "(MiniMalloc's question) instead of minimising the arena",
                                      "N" });
     }
+  if (flags & MP_CLI_ORDER)
+    {
+      add_entry (e, (GOptionEntry) { "order", 0, 0, G_OPTION_ARG_STRING, &p->order,
+                                     "Op order to plan, keeping every dependency and each "
+                                     "stream's order (XLA's list, DFS and post-order "
+                                     "schedulers, Liu's tree order, the best of those, an exact "
+                                     "search; default: given): given, list, dfs, post-order, "
+                                     "tree, best or optimal", "ORDER" });
+      add_entry (e, (GOptionEntry) { "order-budget", 0, 0, G_OPTION_ARG_DOUBLE,
+                                     &p->order_budget, "--order optimal: give up the proof "
+                                     "after S seconds and keep the best order found "
+                                     "(default 10)", "S" });
+    }
   add_entry (e, (GOptionEntry) MP_CLI_MAX_MEMORY_ENTRY (&p->max_memory));
   if (flags & MP_CLI_DEVICE)
     {
@@ -110,7 +123,10 @@ mp_cli_planning_check (MpCliPlanning *p)
       !mp_cli_check_int ("--max-parallel-ops", p->max_parallel, 0, G_MAXINT) ||
       !mp_cli_check_double ("--time-budget", p->budget, 0, MP_OPTIMAL_MAX_BUDGET) ||
       !mp_cli_check_int ("--capacity", p->capacity, 0, G_MAXINT64) ||
+      !mp_cli_check_double ("--order-budget", p->order_budget, 0, MP_OPTIMAL_MAX_BUDGET) ||
       !mp_cli_check_memory (NULL, 0, p->max_memory))
+    return FALSE;
+  if (!mp_cli_parse_order (p->order, &p->order_method))
     return FALSE;
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
@@ -140,7 +156,9 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .input.trace.device = p->device,
                                    .input.trace.drop_pre_existing = p->drop_pre_existing,
                                    .input.onnx.dims = (const char *const *) p->dims,
-                                   .input.onnx.views_as_copies = p->views_as_copies };
+                                   .input.onnx.views_as_copies = p->views_as_copies,
+                                   .order = p->order_method,
+                                   .order_budget = p->order_budget };
 }
 
 void
@@ -292,6 +310,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
   g_clear_pointer (&p->device, g_free);
   g_clear_pointer (&p->dims, g_strfreev);
   g_clear_pointer (&p->max_memory, g_free);
+  g_clear_pointer (&p->order, g_free);
   g_clear_pointer (&p->planner_help, g_free);
   g_clear_pointer (&p->budget_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);

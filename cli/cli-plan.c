@@ -139,6 +139,15 @@ mp_cli_plan (int argc, char **argv)
       GString *s = g_string_new (NULL);
 
       print_table (s, w, run);
+      if (w->order)
+        {
+          g_string_append (s, "\n");
+          if (!mp_cli_order_compare (s, w, run, &planning))
+            {
+              g_string_free (s, TRUE);
+              return MP_EXIT_FAILED;
+            }
+        }
       /* what the user checks first on a model of their own */
       if (w->format == MP_INPUT_ONNX)
         {

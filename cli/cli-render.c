@@ -61,7 +61,7 @@ mp_cli_render (int argc, char **argv)
   g_autofree char *steps = NULL;
   g_autofree char *plans_path = NULL;
   gint             width = 1600, height = 0;
-  gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE;
+  gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, curves = FALSE;
   gint             bench_tensors = 100000;
   g_autofree char *page = NULL;
   MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
@@ -105,6 +105,9 @@ mp_cli_render (int argc, char **argv)
       "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, &shared_scale, "Stacked plans: one address scale "
       "for all, so sizes compare at a glance", NULL },
+    { "curves", 0, 0, G_OPTION_ARG_NONE, &curves, "With --order: draw the live bytes over time "
+      "of the given order and of the chosen one on one axis, with the saving, instead of plans",
+      NULL },
     { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Time drawing frames of a generated graph "
       "instead (no FILE)", NULL },
     { "tensors", 'n', 0, G_OPTION_ARG_INT, &bench_tensors, "--bench: tensors in the generated "
@@ -179,8 +182,18 @@ mp_cli_render (int argc, char **argv)
   if (!mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
 
+  if (curves && (planning.order_method == MP_ORDER_GIVEN || plans_path))
+    {
+      mp_cli_error ("--curves compares the given order with another: choose it with --order "
+                    "(and no --plan)");
+      return MP_EXIT_BAD_INPUT;
+    }
   if (!(w = mp_cli_open (argv[1], &planning)))
     return MP_EXIT_BAD_INPUT;
+  if (curves)
+    return mp_cli_order_curves (w, &planning, output, format, &options, width,
+                                height > 0 ? height : 500)
+             ? MP_EXIT_OK : MP_EXIT_BAD_INPUT;
   graph = w->graph;
   /* usage records have one kind: tell neighbours apart by start step instead */
   if (color_by == NULL && !graph->has_ops)

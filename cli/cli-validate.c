@@ -23,8 +23,11 @@ mp_cli_validate (int argc, char **argv)
                                      "each plan is also checked with the streams running "
                                      "concurrently (ops grouped by dependency level); a "
                                      "multistream plan is judged under that schedule, the others "
-                                     "in op order. Exit status: 0 valid, 1 invalid, 2 bad input.");
-  mp_cli_add_planning (ctx, &planning, MP_CLI_LIFETIMES | MP_CLI_SCHEDULE | MP_CLI_DEVICE);
+                                     "in op order. A plan made with --order is checked in that "
+                                     "order (give the same --order). Exit status: 0 valid, 1 "
+                                     "invalid, 2 bad input.");
+  mp_cli_add_planning (ctx, &planning, MP_CLI_LIFETIMES | MP_CLI_SCHEDULE | MP_CLI_DEVICE |
+                                         MP_CLI_ORDER);
   if (!mp_cli_parse (ctx, &argc, &argv, 2, 2) || !mp_cli_planning_check (&planning))
     return MP_EXIT_BAD_INPUT;
 

@@ -33,6 +33,7 @@ static const MpCliCommand commands[] = {
   { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
   { "bench-optimal", "time the exact planner on usage records (MiniMalloc's set)",
     mp_cli_bench_optimal },
+  { "bench-order", "the peak of live bytes of every op order method", mp_cli_bench_order },
   { "explain", "explain a planner's decisions tensor by tensor, in words", mp_cli_explain },
 };
 

@@ -34,6 +34,7 @@ int  mp_cli_compare  (int argc, char **argv);
 int  mp_cli_exec     (int argc, char **argv);
 int  mp_cli_render   (int argc, char **argv);
 int  mp_cli_bench_optimal (int argc, char **argv);
+int  mp_cli_bench_order (int argc, char **argv);
 int  mp_cli_explain  (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
@@ -82,7 +83,8 @@ typedef enum
   MP_CLI_SEARCH    = 1 << 3, /* --time-budget, --capacity */
   MP_CLI_DEVICE    = 1 << 4, /* --device */
   MP_CLI_MODEL     = 1 << 5, /* --dim, --views-as-copies (ONNX) */
-  MP_CLI_ALL_PLANNING = 0x3f,
+  MP_CLI_ORDER     = 1 << 6, /* --order, --order-budget */
+  MP_CLI_ALL_PLANNING = 0x7f,
 } MpCliPlanningFlags;
 
 typedef struct
@@ -101,6 +103,9 @@ typedef struct
   GPtrArray         *infos;            /* const MpPlannerInfo *, after the check */
   char              *max_memory;       /* --max-memory SIZE, or NULL: the memory available */
   guint64            load_estimate;    /* what opening the input was estimated to take */
+  char              *order;            /* --order METHOD, or NULL: given */
+  gdouble            order_budget;     /* --order-budget S */
+  MpOrderMethod      order_method;     /* after the check */
   /* private */
   MpCliPlanningFlags flags;
   char              *planner_help;
@@ -135,6 +140,15 @@ gboolean    mp_cli_check_planners_memory (GPtrArray *infos, MpWorkload *workload
 gboolean    mp_cli_check_plan_memory (MpCliPlanning *p, MpWorkload *workload);
 /* Opens path through the engine; prints the error. */
 MpWorkload *mp_cli_open             (const char *path, MpCliPlanning *p);
+/* --order NAME (NULL: given) into *method; prints why not. */
+gboolean    mp_cli_parse_order      (const char *str, MpOrderMethod *method);
+/* What the order stage did (--order other than given), a line or two for
+ * a table; NULL when the order is the given one. */
+char       *mp_cli_order_summary    (const MpWorkload *workload);
+/* The summary, then each planner of run next to its arena in the given
+ * order (planned again here); TRUE when there is no order to compare. */
+gboolean    mp_cli_order_compare    (GString *out, MpWorkload *workload, MpPlanRun *run,
+                                     MpCliPlanning *p);
 /* Runs the chosen planners; prints the error. */
 MpPlanRun  *mp_cli_run              (MpWorkload *workload, MpCliPlanning *p);
 void        mp_cli_planning_clear   (MpCliPlanning *p);

@@ -32,6 +32,14 @@ mp_exec_cache_bytes (MpExecBackendKind kind, gint device, char **what)
   return l3 > 0 ? (guint64) l3 : CPU_CACHE_GUESS;
 }
 
+static gboolean
+host_side (const MpGraph *graph, guint t)
+{
+  MpTensorKind kind = graph->tensors[mp_graph_view_root (graph, t, NULL)].kind;
+
+  return kind == MP_TENSOR_INPUT || kind == MP_TENSOR_PARAM;
+}
+
 guint64
 mp_exec_bench_scale (MpGraph *graph, guint64 min_bytes, GError **error)
 {
@@ -43,9 +51,10 @@ mp_exec_bench_scale (MpGraph *graph, guint64 min_bytes, GError **error)
     {
       const MpTensor *x = &graph->tensors[t];
 
+      if (host_side (graph, t))
+        continue;
       largest = MAX (largest, x->size);
-      if (x->view_of < 0 && x->size > 0 && x->kind != MP_TENSOR_INPUT &&
-          x->kind != MP_TENSOR_PARAM)
+      if (x->view_of < 0 && x->size > 0)
         g_array_append_val (sizes, x->size);
     }
   if (sizes->len == 0)
@@ -70,9 +79,13 @@ mp_exec_bench_scale (MpGraph *graph, guint64 min_bytes, GError **error)
                    factor);
       return 0;
     }
-  /* a view keeps its place inside its base, both scaled alike */
+  /* a view keeps its place inside its base, both scaled alike; inputs and
+   * params (and their views) live outside the arena and keep their size, or
+   * a model's weights would ask for the factor times their memory */
   for (guint t = 0; t < graph->n_tensors; t++)
     {
+      if (host_side (graph, t))
+        continue;
       graph->tensors[t].size *= factor;
       graph->tensors[t].view_offset *= factor;
       graph->tensors[t].root_offset *= factor;

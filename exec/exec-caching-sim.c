@@ -134,8 +134,8 @@ sim_free (Sim *sim, Block *b)
 }
 
 void
-mp_exec_caching_sim (const MpGraph *graph, const MpLifetimes *lt, guint64 *reserved_peak,
-                     guint64 *allocated_peak)
+mp_exec_caching_sim (const MpGraph *graph, const MpLifetimes *lt, gboolean one_stream,
+                     guint64 *reserved_peak, guint64 *allocated_peak)
 {
   guint               n = lt->n_records;
   g_autofree MpUsage *by_first = mp_exec_sorted_records (lt, TRUE);
@@ -152,7 +152,7 @@ mp_exec_caching_sim (const MpGraph *graph, const MpLifetimes *lt, guint64 *reser
       for (; f < n && by_first[f].first == step; f++)
         {
           const MpTensor *t = &graph->tensors[by_first[f].tensor];
-          guint           stream = graph->has_ops && t->producer >= 0
+          guint           stream = !one_stream && graph->has_ops && t->producer >= 0
                                      ? graph->ops[t->producer].stream : 0;
 
           block[by_first[f].tensor] = sim_malloc (&sim, by_first[f].bytes, stream);

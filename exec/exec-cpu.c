@@ -42,12 +42,14 @@ typedef struct
   guint                delay_us;
   GThreadPool         *helpers;
   guint                n_split;
+  guint                epoch;
 } Shared;
 
 typedef struct
 {
   MpExecRegion sub;
   guint8      *buf;
+  guint64      size;
   MpExecCheck  check;
   gboolean     verify;
   GMutex      *lock;
@@ -160,7 +162,7 @@ run_chunk (gpointer data, gpointer user_data)
   Chunk *c = data;
 
   if (c->verify)
-    mp_exec_verify (c->buf, &c->sub, &c->check);
+    mp_exec_verify (c->buf, c->size, &c->sub, &c->check);
   else
     mp_exec_fill (c->buf, &c->sub);
   if (user_data == NULL)
@@ -174,20 +176,23 @@ run_chunk (gpointer data, gpointer user_data)
 /* Writes or checks one region, split at word boundaries across the helper
  * threads when it is large; the first bad chunk holds the first bad byte. */
 static void
-touch (Shared *sh, const MpExecRegion *r, gboolean verify, MpExecCheck *check)
+touch (Shared *sh, const MpExecRegion *region, gboolean verify, MpExecCheck *check)
 {
-  guint8 *buf = sh->buf[r->buffer];
-  guint   n = sh->helpers && r->hi - r->lo >= SPLIT_MIN ? sh->n_split : 1;
-  Chunk   chunks[MAX_SPLIT];
-  GMutex  lock;
-  GCond   cond;
-  guint   pending = n - 1;
-  guint64 step = (r->hi - r->lo) / n;
+  MpExecRegion tagged = *region, *r = &tagged;
+  guint8      *buf = sh->buf[r->buffer];
+  guint64      size = sh->program->size[r->buffer];
+  guint        n = sh->helpers && r->hi - r->lo >= SPLIT_MIN ? sh->n_split : 1;
+  Chunk        chunks[MAX_SPLIT];
+  GMutex       lock;
+  GCond        cond;
+  guint        pending = n - 1;
+  guint64      step = (r->hi - r->lo) / n;
 
+  tagged.tag = mp_exec_tag (sh->program, region, sh->epoch);
   if (n == 1)
     {
       if (verify)
-        mp_exec_verify (buf, r, check);
+        mp_exec_verify (buf, size, r, check);
       else
         mp_exec_fill (buf, r);
       return;
@@ -196,7 +201,8 @@ touch (Shared *sh, const MpExecRegion *r, gboolean verify, MpExecCheck *check)
   g_cond_init (&cond);
   for (guint i = 0; i < n; i++)
     {
-      chunks[i] = (Chunk) { *r, buf, { G_MAXUINT64, 0 }, verify, &lock, &cond, &pending };
+      chunks[i] = (Chunk) { *r, buf, size, { G_MAXUINT64, { 0 } }, verify, &lock, &cond,
+                            &pending };
       chunks[i].sub.lo = i == 0 ? r->lo : mp_align_up (r->lo + i * step, 8);
       chunks[i].sub.hi = i + 1 == n ? r->hi : mp_align_up (r->lo + (i + 1) * step, 8);
     }
@@ -282,7 +288,7 @@ run_stream (gpointer data)
 }
 
 static gboolean
-cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
+cpu_iterate (MpExecBackend *self, const MpExecProgram *p, guint epoch, guint slow,
              gboolean stagger, guint delay_us, MpExecCheck *checks, gdouble *seconds,
              GError **error)
 {
@@ -295,6 +301,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint 
   gint64              start = g_get_monotonic_time ();
 
   sh.done = done;
+  sh.epoch = epoch;
   sh.delay_us = delay_us;
   sh.slow = slow;
   sh.stagger = stagger;
@@ -304,7 +311,7 @@ cpu_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint 
   g_cond_init (&sh.progress);
 
   for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
-    if (first || r[i].buffer != MP_EXEC_BUF_HOST)
+    if (epoch == 0 || r[i].buffer != MP_EXEC_BUF_HOST)
       touch (&sh, &r[i], FALSE, NULL);
   for (guint s = 0; s < p->n_streams; s++)
     {

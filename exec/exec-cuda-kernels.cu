@@ -19,11 +19,14 @@ struct MpCuda
   uint64_t      peak_bandwidth;
   uint64_t      free_at_open;
   uint8_t      *buf[3];
+  uint64_t      size[3];
+  uint64_t      peak_taken;   /* most device memory in use since open, cudaMemGetInfo */
+  cudaGraph_t   graph;        /* the iteration being captured */
   uint8_t      *scratch;      /* the warm-up's region */
   MpCudaCheck  *checks;       /* device, one per region, plus the warm-up's */
   unsigned     *done;         /* device, blocks of a check that finished, per region */
   uint32_t      launches;     /* since the last mp_cuda_reset_checks */
-  cudaEvent_t   t_start, t_stop;
+  cudaEvent_t   t_start, t_stop;  /* around the graph launch */
   cudaEvent_t  *joins;        /* per stream, for the timed span */
   MpCudaRegion *regions;      /* host copy */
   uint32_t      n_regions;
@@ -91,14 +94,17 @@ k_fill (uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned)
     mp_pattern_fill_chunk (root, tag, lo, hi, aligned, c);
 }
 
-/* The check, with the capture of the word found at the first bad byte
+/* The check, with the capture of the bytes around the first bad byte
  * folded in: the last block to finish reads the minimum all blocks agreed
- * on (the usual threadfence reduction), so a clean check costs one launch. */
+ * on (the usual threadfence reduction), so a clean check costs one launch.
+ * The window is read from the buffer (buf, size bytes), not the root, so
+ * the host can name an overwriter at any offset. */
 __global__ void
-k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligned,
-         MpCudaCheck *check, unsigned *done)
+k_check (const uint8_t *buf, uint64_t size, uint64_t base, uint32_t tag, uint64_t lo,
+         uint64_t hi, int aligned, MpCudaCheck *check, unsigned *done)
 {
-  uint64_t    stride = (uint64_t) gridDim.x * blockDim.x;
+  const uint8_t *root = buf + base;
+  uint64_t       stride = (uint64_t) gridDim.x * blockDim.x;
   __shared__ bool last;
 
   for (uint64_t c = (lo >> 4) + (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
@@ -119,7 +125,7 @@ k_check (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t hi, int aligne
       uint64_t bad = *(volatile uint64_t *) &check->bad;
 
       if (bad != UINT64_MAX)
-        check->value = mp_pattern_capture (root, lo, hi, bad);
+        mp_pattern_window (buf, size, base + bad, check->window);
       *done = 0;
     }
 }
@@ -225,6 +231,9 @@ mp_cuda_release (MpCuda *cu)
 {
   cudaFree (cu->buf[0]); /* buf[2], the workspace, lies inside it */
   cudaFree (cu->buf[1]);
+  if (cu->graph)
+    cudaGraphDestroy (cu->graph);
+  cu->graph = NULL;
   cudaFree (cu->scratch);
   cudaFree (cu->checks);
   cudaFree (cu->done);
@@ -303,12 +312,18 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
   cu->buf[2] = cu->buf[0] + ws_at;
   CK_ALLOC (cudaMalloc ((void **) &cu->buf[1], sizes[1] ? sizes[1] : 1));
   CK_ALLOC (cudaMalloc ((void **) &cu->checks, sizeof (MpCudaCheck) * (n_regions + 1)));
+  /* every slot clean, the warm-up's too: k_check reads its slot's minimum */
+  CK (cudaMemset (cu->checks, 0xff, sizeof (MpCudaCheck) * (n_regions + 1)));
   CK_ALLOC (cudaMalloc ((void **) &cu->done, sizeof (unsigned) * (n_regions + 1)));
   CK (cudaMemset (cu->done, 0, sizeof (unsigned) * (n_regions + 1)));
   CK_ALLOC (cudaMalloc ((void **) &cu->scratch, 64));
   CK (cudaMemGetInfo (&free2, &total));
   *arena_taken = mp_cuda_taken (free0, free1);
   *all_taken = mp_cuda_taken (cu->free_at_open, free2);
+  cu->peak_taken = *all_taken;
+  cu->size[0] = sizes[0];
+  cu->size[1] = sizes[1];
+  cu->size[2] = sizes[2];
 
   cu->regions = (MpCudaRegion *) malloc (sizeof (MpCudaRegion) * (n_regions ? n_regions : 1));
   cu->streams = (cudaStream_t *) calloc (n_streams ? n_streams : 1, sizeof (cudaStream_t));
@@ -336,8 +351,8 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
   CK_BEFORE ("the warm-up");
   k_fill<<<1, 4, 0, cu->streams[0]>>> (cu->scratch, 1, 0, 64, 1);
   CK_LAUNCH ("k_fill (warm-up)");
-  k_check<<<1, 4, 0, cu->streams[0]>>> (cu->scratch, 1, 0, 64, 1, &cu->checks[n_regions],
-                                        &cu->done[n_regions]);
+  k_check<<<1, 4, 0, cu->streams[0]>>> (cu->scratch, 64, 0, 1, 0, 64, 1,
+                                        &cu->checks[n_regions], &cu->done[n_regions]);
   CK_LAUNCH ("k_check (warm-up)");
   k_delay<<<1, 1, 0, cu->streams[0]>>> (0);
   CK_LAUNCH ("k_delay (warm-up)");
@@ -348,19 +363,19 @@ mp_cuda_setup (MpCuda *cu, const uint64_t sizes[3], const MpCudaRegion *regions,
 extern "C" int
 mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len)
 {
-  CK (cudaMemset (cu->checks, 0xff, sizeof (MpCudaCheck) * cu->n_regions));
+  CK (cudaMemset (cu->checks, 0xff, sizeof (MpCudaCheck) * (cu->n_regions + 1)));
   CK (cudaDeviceSynchronize ());
   cu->launches = 0;
   return 0;
 }
 
-/* The timed span: from an event on stream 0 before the setup writes to
- * one after the final checks; between, the streams fan out from stream 0
- * and join it again through events, with no host synchronisation. */
+/* The iteration's work is captured, never run, until mp_cuda_capture_run:
+ * the other streams fork from stream 0 and join it again through events,
+ * which the capture turns into the graph's edges. */
 extern "C" int
-mp_cuda_timer_start (MpCuda *cu, char *err, size_t len)
+mp_cuda_capture_begin (MpCuda *cu, char *err, size_t len)
 {
-  CK (cudaEventRecord (cu->t_start, cu->streams[0]));
+  CK (cudaStreamBeginCapture (cu->streams[0], cudaStreamCaptureModeThreadLocal));
   return 0;
 }
 
@@ -384,22 +399,60 @@ mp_cuda_join (MpCuda *cu, char *err, size_t len)
   return 0;
 }
 
-extern "C" int
-mp_cuda_timer_stop (MpCuda *cu, char *err, size_t len)
+extern "C" void
+mp_cuda_capture_abort (MpCuda *cu)
 {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+
+  if (cudaStreamIsCapturing (cu->streams[0], &status) == cudaSuccess &&
+      status != cudaStreamCaptureStatusNone)
+    {
+      cudaGraph_t g = NULL;
+
+      if (cudaStreamEndCapture (cu->streams[0], &g) == cudaSuccess && g)
+        cudaGraphDestroy (g);
+    }
+  (void) cudaGetLastError ();
+}
+
+static int
+launch_timed (MpCuda *cu, cudaGraphExec_t exec, double *seconds, char *err, size_t len)
+{
+  float  ms = 0;
+  size_t free_b = 0, total = 0;
+
+  CK (cudaEventRecord (cu->t_start, cu->streams[0]));
+  CK (cudaGraphLaunch (exec, cu->streams[0]));
   CK (cudaEventRecord (cu->t_stop, cu->streams[0]));
+  CK (cudaEventSynchronize (cu->t_stop));
+  CK (cudaEventElapsedTime (&ms, cu->t_start, cu->t_stop));
+  *seconds = ms / 1e3;
+  /* the graph is still instantiated: the memory it holds counts */
+  CK (cudaMemGetInfo (&free_b, &total));
+  if (mp_cuda_taken (cu->free_at_open, free_b) > cu->peak_taken)
+    cu->peak_taken = mp_cuda_taken (cu->free_at_open, free_b);
   return 0;
 }
 
 extern "C" int
-mp_cuda_timer_seconds (MpCuda *cu, double *seconds, char *err, size_t len)
+mp_cuda_capture_run (MpCuda *cu, double *seconds, char *err, size_t len)
 {
-  float ms = 0;
+  cudaGraphExec_t exec = NULL;
+  int             rc;
 
-  CK (cudaEventSynchronize (cu->t_stop));
-  CK (cudaEventElapsedTime (&ms, cu->t_start, cu->t_stop));
-  *seconds = ms / 1e3;
-  return 0;
+  CK (cudaStreamEndCapture (cu->streams[0], &cu->graph));
+  CK (cudaGraphInstantiate (&exec, cu->graph, 0));
+  rc = launch_timed (cu, exec, seconds, err, len);
+  cudaGraphExecDestroy (exec);
+  cudaGraphDestroy (cu->graph);
+  cu->graph = NULL;
+  return rc;
+}
+
+extern "C" uint64_t
+mp_cuda_peak_taken (const MpCuda *cu)
+{
+  return cu->peak_taken;
 }
 
 static uint8_t *
@@ -409,7 +462,7 @@ root_of (MpCuda *cu, const MpCudaRegion *r)
 }
 
 extern "C" int
-mp_cuda_fill (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t len)
+mp_cuda_fill (MpCuda *cu, uint32_t stream, uint32_t region, uint32_t tag, char *err, size_t len)
 {
   const MpCudaRegion *r = &cu->regions[region];
   uint8_t            *root = root_of (cu, r);
@@ -418,13 +471,14 @@ mp_cuda_fill (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t le
     return 0;
   CK_BEFORE ("k_fill");
   k_fill<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
-    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0);
+    root, tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0);
   CK_LAUNCH ("k_fill");
   return 0;
 }
 
 extern "C" int
-mp_cuda_check (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t len)
+mp_cuda_check (MpCuda *cu, uint32_t stream, uint32_t region, uint32_t tag, char *err,
+               size_t len)
 {
   const MpCudaRegion *r = &cu->regions[region];
   uint8_t            *root = root_of (cu, r);
@@ -433,8 +487,8 @@ mp_cuda_check (MpCuda *cu, uint32_t stream, uint32_t region, char *err, size_t l
     return 0;
   CK_BEFORE ("k_check");
   k_check<<<blocks_for (cu, r->lo, r->hi), THREADS, 0, cu->streams[stream]>>> (
-    root, r->tag, r->lo, r->hi, ((uintptr_t) root & 15) == 0, &cu->checks[region],
-    &cu->done[region]);
+    cu->buf[r->buffer], cu->size[r->buffer], r->base, tag, r->lo, r->hi,
+    ((uintptr_t) root & 15) == 0, &cu->checks[region], &cu->done[region]);
   CK_LAUNCH ("k_check");
   return 0;
 }

@@ -33,7 +33,7 @@ typedef struct
 typedef struct
 {
   uint64_t bad;
-  uint64_t value;
+  uint8_t  window[16];
 } MpCudaCheck;
 
 /* One event of a replay: allocate (alloc set) or free a tensor, on the
@@ -66,18 +66,23 @@ int         mp_cuda_setup       (MpCuda *cu, const uint64_t sizes[3], const MpCu
                                  uint64_t *arena_taken, uint64_t *all_taken, char *err,
                                  size_t len);
 int         mp_cuda_reset_checks (MpCuda *cu, char *err, size_t len);
-/* CUDA events around the pattern kernels of one iteration; the other
- * streams start after stream 0's work so far (fan out) and stream 0 goes
- * on after theirs (join). */
-int         mp_cuda_timer_start (MpCuda *cu, char *err, size_t len);
+/* One iteration is captured from stream 0 into a CUDA graph (begin), the
+ * other streams fork from stream 0 (fan out) and join it again (join);
+ * run instantiates the graph and launches it between two CUDA events, so
+ * the time is the kernels' alone, with no host launch gaps, then samples
+ * the device memory in use (peak_taken: the most since mp_cuda_open,
+ * cudaMemGetInfo). abort ends a capture that failed half-way. */
+int         mp_cuda_capture_begin (MpCuda *cu, char *err, size_t len);
 int         mp_cuda_fan_out     (MpCuda *cu, char *err, size_t len);
 int         mp_cuda_join        (MpCuda *cu, char *err, size_t len);
-int         mp_cuda_timer_stop  (MpCuda *cu, char *err, size_t len);
-int         mp_cuda_timer_seconds (MpCuda *cu, double *seconds, char *err, size_t len);
-int         mp_cuda_fill        (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
-                                 size_t len);
-int         mp_cuda_check       (MpCuda *cu, uint32_t stream, uint32_t region, char *err,
-                                 size_t len);
+int         mp_cuda_capture_run (MpCuda *cu, double *seconds, char *err, size_t len);
+void        mp_cuda_capture_abort (MpCuda *cu);
+uint64_t    mp_cuda_peak_taken  (const MpCuda *cu);
+/* tag: the region's pattern tag in this iteration */
+int         mp_cuda_fill        (MpCuda *cu, uint32_t stream, uint32_t region, uint32_t tag,
+                                 char *err, size_t len);
+int         mp_cuda_check       (MpCuda *cu, uint32_t stream, uint32_t region, uint32_t tag,
+                                 char *err, size_t len);
 int         mp_cuda_wait        (MpCuda *cu, uint32_t stream, uint32_t step, char *err,
                                  size_t len);
 int         mp_cuda_record      (MpCuda *cu, uint32_t stream, uint32_t step, char *err,

@@ -6,9 +6,11 @@
 #include "exec-cuda-kernels.h"
 #include "exec-private.h"
 
-/* The CUDA backend: the same program as the CPU's, launched from one host
+/* The CUDA backend: the same program as the CPU's, captured from one host
  * thread onto one cudaStream_t per graph stream, with an event recorded
- * after every step and waited on where the program says. */
+ * after every step and waited on where the program says; each iteration is
+ * then replayed as one CUDA graph, so launch-bound programs measure memory
+ * traffic, not launch overhead. */
 typedef struct
 {
   MpExecBackend parent;
@@ -52,9 +54,15 @@ cuda_prepare (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result,
 
 /* One step on its stream: its waits, checks, writes, post-checks, then the
  * event the later steps wait on. */
+static guint32
+tag_of (const MpExecProgram *p, guint region, guint epoch)
+{
+  return mp_exec_tag (p, &g_array_index (p->regions, MpExecRegion, region), epoch);
+}
+
 static int
-enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, gboolean held, gboolean stagger,
-              guint delay_us, char *err, size_t len)
+enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, guint epoch, gboolean held,
+              gboolean stagger, guint delay_us, char *err, size_t len)
 {
   const MpExecStep *st = &p->steps[k];
   guint             end = held && stagger ? st->n_waits + st->n_yield : st->n_waits;
@@ -72,18 +80,53 @@ enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, gboolean held, gbo
   if (rc == 0 && held && delay_us)
     rc = mp_cuda_delay (c->cu, st->stream, delay_us, err, len);
   for (guint i = st->first_check; rc == 0 && i < st->first_check + st->n_checks; i++)
-    rc = mp_cuda_check (c->cu, st->stream, i, err, len);
+    rc = mp_cuda_check (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
   for (guint i = st->first_write; rc == 0 && i < st->first_write + st->n_writes; i++)
-    rc = mp_cuda_fill (c->cu, st->stream, i, err, len);
+    rc = mp_cuda_fill (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
   for (guint i = st->first_post; rc == 0 && i < st->first_post + st->n_post; i++)
-    rc = mp_cuda_check (c->cu, st->stream, i, err, len);
+    rc = mp_cuda_check (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
   if (rc == 0)
     rc = mp_cuda_record (c->cu, st->stream, k, err, len);
   return rc;
 }
 
+/* The iteration's work, captured: setup writes, the steps group by group
+ * (a held stream's step waits for the other steps of its group, so it is
+ * enqueued after them), then the final checks on stream 0 once every stream
+ * has joined it. */
+static int
+enqueue_iteration (MpExecCuda *c, const MpExecProgram *p, guint epoch, guint slow,
+                   gboolean stagger, guint delay_us, char *err, size_t len)
+{
+  int rc = 0;
+
+  for (guint i = p->first_setup; rc == 0 && i < p->first_setup + p->n_setup; i++)
+    if (epoch == 0 || g_array_index (p->regions, MpExecRegion, i).buffer != MP_EXEC_BUF_HOST)
+      rc = mp_cuda_fill (c->cu, 0, i, tag_of (p, i, epoch), err, len);
+  if (rc == 0)
+    rc = mp_cuda_fan_out (c->cu, err, len);
+  for (guint a = 0, b; rc == 0 && a < p->n_steps; a = b)
+    {
+      for (b = a; b < p->n_steps && p->steps[b].group == p->steps[a].group; b++)
+        ;
+      for (guint pass = 0; rc == 0 && pass < 2; pass++)
+        for (guint k = a; rc == 0 && k < b; k++)
+          {
+            gboolean held = p->steps[k].stream == slow;
+
+            if ((pass == 1) == (held && stagger))
+              rc = enqueue_step (c, p, k, epoch, held, stagger, delay_us, err, len);
+          }
+    }
+  if (rc == 0)
+    rc = mp_cuda_join (c->cu, err, len);
+  for (guint i = p->first_final; rc == 0 && i < p->first_final + p->n_final; i++)
+    rc = mp_cuda_check (c->cu, 0, i, tag_of (p, i, epoch), err, len);
+  return rc;
+}
+
 static gboolean
-cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint slow,
+cuda_iterate (MpExecBackend *self, const MpExecProgram *p, guint epoch, guint slow,
               gboolean stagger, guint delay_us, MpExecCheck *checks, gdouble *seconds,
               GError **error)
 {
@@ -92,42 +135,16 @@ cuda_iterate (MpExecBackend *self, const MpExecProgram *p, gboolean first, guint
 
   G_STATIC_ASSERT (sizeof (MpExecCheck) == sizeof (MpCudaCheck));
   if (failed (mp_cuda_reset_checks (c->cu, err, sizeof err), err, error) ||
-      failed (mp_cuda_timer_start (c->cu, err, sizeof err), err, error))
+      failed (mp_cuda_capture_begin (c->cu, err, sizeof err), err, error))
     return FALSE;
-  for (guint i = p->first_setup; i < p->first_setup + p->n_setup; i++)
-    if ((first || g_array_index (p->regions, MpExecRegion, i).buffer != MP_EXEC_BUF_HOST) &&
-        failed (mp_cuda_fill (c->cu, 0, i, err, sizeof err), err, error))
-      return FALSE;
-  if (failed (mp_cuda_fan_out (c->cu, err, sizeof err), err, error))
-    return FALSE;
-
-  /* group by group; a held stream's step waits for the other steps of its
-   * group, so it is enqueued after them */
-  for (guint a = 0, b; a < p->n_steps; a = b)
+  if (failed (enqueue_iteration (c, p, epoch, slow, stagger, delay_us, err, sizeof err), err,
+              error))
     {
-      for (b = a; b < p->n_steps && p->steps[b].group == p->steps[a].group; b++)
-        ;
-      for (guint pass = 0; pass < 2; pass++)
-        for (guint k = a; k < b; k++)
-          {
-            gboolean held = p->steps[k].stream == slow;
-
-            if ((pass == 1) != (held && stagger))
-              continue;
-            if (failed (enqueue_step (c, p, k, held, stagger, delay_us, err, sizeof err), err,
-                        error))
-              return FALSE;
-          }
-    }
-  /* the final checks run on stream 0 once every stream has joined it */
-  if (failed (mp_cuda_join (c->cu, err, sizeof err), err, error))
-    return FALSE;
-  for (guint i = p->first_final; i < p->first_final + p->n_final; i++)
-    if (failed (mp_cuda_check (c->cu, 0, i, err, sizeof err), err, error))
+      mp_cuda_capture_abort (c->cu);
       return FALSE;
-  if (failed (mp_cuda_timer_stop (c->cu, err, sizeof err), err, error) ||
+    }
+  if (failed (mp_cuda_capture_run (c->cu, seconds, err, sizeof err), err, error) ||
       failed (mp_cuda_sync (c->cu, err, sizeof err), err, error) ||
-      failed (mp_cuda_timer_seconds (c->cu, seconds, err, sizeof err), err, error) ||
       failed (mp_cuda_read_checks (c->cu, (MpCudaCheck *) checks, err, sizeof err), err, error))
     return FALSE;
   c->launches = mp_cuda_launches (c->cu);
@@ -139,8 +156,10 @@ cuda_measure (MpExecBackend *self, const MpExecProgram *p, MpExecResult *result)
 {
   MpExecCuda *c = (MpExecCuda *) self;
 
+  /* the arena's own allocation, and the most device memory the run held
+   * (buffers, streams, events, the instantiated graph) */
   result->measured = c->arena_taken;
-  result->process_peak = c->all_taken;
+  result->process_peak = MAX (c->all_taken, mp_cuda_peak_taken (c->cu));
   result->n_workers = p->n_streams;
   result->launches = c->launches;
   result->peak_bandwidth = mp_cuda_peak (c->cu);
@@ -196,9 +215,9 @@ cuda_baselines (MpExecBackend *self, const MpExecProgram *p, const MpLifetimes *
   /* a tensor lives on the stream of the op that makes it */
   for (guint i = 0; p->concurrent && i < p->n_steps; i++)
     {
-      const MpOp *op = &p->graph->ops[p->steps[i].op];
+      const MpOp *op = p->steps[i].op == MP_EXEC_BARRIER ? NULL : &p->graph->ops[p->steps[i].op];
 
-      for (guint k = 0; k < op->n_outputs; k++)
+      for (guint k = 0; op && k < op->n_outputs; k++)
         stream[mp_graph_view_root (p->graph, op->outputs[k], NULL)] = p->steps[i].stream;
     }
   for (guint step = 0; step < lt->n_steps; step++)

@@ -7,10 +7,14 @@
 
 /* The data every tensor holds: 8-byte words whose high half is a tag derived
  * from the tensor's identity and whose low half is the word's index inside
- * the tensor, so neither a neighbour's data nor a shifted copy of the
- * tensor's own passes as its own. The index's high 32 bits are mixed into
- * the tag, so the pattern does not repeat every 32 GiB. Shared by the C backends and the CUDA
- * kernels, hence plain C with no GLib. */
+ * the tensor masked by another hash of the tag, so neither a neighbour's
+ * data nor a shifted copy of the tensor's own passes as its own, and every
+ * byte depends on the tensor (two tensors agree on one byte by chance only,
+ * 1 in 256, never on the zero bytes of small indices). The index's high 32 bits are mixed into
+ * the tag, so the pattern does not repeat every 32 GiB. The tag also
+ * carries the iteration (mp_exec_tag), so data left by an earlier one never
+ * passes. Shared by the C backends and the CUDA kernels, hence plain C with
+ * no GLib. */
 
 #include <stdint.h>
 #include <string.h>
@@ -40,10 +44,20 @@ mp_pattern_mix (uint64_t index)
   return (uint32_t) (index >> 32) * 0x85EBCA6Bu;
 }
 
+/* The low half's mask: a second bijection of the tag. */
+MP_HD uint32_t
+mp_pattern_low (uint32_t tag)
+{
+  uint32_t x = (tag ^ (tag >> 15)) * 0x2C1B3C6Du;
+
+  return x ^ (x >> 12);
+}
+
 MP_HD uint64_t
 mp_pattern_word (uint32_t tag, uint64_t index)
 {
-  return ((uint64_t) (tag ^ mp_pattern_mix (index)) << 32) | (uint32_t) index;
+  return ((uint64_t) (tag ^ mp_pattern_mix (index)) << 32) |
+         ((uint32_t) index ^ mp_pattern_low (tag));
 }
 
 /* The first differing byte of two little-endian words that differ. */
@@ -121,17 +135,28 @@ mp_pattern_check_chunk (const uint8_t *root, uint32_t tag, uint64_t lo, uint64_t
   return UINT64_MAX;
 }
 
-/* The word holding byte bad, as far as it lies inside [lo, hi): both
- * backends report this value, so they name an overwriter alike. */
-MP_HD uint64_t
-mp_pattern_capture (const uint8_t *root, uint64_t lo, uint64_t hi, uint64_t bad)
-{
-  uint64_t v = 0;
+/* The bytes a check keeps around its first bad byte: the 16 bytes of the
+ * buffer from bad - 7 (from 0 near the buffer's start), which hold every
+ * 8-byte word that covers byte bad whatever its alignment, so the host can
+ * tell whose data lies there even when the overwriter's root is not
+ * 8-aligned with the victim's. */
+#define MP_PATTERN_WINDOW 16
 
-  for (uint64_t b = bad & ~(uint64_t) 7; b < (bad & ~(uint64_t) 7) + 8; b++)
-    if (b >= lo && b < hi)
-      v |= (uint64_t) root[b] << (8 * (b & 7));
-  return v;
+MP_HD uint64_t
+mp_pattern_window_start (uint64_t at)
+{
+  return at >= 7 ? at - 7 : 0;
+}
+
+/* Copies the window around byte at of a buffer of size bytes; bytes past
+ * its end read as zero (the host knows the size and skips them). */
+MP_HD void
+mp_pattern_window (const uint8_t *buffer, uint64_t size, uint64_t at, uint8_t *window)
+{
+  uint64_t start = mp_pattern_window_start (at);
+
+  for (uint64_t k = 0; k < MP_PATTERN_WINDOW; k++)
+    window[k] = start + k < size ? buffer[start + k] : 0;
 }
 
 #undef MP_HD

@@ -35,11 +35,12 @@ typedef struct
 } MpExecRegion;
 
 /* A backend fills one of these per check: the first bad byte (relative to
- * the root) and the word found there, or bad == G_MAXUINT64 when clean. */
+ * the root), or bad == G_MAXUINT64 when clean, and the buffer's bytes around
+ * it (mp_pattern_window). */
 typedef struct
 {
   guint64 bad;
-  guint64 value;
+  guint8  window[16];
 } MpExecCheck;
 
 typedef struct
@@ -48,15 +49,23 @@ typedef struct
   guint count;   /* wait until that stream completed this many steps */
 } MpExecWait;
 
+/* A step that runs no op: with concurrent streams, the checks of the
+ * tensors that die in a parallel group, run once every step of the group
+ * completed and before any step of the next one starts. */
+#define MP_EXEC_BARRIER G_MAXUINT
+
 typedef struct
 {
-  guint op;
+  guint op;           /* or MP_EXEC_BARRIER */
   guint stream;       /* dense index */
-  guint group;        /* parallel group (the step's index when sequential) */
+  guint group;        /* ordering key: the step's index when sequential; concurrent, 2 × the
+                       * parallel group for its ops and 2 × group + 1 for its barrier */
   guint index_in_stream;
-  guint first_check, n_checks;   /* inputs, checked before the op */
+  guint first_check, n_checks;   /* inputs (and the ranges of views it writes), checked before
+                                  * the op */
   guint first_write, n_writes;   /* outputs (and the workspace), written whole */
-  guint first_post, n_post;      /* the workspace, checked after the op */
+  guint first_post, n_post;      /* the workspace, checked after the op, and the tensors that
+                                  * die here (one op at a time) or in the barrier's group */
   guint first_wait, n_waits;     /* the other streams' earlier groups */
   guint first_yield, n_yield;    /* the other streams' steps of this group: a staggered
                                   * stream waits for them too */
@@ -96,14 +105,23 @@ void           mp_exec_program_free (MpExecProgram *program);
 
 /* Names the owner of a pattern id: a tensor or "workspace of op 'x'". */
 char          *mp_exec_id_name      (const MpExecProgram *program, guint id);
-/* The pattern id a word found at word index of a root belongs to, or 0
- * when it is no tensor's data. */
-guint          mp_exec_decode       (const MpExecProgram *program, guint64 word, guint64 index);
+/* The tag a region's data carries in iteration epoch (inputs and params in
+ * the host buffer, written once, keep epoch 0's). */
+guint32        mp_exec_tag          (const MpExecProgram *program, const MpExecRegion *region,
+                                     guint epoch);
+/* Whose data a failed check of region found: the pattern id of the region
+ * written into the same buffer (any offset, any alignment) whose pattern
+ * matches the most bytes of the window around the bad byte, in this
+ * iteration or the one before; 0 when none matches. found_epoch tells
+ * which. */
+guint          mp_exec_identify     (const MpExecProgram *program, guint region,
+                                     const MpExecCheck *check, guint epoch, guint *found_epoch);
 
-/* CPU pattern routines (the CUDA kernels mirror them). */
+/* CPU pattern routines (the CUDA kernels mirror them); size is the
+ * buffer's, for the window around a bad byte. */
 void           mp_exec_fill         (guint8 *buffer, const MpExecRegion *region);
-void           mp_exec_verify       (const guint8 *buffer, const MpExecRegion *region,
-                                     MpExecCheck *check);
+void           mp_exec_verify       (const guint8 *buffer, guint64 size,
+                                     const MpExecRegion *region, MpExecCheck *check);
 
 /* What differs between backends: memory and launches. */
 typedef struct _MpExecBackend MpExecBackend;
@@ -113,14 +131,14 @@ struct _MpExecBackend
   /* Allocates the buffers; fills device, measured and process_peak. */
   gboolean (*prepare)   (MpExecBackend *self, const MpExecProgram *program,
                          MpExecResult *result, GError **error);
-  /* One iteration: setup writes, every step on its stream, final checks;
-   * checks[] has one slot per region (reset to clean by the caller); inputs
-   * and params are written in the first iteration only, since no op may
-   * write them. Before
+  /* One iteration (epoch, from 0): setup writes, every step on its
+   * stream, final checks; checks[] has one slot per region (reset to clean
+   * by the caller); inputs and params in the host buffer are written in the
+   * first iteration only, since no op may write them. Before
    * each of its steps the stream slow (G_MAXUINT for none) waits for the
    * other streams' steps of the same group when stagger is set, then
    * delay_us more. */
-  gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, gboolean first,
+  gboolean (*iterate)   (MpExecBackend *self, const MpExecProgram *program, guint epoch,
                          guint slow,
                          gboolean stagger, guint delay_us, MpExecCheck *checks,
                          gdouble *seconds, GError **error);

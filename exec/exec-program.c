@@ -43,17 +43,17 @@ add_workspace (GArray *regions, const MpExecProgram *p, guint op, guint slot)
 /* Where each arena root is held in the executed order, as the validator
  * judges it: from the first step that touches it (which writes all of it)
  * to the end of the group of the last step that touches it (after which all
- * of it is checked). Run one op at a time, this covers an op's output laid
- * over one of its own inputs, a tensor nobody reads and the bytes of a root
- * that no view reads; with concurrent streams each op of the root's last
- * group checks the ranges it touched itself. Output roots are left to the
- * final check. */
+ * of it is checked). This covers an op's output laid over one of its own
+ * inputs, a tensor nobody reads and the bytes of a root that no view reads.
+ * With concurrent streams the check waits for every step of the group (a
+ * barrier step), since another stream may write over the root until then.
+ * Output roots are left to the final check. */
 typedef struct
 {
   guint    *first;        /* per tensor: step, G_MAXUINT when not an arena root */
   guint    *last;
   gboolean *final;
-  guint    *retire_start; /* n_steps + 1 entries into retire (sequential only) */
+  guint    *retire_start; /* n_steps + 1 entries into retire: roots checked after step i */
   guint    *retire;
 } Spans;
 
@@ -101,9 +101,7 @@ spans_init (Spans *sp, const MpExecProgram *p, const guint *buffer, const guint6
           sp->last[root] = i;
         }
     }
-  if (p->concurrent)
-    return;
-  /* run one at a time, a root retires after the last step of its last group */
+  /* a root retires after the last step of its last group */
   for (guint i = p->n_steps; i-- > 0;)
     group_end[i] = i + 1 < p->n_steps && p->steps[i + 1].group == p->steps[i].group
                    ? group_end[i + 1] : i;
@@ -119,6 +117,32 @@ spans_init (Spans *sp, const MpExecProgram *p, const guint *buffer, const guint6
 
         sp->retire[sp->retire_start[at] + fill[at]++] = t;
       }
+}
+
+/* Concurrent: a barrier step on stream 0 after each group where roots
+ * retire; origin maps every step to the op step it follows (or is). */
+static guint *
+add_barriers (MpExecProgram *p, const Spans *sp)
+{
+  guint       n = p->n_steps, m = 0;
+  MpExecStep *steps = g_new0 (MpExecStep, 2 * MAX (n, 1));
+  guint      *origin = g_new (guint, 2 * MAX (n, 1));
+
+  for (guint i = 0; i < n; i++)
+    {
+      steps[m] = p->steps[i];
+      steps[m].group = 2 * p->steps[i].group;
+      origin[m++] = i;
+      if (p->concurrent && sp->retire_start[i + 1] > sp->retire_start[i])
+        {
+          steps[m] = (MpExecStep) { .op = MP_EXEC_BARRIER, .group = 2 * p->steps[i].group + 1 };
+          origin[m++] = i;
+        }
+    }
+  g_free (p->steps);
+  p->steps = steps;
+  p->n_steps = m;
+  return origin;
 }
 
 static int
@@ -142,6 +166,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   g_autofree guint   *dense = g_new0 (guint, MAX (graph->n_ops, 1));
   g_autofree guint   *group = g_new0 (guint, MAX (graph->n_ops, 1));
   g_autofree guint   *counts = NULL;
+  g_autofree guint   *origin = NULL;
   g_autofree gboolean *claimed = g_new0 (gboolean, MAX (graph->n_tensors, 1));
   Spans               spans = { 0 };
   g_autoptr (GHashTable) streams = g_hash_table_new (NULL, NULL);
@@ -219,17 +244,16 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         }
       dense[o] = GPOINTER_TO_UINT (v);
     }
-  /* A plan is valid for the order it was made for: lifetimes in ops (the
-   * program order) or in the groups of the parallel schedule (multistream).
-   * When the two counts agree, every level holds one op and the orders are
-   * the same. */
+  /* A plan is run in the order it was made for, as mp_plan_judge reads it
+   * (plan->parallel): lifetimes in ops (the program order) or in the groups
+   * of the parallel schedule (multistream). */
   {
     g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
 
     memcpy (group, schedule->group, sizeof (guint) * graph->n_ops);
     n_parallel = schedule->n_groups;
   }
-  if (plan->n_steps != graph->n_ops && plan->n_steps != n_parallel)
+  if (plan->n_steps != (plan->parallel ? n_parallel : graph->n_ops))
     {
       g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
                    "plan '%s' measures lifetimes over %u steps, but graph '%s' has %u ops and "
@@ -238,7 +262,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
       mp_exec_program_free (p);
       return NULL;
     }
-  p->group_order = plan->n_steps != graph->n_ops;
+  p->group_order = plan->parallel;
   p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
   p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
   p->n_groups = p->concurrent ? n_parallel : 0;
@@ -268,6 +292,7 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   p->waits = g_array_new (FALSE, FALSE, sizeof (MpExecWait));
   counts = g_new0 (guint, p->n_streams);
   spans_init (&spans, p, buffer, base);
+  origin = add_barriers (p, &spans);
   {
     g_autofree guint *at_group_start = g_new0 (guint, p->n_streams);
     g_autofree guint *waited = g_new0 (guint, (gsize) p->n_streams * p->n_streams);
@@ -276,7 +301,10 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
     for (guint i = 0; i < p->n_steps; i++)
       {
         MpExecStep *st = &p->steps[i];
-        const MpOp *op = &graph->ops[st->op];
+        gboolean    barrier = st->op == MP_EXEC_BARRIER;
+        const MpOp *op = barrier ? NULL : &graph->ops[st->op];
+        guint       n_in = barrier ? 0 : op->n_inputs, n_out = barrier ? 0 : op->n_outputs;
+        guint       oi = origin[i];
 
         if (st->group != cur_group)
           {
@@ -298,41 +326,42 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
         st->index_in_stream = counts[st->stream]++;
 
         st->first_check = regions->len;
-        for (guint k = 0; k < op->n_inputs; k++)
+        for (guint k = 0; k < n_in; k++)
           {
             guint root = mp_graph_view_root (graph, op->inputs[k], NULL);
 
             add_region (regions, graph, op->inputs[k], buffer[root], base[root], FALSE);
           }
+        /* a view written into a live root: its bytes must still be the root's,
+         * or the write would hide an overlap */
+        for (guint k = 0; k < n_out; k++)
+          {
+            guint root = mp_graph_view_root (graph, op->outputs[k], NULL);
+
+            if (spans.first[root] != G_MAXUINT && spans.first[root] != oi)
+              add_region (regions, graph, op->outputs[k], buffer[root], base[root], FALSE);
+          }
         st->n_checks = regions->len - st->first_check;
         st->first_write = regions->len;
-        for (guint k = 0; k < op->n_outputs; k++)
+        for (guint k = 0; k < n_out; k++)
           {
             guint root = mp_graph_view_root (graph, op->outputs[k], NULL);
 
             /* the step that first touches a root writes all of it, once */
-            if (spans.first[root] == i && claimed[root])
+            if (spans.first[root] == oi && claimed[root])
               continue;
-            claimed[root] = spans.first[root] == i;
+            claimed[root] = spans.first[root] == oi;
             add_region (regions, graph, claimed[root] ? root : op->outputs[k], buffer[root],
                         base[root], claimed[root]);
           }
-        if (op->workspace)
+        if (!barrier && op->workspace)
           add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
         st->n_writes = regions->len - st->first_write;
         st->first_post = regions->len;
-        if (op->workspace)
+        if (!barrier && op->workspace)
           add_workspace (regions, p, st->op, p->concurrent ? st->stream : 0);
-        for (guint k = 0; p->concurrent && k < op->n_inputs + op->n_outputs; k++)
-          {
-            guint id = k < op->n_inputs ? op->inputs[k] : op->outputs[k - op->n_inputs];
-            guint root = mp_graph_view_root (graph, id, NULL);
-
-            if (spans.first[root] != G_MAXUINT && !spans.final[root] &&
-                p->steps[spans.last[root]].group == st->group)
-              add_region (regions, graph, id, buffer[root], base[root], FALSE);
-          }
-        for (guint k = spans.retire_start[i]; !p->concurrent && k < spans.retire_start[i + 1]; k++)
+        for (guint k = spans.retire_start[oi];
+             (barrier || !p->concurrent) && k < spans.retire_start[oi + 1]; k++)
           add_region (regions, graph, spans.retire[k], buffer[spans.retire[k]],
                       base[spans.retire[k]], TRUE);
         st->n_post = regions->len - st->first_post;
@@ -416,28 +445,79 @@ mp_exec_id_name (const MpExecProgram *p, guint id)
   return g_strdup ("data of no tensor");
 }
 
-/* Inverse of mp_pattern_tag: x ^ (x >> 16) is its own inverse, and the
- * multiplier's inverse mod 2^32 comes from Newton's iteration. The index's
- * mix is undone with the index of the word where it was found (the
- * overwriter's index there is unknown), then without it. */
-guint
-mp_exec_decode (const MpExecProgram *p, guint64 word, guint64 index)
+guint32
+mp_exec_tag (const MpExecProgram *p, const MpExecRegion *r, guint epoch)
 {
-  guint32 inv = MP_PATTERN_MULT;
-  guint32 mixes[2] = { mp_pattern_mix (index), 0 };
+  /* ids of epoch e are id + e * n_ids, wrapping before 2^32 */
+  guint period = G_MAXUINT32 / MAX (p->n_ids, 1);
 
-  for (guint i = 0; i < 5; i++)
-    inv *= 2u - MP_PATTERN_MULT * inv;
-  for (guint m = 0; m < G_N_ELEMENTS (mixes); m++)
+  if (r->buffer == MP_EXEC_BUF_HOST)
+    epoch = 0;
+  return mp_pattern_tag (r->id + (epoch % period) * p->n_ids);
+}
+
+/* How well region w's pattern in epoch e explains the window around byte
+ * at: the bytes that match, counted outward from at, plus 16 when they
+ * take in a byte of a tag (a word's high half, the data's identity, where
+ * the low half is only an index that many tensors share); 0 when the byte
+ * at does not match. */
+static guint
+match_score (const MpExecProgram *p, const MpExecRegion *w, guint e, guint64 start,
+             const guint8 *window, guint64 at)
+{
+  guint32  tag = mp_exec_tag (p, w, e);
+  guint64  lo = MAX (w->base + w->lo, start);
+  guint64  hi = MIN (MIN (w->base + w->hi, start + MP_PATTERN_WINDOW), p->size[w->buffer]);
+  guint64  b;
+  guint    run = 0;
+  gboolean tag_byte = FALSE;
+
+  if (at < lo || at >= hi)
+    return 0;
+  for (b = at; b < hi && window[b - start] == mp_pattern_byte (tag, b - w->base); b++)
+    tag_byte |= ((b - w->base) & 7) >= 4;
+  run = b - at;
+  for (b = at; run && b > lo && window[b - 1 - start] == mp_pattern_byte (tag, b - 1 - w->base);
+       b--)
+    tag_byte |= ((b - 1 - w->base) & 7) >= 4;
+  run += at - b;
+  return run ? run + (tag_byte ? 16 : 0) : 0;
+}
+
+guint
+mp_exec_identify (const MpExecProgram *p, guint index, const MpExecCheck *c, guint epoch,
+                  guint *found_epoch)
+{
+  const MpExecRegion *v = &g_array_index (p->regions, MpExecRegion, index);
+  guint64             at = v->base + c->bad, start = mp_pattern_window_start (at);
+  guint               best = 0, best_run = 0;
+
+  /* the candidates: every region written into the same buffer */
+
+  *found_epoch = epoch;
+  for (guint i = 0; i < p->regions->len; i++)
     {
-      guint32 x = (guint32) (word >> 32) ^ mixes[m];
+      const MpExecRegion *w = &g_array_index (p->regions, MpExecRegion, i);
 
-      x ^= x >> 16;
-      x *= inv;
-      if (x >= 1 && x <= p->n_ids)
-        return x;
+      if (w->buffer != v->buffer)
+        continue;
+      for (guint back = 0; back < 2 && back <= epoch; back++)
+        {
+          guint run;
+
+          /* the victim's own data of this epoch is what the check wanted */
+          if (w->id == v->id && back == 0)
+            continue;
+          run = match_score (p, w, epoch - back, start, c->window, at);
+          if (run > best_run)
+            {
+              best_run = run;
+              best = w->id;
+              *found_epoch = epoch - back;
+            }
+        }
     }
-  return 0;
+  return best;
 }
 
 void
@@ -467,13 +547,12 @@ mp_exec_fill (guint8 *buffer, const MpExecRegion *r)
 }
 
 void
-mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
+mp_exec_verify (const guint8 *buffer, guint64 size, const MpExecRegion *r, MpExecCheck *check)
 {
   const guint8 *root = buffer + r->base;
   guint64       b = r->lo;
 
   check->bad = G_MAXUINT64;
-  check->value = 0;
   for (; b < r->hi && (b & 7) && check->bad == G_MAXUINT64; b++)
     if (root[b] != mp_pattern_byte (r->tag, b))
       check->bad = b;
@@ -504,9 +583,9 @@ mp_exec_verify (const guint8 *buffer, const MpExecRegion *r, MpExecCheck *check)
   for (; check->bad == G_MAXUINT64 && b < r->hi; b++)
     if (root[b] != mp_pattern_byte (r->tag, b))
       check->bad = b;
-  /* the same word the CUDA kernel captures, so both name the same overwriter */
+  /* the same bytes the CUDA kernel captures, so both name the same overwriter */
   if (check->bad != G_MAXUINT64)
-    check->value = mp_pattern_capture (root, r->lo, r->hi, check->bad);
+    mp_pattern_window (buffer, size, r->base + check->bad, check->window);
 }
 
 static int

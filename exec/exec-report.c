@@ -24,6 +24,7 @@ result_to_json (const MpGraph *graph, const MpExecResult *r)
   json_object_object_add (obj, "streams", json_object_new_int (r->n_streams));
   json_object_object_add (obj, "groups", json_object_new_int (r->n_groups));
   json_object_object_add (obj, "iterations", json_object_new_int (r->iterations));
+  json_object_object_add (obj, "timed_iterations", json_object_new_int (r->timed_iterations));
   json_object_object_add (obj, "clean", json_object_new_boolean (r->n_corrupted == 0));
   json_object_object_add (obj, "corrupted", json_object_new_int (r->n_corrupted));
   if (r->first_corruption)

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "exec-pattern.h"
 #include "exec-private.h"
 
 G_DEFINE_QUARK (mp-exec-error-quark, mp_exec_error)
@@ -77,55 +78,93 @@ open_backend (MpExecBackendKind kind, gint device, char **note, GError **error)
   return mp_exec_cpu_backend_new (error);
 }
 
+/* "parallel group 3 (ops 'a', 'b')": the group a barrier step closes. */
+static char *
+describe_group (const MpExecProgram *p, guint barrier)
+{
+  g_autoptr (GString) ops = g_string_new (NULL);
+  guint               group = p->steps[barrier].group / 2, n = 0;
+
+  for (guint i = 0; i < barrier; i++)
+    if (p->steps[i].group == 2 * group && n++ < 3)
+      g_string_append_printf (ops, "%s'%s'", n > 1 ? ", " : "",
+                              p->graph->ops[p->steps[i].op].name);
+  if (n > 3)
+    g_string_append_printf (ops, " and %u more", n - 3);
+  return g_strdup_printf ("parallel group %u (op%s %s)", group, n == 1 ? "" : "s", ops->str);
+}
+
 /* Names the first corruption of an iteration: the earliest region in
  * execution order, the op that checked it, and whose data it found. */
 static void
-describe (const MpExecProgram *p, MpExecResult *result, guint index, const MpExecCheck *c)
+describe (const MpExecProgram *p, MpExecResult *result, guint index, const MpExecCheck *c,
+          guint epoch)
 {
   const MpExecRegion *r = &g_array_index (p->regions, MpExecRegion, index);
   const MpGraph      *g = p->graph;
-  guint               id = mp_exec_decode (p, c->value, c->bad >> 3);
+  guint               found_epoch = epoch;
+  guint               id = mp_exec_identify (p, index, c, epoch, &found_epoch);
   g_autofree char    *what = NULL;
   g_autofree char    *found = NULL;
   g_autofree char    *who = id ? mp_exec_id_name (p, id) : NULL;
-  gint                op = -1;
+  g_autofree char    *when = NULL;
+  gint                step = -1;
   gboolean            after = FALSE;
   /* the start of the first bad word: both backends find the same byte, and
    * two tensors' words at one index differ only from their fifth byte */
   guint64             at = MAX (r->lo, c->bad & ~G_GUINT64_CONSTANT (7)) - r->lo;
 
-  for (guint i = 0; i < p->n_steps && op < 0; i++)
+  for (guint i = 0; i < p->n_steps && step < 0; i++)
     {
       const MpExecStep *st = &p->steps[i];
 
       after = index >= st->first_post && index < st->first_post + st->n_post;
       if (after || (index >= st->first_check && index < st->first_check + st->n_checks))
-        op = st->op;
+        step = i;
     }
   if (r->tensor == G_MAXUINT)
     what = g_strdup ("its workspace");
   else
     what = g_strdup_printf ("%s '%s'", g->tensors[r->tensor].kind == MP_TENSOR_OUTPUT
                             ? "output" : "tensor", g->tensors[r->tensor].name);
+  if (found_epoch != epoch)
+    when = g_strdup_printf (" (its data of iteration %u)", found_epoch + 1);
   if (id == r->id)
-    found = g_strdup ("its own data at the wrong place");
+    found = g_strdup_printf ("its own data of iteration %u, not of iteration %u: a write is "
+                             "missing", found_epoch + 1, epoch + 1);
   else if (id)
-    found = g_strdup_printf ("overwritten by %s", who);
+    found = g_strdup_printf ("overwritten by %s%s", who, when ? when : "");
   else
-    found = g_strdup_printf ("holds 0x%016" G_GINT64_MODIFIER "x, data of no tensor", c->value);
+    {
+      guint64 word = 0, start = mp_pattern_window_start (r->base + c->bad);
+      guint64 w0 = (r->base + c->bad) & ~G_GUINT64_CONSTANT (7);
+
+      for (guint k = 0; k < 8 && w0 + k - start < MP_PATTERN_WINDOW; k++)
+        word |= (guint64) c->window[w0 + k - start] << (8 * k);
+      found = g_strdup_printf ("holds 0x%016" G_GINT64_MODIFIER "x, data of no tensor", word);
+    }
 
   result->first_tensor = r->tensor == G_MAXUINT ? -1 : (gint) r->tensor;
-  result->first_op = op;
+  result->first_op = step >= 0 && p->steps[step].op != MP_EXEC_BARRIER
+                     ? (gint) p->steps[step].op : -1;
   result->first_overwriter = id >= 1 && id <= g->n_tensors && id != r->id ? (gint) id - 1 : -1;
   /* a check after the op: its own outputs, or the group's, overwrote the tensor */
-  if (op >= 0 && after && r->tensor != G_MAXUINT)
+  if (step >= 0 && p->steps[step].op == MP_EXEC_BARRIER)
+    {
+      g_autofree char *group = describe_group (p, step);
+
+      result->first_corruption = g_strdup_printf ("after %s ran, %s was corrupted at byte %"
+                                                  G_GUINT64_FORMAT ": %s", group, what, at,
+                                                  found);
+    }
+  else if (step >= 0 && after && r->tensor != G_MAXUINT)
     result->first_corruption = g_strdup_printf ("after op '%s' ran, %s was corrupted at byte %"
-                                                G_GUINT64_FORMAT ": %s", g->ops[op].name, what,
-                                                at, found);
-  else if (op >= 0)
+                                                G_GUINT64_FORMAT ": %s",
+                                                g->ops[result->first_op].name, what, at, found);
+  else if (step >= 0)
     result->first_corruption = g_strdup_printf ("op '%s' found %s corrupted at byte %"
-                                                G_GUINT64_FORMAT ": %s", g->ops[op].name, what,
-                                                at, found);
+                                                G_GUINT64_FORMAT ": %s",
+                                                g->ops[result->first_op].name, what, at, found);
   else
     result->first_corruption = g_strdup_printf ("the final check found %s corrupted at byte %"
                                                 G_GUINT64_FORMAT ": %s", what, at,
@@ -200,7 +239,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
         }
       for (guint i = 0; i < program->regions->len; i++)
         checks[i].bad = G_MAXUINT64;
-      if (!backend->iterate (backend, program, it == 0, slow_stream (program, options, it),
+      if (!backend->iterate (backend, program, it, slow_stream (program, options, it),
                              program->concurrent && !options->no_stagger, options->delay_us,
                              checks, &seconds, error))
         {
@@ -215,10 +254,17 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
             continue;
           g_hash_table_add (corrupted, GUINT_TO_POINTER (r->id));
           if (result->first_corruption == NULL)
-            describe (program, result, i, &checks[i]);
+            describe (program, result, i, &checks[i], it);
         }
-      result->bytes_moved += program->bytes_per_iteration + (it == 0 ? program->bytes_host : 0);
-      result->seconds += seconds;
+      /* a held or delayed stream's waits are no traffic: only the free runs
+       * count toward the bandwidth */
+      if (slow_stream (program, options, it) == G_MAXUINT)
+        {
+          result->bytes_moved += program->bytes_per_iteration +
+                                 (it == 0 ? program->bytes_host : 0);
+          result->seconds += seconds;
+          result->timed_iterations++;
+        }
     }
   result->n_corrupted = g_hash_table_size (corrupted);
 
@@ -232,7 +278,7 @@ mp_exec_run (const MpGraph *graph, const MpLifetimes *lifetimes, const MpPlan *p
       guint64 reserved, allocated;
 
       backend->baselines (backend, program, lifetimes, result->baselines);
-      mp_exec_caching_sim (graph, lifetimes, &reserved, &allocated);
+      mp_exec_caching_sim (graph, lifetimes, !program->concurrent, &reserved, &allocated);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) reserved", reserved);
       mp_exec_add_figure (result->baselines, "caching allocator (PyTorch's) allocated", allocated);
     }

@@ -72,10 +72,11 @@ typedef struct
   gint     first_op;      /* the op that found it, -1 for the final check */
   gint     first_overwriter; /* graph tensor whose data was found, -1 when unknown */
 
-  /* traffic */
-  guint64  bytes_moved;   /* read + written, all iterations */
-  gdouble  seconds;       /* all iterations: CUDA events around the pattern kernels (after a
-                           * warm-up), or the CPU's wall clock */
+  /* traffic, over the free-running iterations (no stream held back or delayed) */
+  guint64  bytes_moved;   /* read + written */
+  gdouble  seconds;       /* CUDA events around the launch of the iteration's CUDA graph
+                           * (kernels only, after a warm-up), or the CPU's wall clock */
+  guint    timed_iterations;
   guint64  peak_bandwidth; /* bytes/s the device can move (memory clock × bus), 0 unknown */
   guint    launches;      /* kernel launches per iteration (CUDA), 0 on the CPU */
 
@@ -125,9 +126,12 @@ gboolean      mp_exec_corrupt_plan      (const MpGraph *graph,
 
 /* The memory figures of PyTorch's CUDA caching allocator (block rounding,
  * 2 MiB / 20 MiB segments, best fit with splitting, per-stream pools, no
- * release) replaying the records in step order. */
+ * release) replaying the records in step order; one_stream: every tensor
+ * on one stream, as a run one op at a time makes them, else on its
+ * producer's. */
 void          mp_exec_caching_sim       (const MpGraph     *graph,
                                          const MpLifetimes *lifetimes,
+                                         gboolean           one_stream,
                                          guint64           *reserved_peak,
                                          guint64           *allocated_peak);
 

@@ -329,4 +329,16 @@ char          *mp_render_step_label (const MpRenderIndex *index, guint step);
  * "parallel group 3". */
 char          *mp_render_step_words (const MpRenderIndex *index, guint step);
 
+/* Memory over time of two orders of one graph (--order) on the same axes:
+ * the given order's live bytes (n_steps values, one per op) as a line, the
+ * chosen order's as an area, both peaks marked and the saving in the
+ * legend; and the same written to a PNG, SVG or PDF file. */
+void     mp_render_order_curves (cairo_t *cr, const guint64 *given, const guint64 *chosen,
+                                 guint n_steps, const char *chosen_name,
+                                 const MpRenderOptions *options, gdouble width, gdouble height);
+gboolean mp_render_order_write  (const char *path, MpRenderFormat format, const guint64 *given,
+                                 const guint64 *chosen, guint n_steps, const char *chosen_name,
+                                 const MpRenderOptions *options, gint width, gint height,
+                                 GError **error);
+
 G_END_DECLS

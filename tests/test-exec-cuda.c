@@ -108,6 +108,30 @@ test_race_caught (void)
   g_assert_cmpuint (rm->n_corrupted, ==, 0);
 }
 
+/* The issue's case on the device: two dead tensors of one parallel group
+ * at one offset are caught after the group's barrier, in every iteration
+ * kind, as validate's concurrent verdict says; one op at a time, clean. */
+static void
+test_two_dead_tensors (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autoptr (MpExecResult) r = NULL;
+  g_autoptr (MpExecResult) seq = NULL;
+  MpExecOptions opts = { .backend = MP_EXEC_BACKEND_CUDA, .iterations = 50, .no_stagger = TRUE };
+  GError       *error = NULL;
+
+  load_json (&l, two_dead_json);
+  plan = two_dead_plan (l.graph, l.lt);
+  r = mp_exec_run (l.graph, l.lt, plan, &opts, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->n_corrupted, >=, 1);
+  g_assert_true (g_str_has_prefix (r->first_corruption, "after parallel group 0 (ops 'a', 'b') "
+                                                        "ran, tensor 't"));
+  seq = run_on (&l, plan, MP_EXEC_BACKEND_CUDA, TRUE, FALSE);
+  g_assert_cmpuint (seq->n_corrupted, ==, 0);
+}
+
 /* Kernel time, peak, launches, memory; the baselines run after the plan's
  * arena is freed and each has its row. */
 static void
@@ -126,6 +150,9 @@ test_figures (void)
   /* no more launches than pattern regions: the capture is folded in */
   g_assert_cmpuint (r->launches, >, 0);
   g_assert_cmpuint (r->measured, >=, r->arena);
+  /* the device memory the run held: at least the buffers it planned */
+  g_assert_cmpuint (r->process_peak, >=, r->planned);
+  g_assert_cmpuint (r->timed_iterations, ==, 1);
   g_assert_cmpuint (r->baselines->len, >=, 5);
   for (guint i = 0; i < r->baselines->len; i++)
     {
@@ -170,6 +197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/cuda/same-verdicts", test_same_verdicts);
   g_test_add_func ("/exec/cuda/corrupt-by-name", test_corrupt_by_name);
   g_test_add_func ("/exec/cuda/race-caught", test_race_caught);
+  g_test_add_func ("/exec/cuda/two-dead-tensors-one-group", test_two_dead_tensors);
   g_test_add_func ("/exec/cuda/figures", test_figures);
   g_test_add_func ("/exec/cuda/bad-device", test_bad_device);
   return g_test_run ();

@@ -6,6 +6,29 @@
 #include "memplan-analysis.h"
 #include "test-util.h"
 
+/* The issue's regression: t1 and t2, which nobody reads, written in one
+ * parallel group by ops on two streams; two_dead_plan puts both at 0. */
+static const char two_dead_json[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"two-dead\", \"alignment\": 16,"
+  " \"tensors\": [{\"name\": \"x\", \"size\": 64, \"kind\": \"input\"},"
+  "  {\"name\": \"t1\", \"size\": 256}, {\"name\": \"t2\", \"size\": 256},"
+  "  {\"name\": \"y\", \"size\": 64, \"kind\": \"output\"}],"
+  " \"ops\": [{\"name\": \"a\", \"stream\": 0, \"inputs\": [\"x\"], \"outputs\": [\"t1\"]},"
+  "  {\"name\": \"b\", \"stream\": 1, \"inputs\": [\"x\"], \"outputs\": [\"t2\"]},"
+  "  {\"name\": \"c\", \"stream\": 0, \"inputs\": [\"x\"], \"outputs\": [\"y\"]}]}";
+
+static inline MpPlan *
+two_dead_plan (const MpGraph *graph, const MpLifetimes *lt)
+{
+  MpPlan *plan = mp_plan_new ("by-hand", lt);
+
+  /* t1 and t2 at 0, y after them */
+  for (guint i = 0; i < plan->n_records; i++)
+    plan->offsets[i] = g_str_equal (graph->tensors[plan->records[i].tensor].name, "y") ? 256 : 0;
+  mp_plan_finish (plan);
+  return plan;
+}
+
 typedef struct
 {
   MpGraph     *graph;

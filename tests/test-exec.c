@@ -54,64 +54,119 @@ baseline (const MpExecResult *r, const char *label_prefix)
   return 0;
 }
 
+/* A program of hand-made regions in one 4 KiB arena, for identify. */
+static MpExecProgram *
+regions_program (const MpExecRegion *regions, guint n, guint64 size)
+{
+  MpExecProgram *p = g_new0 (MpExecProgram, 1);
+
+  p->n_ids = 20;
+  p->size[MP_EXEC_BUF_ARENA] = size;
+  p->regions = g_array_new (FALSE, FALSE, sizeof (MpExecRegion));
+  g_array_append_vals (p->regions, regions, n);
+  return p;
+}
+
 /* The first bad byte is found exactly, in a ragged head, inside a block, in
- * the tail; a neighbour's words name it; a copy shifted by one word fails. */
+ * the tail; a neighbour's data is named at any offset, aligned or not; a
+ * copy shifted by one word fails and is no tensor's data. */
 static void
 test_pattern (void)
 {
   static const guint64 flips[] = { 3, 7, 8, 13, 600, 1029, 2990, 2992, 2997 };
-  MpExecRegion  r = { .tag = mp_pattern_tag (7), .id = 7, .lo = 3, .hi = 2998 };
-  MpExecRegion  other = { .tag = mp_pattern_tag (9), .id = 9, .lo = 1600, .hi = 1700 };
+  MpExecRegion  regions[] = {
+    { .tag = mp_pattern_tag (7), .id = 7, .lo = 3, .hi = 2998 },
+    { .tag = mp_pattern_tag (9), .id = 9, .lo = 1600, .hi = 1700 },
+    /* two bytes of a root at an odd offset (its tag's first two: its index's
+     * bytes are zero there, as the first one's may be) */
+    { .tag = mp_pattern_tag (12), .id = 12, .base = 1201, .lo = 4, .hi = 6 },
+  };
+  MpExecRegion *r = &regions[0], *other = &regions[1], *odd = &regions[2];
   g_autofree guint8 *buf = g_malloc0 (4096);
-  MpExecProgram prog = { .n_ids = 20 };
+  MpExecProgram *prog = regions_program (regions, G_N_ELEMENTS (regions), 4096);
   MpExecCheck   c;
+  guint         epoch;
 
-  mp_exec_fill (buf, &r);
-  mp_exec_verify (buf, &r, &c);
+  mp_exec_fill (buf, r);
+  mp_exec_verify (buf, 4096, r, &c);
   g_assert_cmpuint (c.bad, ==, G_MAXUINT64);
   g_assert_cmpuint (buf[2], ==, 0);
   g_assert_cmpuint (buf[2998], ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (flips); i++)
     {
       guint64 f = flips[i];
+      guint8  want[MP_PATTERN_WINDOW];
+
       /* the exact byte, in whole words as in the ragged ends */
       buf[f] ^= 0x40;
-      mp_exec_verify (buf, &r, &c);
+      mp_exec_verify (buf, 4096, r, &c);
       g_assert_cmpuint (c.bad, ==, f);
-      g_assert_cmpuint (c.value, ==, mp_pattern_capture (buf + r.base, r.lo, r.hi, f));
+      mp_pattern_window (buf, 4096, f, want);
+      g_assert_cmpmem (c.window, sizeof c.window, want, sizeof want);
       buf[f] ^= 0x40;
     }
 
-  mp_exec_fill (buf, &other);
-  mp_exec_verify (buf, &r, &c);
-  /* same word index, so the low half matches: the tag's first byte differs */
-  g_assert_cmpuint (c.bad, ==, 1604);
-  g_assert_cmpuint (mp_exec_decode (&prog, c.value, c.bad >> 3), ==, 9);
-  mp_exec_fill (buf, &r);
+  mp_exec_fill (buf, other);
+  mp_exec_verify (buf, 4096, r, &c);
+  /* the first byte where the two patterns differ, from byte 1600 on */
+  g_assert_cmpuint (c.bad, >=, 1600);
+  g_assert_cmpuint (c.bad, <, 1608);
+  g_assert_cmpuint (mp_exec_identify (prog, 0, &c, 0, &epoch), ==, 9);
+  g_assert_cmpuint (epoch, ==, 0);
+  mp_exec_fill (buf, r);
+
+  /* one byte of a root at an odd offset: no whole word of it, still named */
+  mp_exec_fill (buf, odd);
+  mp_exec_verify (buf, 4096, r, &c);
+  g_assert_cmpuint (c.bad, >=, 1205);
+  g_assert_cmpuint (c.bad, <=, 1206);
+  g_assert_cmpuint (mp_exec_identify (prog, 0, &c, 0, &epoch), ==, 12);
+  mp_exec_fill (buf, r);
 
   /* its own data, one word to the right */
   memmove (buf + 8, buf, 2990);
-  mp_exec_verify (buf, &r, &c);
+  mp_exec_verify (buf, 4096, r, &c);
   g_assert_cmpuint (c.bad, ==, 8);
-  g_assert_cmpuint (mp_exec_decode (&prog, c.value, c.bad >> 3), ==, 7);
+  g_assert_cmpuint (mp_exec_identify (prog, 0, &c, 0, &epoch), ==, 0);
+
+  /* the data of iteration 1 checked in iteration 2: a missing write */
+  mp_exec_fill (buf, r);
+  r->tag = mp_exec_tag (prog, r, 1);
+  mp_exec_verify (buf, 4096, r, &c);
+  g_assert_cmpuint (c.bad, !=, G_MAXUINT64);
+  g_assert_cmpuint (mp_exec_identify (prog, 0, &c, 1, &epoch), ==, 7);
+  g_assert_cmpuint (epoch, ==, 0);
+  mp_exec_program_free (prog);
 }
 
 /* The pattern index is 64-bit: a word 32 GiB further on differs, and its
- * owner is still decoded from where it was found. */
+ * owner is still named from where it was found, at an odd offset. */
 static void
 test_pattern_64bit (void)
 {
   guint32       tag = mp_pattern_tag (9);
   guint64       far = (G_GUINT64_CONSTANT (1) << 32) + 5;
-  MpExecProgram prog = { .n_ids = 20 };
+  MpExecRegion  regions[] = {
+    { .tag = mp_pattern_tag (7), .id = 7, .lo = 0, .hi = 8 * far + 64 },
+    { .tag = tag, .id = 9, .base = 3, .lo = 8 * far, .hi = 8 * far + 64 },
+  };
+  MpExecProgram *prog = regions_program (regions, 2, 8 * far + 64);
+  MpExecCheck   c = { .bad = 8 * far + 3 };
+  guint64       start = mp_pattern_window_start (c.bad);
+  guint         epoch;
 
   g_assert_cmpuint (mp_pattern_mix (far - 6), ==, 0);
   g_assert_cmpuint (mp_pattern_word (tag, 5), !=, mp_pattern_word (tag, far));
   g_assert_cmpuint ((guint32) mp_pattern_word (tag, 5), ==, (guint32) mp_pattern_word (tag, far));
   g_assert_cmpuint (mp_pattern_word (tag, 5) >> 32, ==, tag);
-  g_assert_cmpuint (mp_exec_decode (&prog, mp_pattern_word (tag, far), far), ==, 9);
-  g_assert_cmpuint (mp_exec_decode (&prog, mp_pattern_word (tag, 5), far), ==, 9);
-  g_assert_cmpuint (mp_exec_decode (&prog, 0, 0), ==, 0);
+  g_assert_cmpuint ((guint32) mp_pattern_word (tag, 5), ==, 5 ^ mp_pattern_low (tag));
+  /* the window as a check far into the victim finds it: the victim's bytes
+   * up to byte 8 far + 3 of the arena, the other's after */
+  for (guint k = 0; k < MP_PATTERN_WINDOW; k++)
+    c.window[k] = start + k < 8 * far + 3 ? mp_pattern_byte (regions[0].tag, start + k)
+                                          : mp_pattern_byte (tag, start + k - 3);
+  g_assert_cmpuint (mp_exec_identify (prog, 0, &c, 0, &epoch), ==, 9);
+  mp_exec_program_free (prog);
 }
 
 /* --bench scales by the smallest power of two that lifts the median arena
@@ -130,7 +185,9 @@ test_bench_scale (void)
   g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "a")].size, ==, 8000);
   g_assert_cmpuint (l.graph->tensors[a2].size, ==, 4000);
   g_assert_cmpuint (l.graph->tensors[a2].view_offset, ==, 64);
-  g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "in")].size, ==, 800);
+  /* inputs and params stay outside the arena, at their size */
+  g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "in")].size, ==, 100);
+  g_assert_cmpuint (l.graph->tensors[mp_graph_find_tensor (l.graph, "w")].size, ==, 64);
   g_assert_cmpuint (l.graph->ops[0].workspace, ==, 1024);
   /* already past it: unchanged */
   g_assert_cmpuint (mp_exec_bench_scale (l.graph, 100, &error), ==, 1);
@@ -241,11 +298,16 @@ test_device_chunks (void)
             cpu[f] ^= 0x81;
             for (guint64 k = first; k < end; k++)
               bad = MIN (bad, mp_pattern_check_chunk (root, r.tag, r.lo, r.hi, aligned, k));
-            mp_exec_verify (cpu, &r, &c);
-            /* both backends name the same byte and capture the same word */
+            mp_exec_verify (cpu, 4096, &r, &c);
+            /* both backends name the same byte and capture the same bytes */
             g_assert_cmpuint (bad, ==, f);
             g_assert_cmpuint (c.bad, ==, f);
-            g_assert_cmpuint (mp_pattern_capture (root, r.lo, r.hi, bad), ==, c.value);
+            {
+              guint8 window[MP_PATTERN_WINDOW];
+
+              mp_pattern_window (root, 4096, bad, window);
+              g_assert_cmpmem (window, sizeof window, c.window, sizeof c.window);
+            }
             root[f] ^= 0x81;
             cpu[f] ^= 0x81;
           }
@@ -359,7 +421,7 @@ test_caching_sim (void)
   g_autoptr (MpLifetimes) lt = mp_lifetimes_compute (graph, NULL, NULL);
   guint64 reserved, allocated;
 
-  mp_exec_caching_sim (graph, lt, &reserved, &allocated);
+  mp_exec_caching_sim (graph, lt, FALSE, &reserved, &allocated);
   g_assert_cmpuint (reserved, ==, (2 << 20) + (20 << 20) + (20 << 20));
   g_assert_cmpuint (allocated, ==, 1024 + (12 << 20) + 512 + (3 << 20) + (8 << 20) + (12 << 20));
 }
@@ -507,6 +569,7 @@ test_parallel_plan (void)
           recs[i].last = groups[k].last;
         }
   plan = mp_plan_new_records ("parallel", recs, l.lt->n_records, 5, l.lt->alignment);
+  plan->parallel = TRUE; /* made for the groups: the plan says so, not its step count */
   for (guint i = 0; i < plan->n_records; i++)
     for (guint k = 0; k < G_N_ELEMENTS (groups); k++)
       if (g_str_equal (l.graph->tensors[plan->records[i].tensor].name, groups[k].name))
@@ -525,6 +588,7 @@ test_parallel_plan (void)
 
   /* the same offsets claimed for program order are caught */
   plan->n_steps = 7;
+  plan->parallel = FALSE;
   wrong = run_cpu (&l, plan, TRUE, 1, 0, FALSE);
   g_assert_false (wrong->group_order);
   g_assert_cmpstr (wrong->first_corruption, ==, "op 'right.fc1' found tensor 'emb' corrupted at "
@@ -564,12 +628,13 @@ test_multistream_sample (void)
   g_assert_cmpuint (r->n_corrupted, >=, 1);
   /* the free run may catch b.conv1 halfway through b.mid (seen under ASan on
    * a loaded machine: byte 132096), so the first bad byte is not fixed, nor
-   * whether b.mid lands before a.conv1's check of its input or after it ran */
+   * whether b.mid lands before a.conv1's check of its input or after the
+   * group ran */
   g_assert_true (g_str_has_prefix (r->first_corruption,
                                    "op 'a.conv1' found tensor 'stem.a' corrupted at byte ") ||
                  g_str_has_prefix (r->first_corruption,
-                                   "after op 'a.conv1' ran, tensor 'stem.a' was corrupted at "
-                                   "byte "));
+                                   "after parallel group 1 (ops 'a.conv1', 'b.conv1') ran, "
+                                   "tensor 'stem.a' was corrupted at byte "));
   g_assert_true (g_str_has_suffix (r->first_corruption, ": overwritten by tensor 'b.mid'"));
   /* samples-clean runs multistream's plan of it concurrently */
 }

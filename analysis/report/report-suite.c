@@ -158,6 +158,8 @@ mp_suite_report_new (const MpSuiteOptions *options, char **inputs)
   report->max_parallel_ops = options->planner.max_parallel_ops;
   report->time_budget = options->planner.time_budget;
   report->keep_going = options->keep_going;
+  if (options->order != MP_ORDER_GIVEN)
+    report->order = g_strdup (mp_order_method_name (options->order));
   if (options->dims)
     {
       g_strfreev (report->dims);
@@ -392,7 +394,9 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                               .plan_inputs = options->lifetimes.plan_inputs,
                               .max_parallel_ops = options->planner.max_parallel_ops,
                               .input.onnx.dims = options->dims,
-                              .max_memory = options->max_memory };
+                              .max_memory = options->max_memory,
+                              .order = options->order,
+                              .order_budget = options->order_budget };
   const MpGraph    *graph;
   const MpLifetimes *lt;
   g_autoptr (MpPlanRun) run = NULL;
@@ -410,7 +414,16 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
       return MP_SUITE_SKIPPED;
     }
   /* a graph too big for the memory is a graph that did not load */
-  if (!(workload = mp_workload_open (file->path, &wopts, &local)))
+  if (!(workload = mp_workload_open (file->path, &wopts, &local)) &&
+      wopts.order != MP_ORDER_GIVEN &&
+      g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED))
+    {
+      /* records and traces have no dependencies: they keep their order */
+      g_clear_error (&local);
+      wopts.order = MP_ORDER_GIVEN;
+      workload = mp_workload_open (file->path, &wopts, &local);
+    }
+  if (workload == NULL)
     {
       if (file->scanned &&
           g_error_matches (local, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_FORMAT) &&

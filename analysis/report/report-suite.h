@@ -19,6 +19,9 @@ typedef struct
   guint64           max_memory;  /* refuse a graph estimated to need more to load; 0: the
                                   * memory available (memory-estimate.h) */
   guint             repeat;      /* runs per planner for its time (median, spread); 0 or 1: one */
+  MpOrderMethod     order;       /* the op order to plan (graphs with dependencies; the others
+                                  * keep theirs) */
+  gdouble           order_budget; /* --order optimal: seconds, 0 = 10 */
 } MpSuiteOptions;
 
 typedef enum

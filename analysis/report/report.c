@@ -66,6 +66,7 @@ mp_report_free (MpReport *report)
   g_strfreev (report->planners);
   g_strfreev (report->inputs);
   g_strfreev (report->dims);
+  g_free (report->order);
   g_hash_table_unref (report->graph_index);
   g_ptr_array_unref (report->graphs);
   g_clear_pointer (&report->plan_files, g_ptr_array_unref);
@@ -289,6 +290,8 @@ mp_report_to_json (const MpReport *report)
   json_object_object_add (options, "inputs", strv_to_json (report->inputs));
   if (report->dims[0])
     json_object_object_add (options, "dims", strv_to_json (report->dims));
+  if (report->order)
+    json_object_object_add (options, "order", json_object_new_string (report->order));
   json_object_object_add (root, "options", options);
   for (guint i = 0; i < report->graphs->len; i++)
     json_object_array_add (graphs, graph_to_json (report->graphs->pdata[i]));
@@ -589,8 +592,11 @@ read_report (Reader *rd, json_object *root, MpReport *report, GError **error)
           !get_bool (rd, options, "plan_inputs", FALSE, &report->plan_inputs, error) ||
           !get_u64 (rd, options, "max_parallel_ops", FALSE, G_MAXUINT, &max_parallel, error) ||
           !get_number (rd, options, "time_budget", FALSE, &report->time_budget, error) ||
-          !get_bool (rd, options, "keep_going", FALSE, &report->keep_going, error))
+          !get_bool (rd, options, "keep_going", FALSE, &report->keep_going, error) ||
+          !get_string (rd, options, "order", FALSE, &report->order, error))
         return FALSE;
+      if (report->order && !mp_order_method_from_string (report->order, &(MpOrderMethod) { 0 }))
+        return fail (rd, error, "\"order\": unknown order '%s'", report->order);
       report->max_parallel_ops = max_parallel;
       g_free (rd->where);
       rd->where = g_strdup ("");
@@ -664,6 +670,10 @@ mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpWork
                                 .max_parallel_ops = report->max_parallel_ops,
                                 .input.onnx.dims = (const char *const *) report->dims };
   GPtrArray        *plans;
+
+  /* the plans were made for the order the suite planned (checked on reading) */
+  if (report->order)
+    mp_order_method_from_string (report->order, &options.order);
   gsize             length;
 
   g_return_val_if_fail (graph != NULL && workload_out != NULL, NULL);

@@ -67,6 +67,7 @@ typedef struct
   gboolean   keep_going;
   char     **inputs;          /* the DIR/FILE arguments */
   char     **dims;            /* ONNX models' dimensions, "NAME=VALUE" (never NULL) */
+  char      *order;           /* the op order planned (--order), or NULL: the given one */
   GPtrArray *graphs;          /* MpReportGraph, in suite order */
   GHashTable *graph_index;    /* name -> MpReportGraph, for matching */
   GPtrArray  *plan_files;     /* suite --plans: the files written so far, or NULL */
