@@ -120,6 +120,81 @@ mp_plans_best (MpPlan * const *plans, guint n_plans)
 }
 
 char *
+mp_format_share (gdouble fraction)
+{
+  gdouble p = 100.0 * fraction;
+
+  if (p <= 0)
+    return g_strdup ("0%");
+  if (p < 0.095) /* a hair, but not nothing: two significant digits */
+    return g_strdup_printf ("%.2g%%", p);
+  return p < 9.95 ? g_strdup_printf ("%.1f%%", p) : g_strdup_printf ("%.0f%%", p);
+}
+
+/* The planners tied with best, "a, b"; empty for none. */
+static GString *
+ties (MpPlan * const *plans, guint n_plans, guint best)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n_plans; i++)
+    if (i != best && plans[i]->valid && plans[i]->n_records > 0 &&
+        plans[i]->arena == plans[best]->arena)
+      g_string_append_printf (s, "%s%s", s->len ? ", " : "", plans[i]->planner);
+  return s;
+}
+
+char *
+mp_plans_margin_detail (MpPlan * const *plans, guint n_plans, guint best)
+{
+  const MpPlan    *b = plans[best];
+  const MpPlan    *next = NULL;
+  g_autofree char *above = NULL;
+  g_autofree char *below = NULL;
+
+  g_return_val_if_fail (best < n_plans, NULL);
+
+  for (guint i = 0; i < n_plans; i++)
+    {
+      const MpPlan *p = plans[i];
+
+      if (i != best && p->valid && p->n_records > 0 && p->arena != b->arena &&
+          (next == NULL || p->arena < next->arena))
+        next = p;
+    }
+  if (b->arena <= b->lower_bound)
+    above = g_strdup ("at the lower bound");
+  else
+    {
+      g_autofree char *pc = mp_format_share ((gdouble) (b->arena - b->lower_bound) /
+                                             MAX (b->lower_bound, 1));
+      above = g_strdup_printf ("%s above the lower bound", pc);
+    }
+  if (next)
+    {
+      guint64          gap = next->arena - b->arena;
+      /* a difference a share would round away is said in bytes */
+      g_autofree char *pc = gap < next->arena / 10000 ? mp_format_bytes (gap)
+                                                      : mp_format_share ((gdouble) gap /
+                                                                         next->arena);
+
+      below = g_strdup_printf ("%s below %s, ", pc, next->planner);
+    }
+  return g_strdup_printf ("%s%s", below ? below : "", above);
+}
+
+char *
+mp_plans_margin (MpPlan * const *plans, guint n_plans, guint best)
+{
+  g_autofree char *detail = mp_plans_margin_detail (plans, n_plans, best);
+  g_autoptr (GString) tied = ties (plans, n_plans, best);
+
+  if (tied->len)
+    return g_strdup_printf ("%s (tied with %s): %s", plans[best]->planner, tied->str, detail);
+  return g_strdup_printf ("%s: %s", plans[best]->planner, detail);
+}
+
+char *
 mp_plan_verdict (const MpPlan *plan)
 {
   if (!plan->checked)

@@ -34,6 +34,17 @@ gboolean    mp_plan_fails_other        (const MpPlan *plan);
  * -1 when none is valid. Every front-end names the same one. */
 gint        mp_plans_best              (MpPlan * const *plans, guint n_plans);
 
+/* The winner's margins in words, as the Summary's headline and the CLI's
+ * table say them: "best-fit: 1.3% below greedy-by-size, 11% above the lower
+ * bound", with "(tied with …)" after the winner where others have its very
+ * arena, and a difference too small for a share in bytes ("60 B below"). */
+char       *mp_plans_margin            (MpPlan * const *plans, guint n_plans, guint best);
+/* The same without the winner's name and ties: "1.3% below greedy-by-size, …". */
+char       *mp_plans_margin_detail     (MpPlan * const *plans, guint n_plans, guint best);
+/* A share as people write it: one decimal under 10%, none above, two
+ * significant digits under 0.1%. */
+char       *mp_format_share            (gdouble fraction);
+
 /* The words every front-end shows, so none can disagree. */
 /* One line: "valid", "valid in op order" (where streams could also run
  * side by side), "INVALID in op order: tensors …". */

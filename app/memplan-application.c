@@ -234,6 +234,19 @@ mp_application_startup (GApplication *app)
     apply_theme (self);
 }
 
+/* Says which display failed and, for a user, what to do without one. */
+static void
+no_display (gboolean advice)
+{
+  g_printerr ("memplan: cannot open the display (DISPLAY=%s, WAYLAND_DISPLAY=%s)\n",
+              g_getenv ("DISPLAY") ? g_getenv ("DISPLAY") : "",
+              g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : "");
+  if (advice)
+    g_printerr ("memplan is a desktop app. Without a display, memplan-cli does the same work "
+                "(memplan-cli plan FILE, memplan-cli render FILE -o plan.png); to run the app "
+                "on a virtual display: xvfb-run -a memplan FILE\n");
+}
+
 static gint
 mp_application_handle_local_options (GApplication *app, GVariantDict *options)
 {
@@ -253,9 +266,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     {
       if (gtk_init_check ())
         return 0;
-      g_printerr ("memplan: cannot open the display (DISPLAY=%s, WAYLAND_DISPLAY=%s)\n",
-                  g_getenv ("DISPLAY") ? g_getenv ("DISPLAY") : "",
-                  g_getenv ("WAYLAND_DISPLAY") ? g_getenv ("WAYLAND_DISPLAY") : "");
+      no_display (FALSE);
       return 1;
     }
   if (g_variant_dict_lookup (options, "planner", "^a&s", &planners))
@@ -368,6 +379,13 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     {
       g_printerr ("memplan: --size must be WIDTHxHEIGHT, at least 200x200\n");
       return 2;
+    }
+  /* GTK's own "cannot open display" would end the process with no word on
+   * what to do instead */
+  if (!gtk_init_check ())
+    {
+      no_display (TRUE);
+      return 1;
     }
   return -1;
 }

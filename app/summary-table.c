@@ -186,8 +186,8 @@ static void
 fill_rows (MpSummaryTable *self, MpPlan * const *plans, guint n, GPtrArray *rows)
 {
   gint             best = mp_plans_best (plans, n);
-  g_autofree char *margin = best >= 0 ? mp_summary_margin (plans, n, best) : NULL;
-  g_autofree char *detail = best >= 0 ? mp_summary_margin_detail (plans, n, best) : NULL;
+  g_autofree char *margin = best >= 0 ? mp_plans_margin (plans, n, best) : NULL;
+  g_autofree char *detail = best >= 0 ? mp_plans_margin_detail (plans, n, best) : NULL;
   g_autofree char *headline = NULL;
 
   for (guint i = 0; i < n; i++)

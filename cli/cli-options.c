@@ -325,7 +325,8 @@ mp_cli_add_output (GOptionContext *context, MpCliOutput *o, const char *formats)
   o->formats = formats;
   add_entry (e, (GOptionEntry) { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
                                  "Write to FILE instead of standard output (atomically; an "
-                                 "existing FILE is replaced, an input never)", "FILE" });
+                                 "existing FILE is replaced, an input never); its extension "
+                                 "(.json, .csv, .md, .txt) chooses the format", "FILE" });
   if (formats)
     {
       o->format_help = g_strdup_printf ("Output format: %s (the first is the default)", formats);
@@ -336,19 +337,47 @@ mp_cli_add_output (GOptionContext *context, MpCliOutput *o, const char *formats)
   o->entries = e;
 }
 
+/* The format an -o file's extension names, when it is one of known. */
+static const char *
+format_of_extension (const char *path, const char * const *known)
+{
+  static const struct
+  {
+    const char *suffix;
+    const char *format;
+  } extensions[] = {
+    { ".json", "json" }, { ".csv", "csv" }, { ".md", "markdown" }, { ".txt", "table" },
+  };
+
+  for (guint i = 0; path && i < G_N_ELEMENTS (extensions); i++)
+    if (mp_file_has_suffix (path, extensions[i].suffix) &&
+        g_strv_contains (known, extensions[i].format))
+      return extensions[i].format;
+  return NULL;
+}
+
 gboolean
 mp_cli_output_check (MpCliOutput *o)
 {
   g_auto (GStrv) known = NULL;
+  const char    *implied;
 
   if (o->formats == NULL)
     return TRUE;
   known = g_strsplit (o->formats, ", ", -1);
+  /* -o p.json writes JSON, not the table under a .json name */
+  implied = format_of_extension (o->output, (const char * const *) known);
   if (o->format == NULL)
-    o->format = g_strdup (known[0]);
+    o->format = g_strdup (implied ? implied : known[0]);
   if (!g_strv_contains ((const char * const *) known, o->format))
     {
       mp_cli_error ("unknown format '%s' (known: %s)", o->format, o->formats);
+      return FALSE;
+    }
+  if (implied && !g_str_equal (implied, o->format))
+    {
+      mp_cli_error ("--format %s does not match the output file %s, whose name says %s", o->format,
+                    o->output, implied);
       return FALSE;
     }
   return TRUE;

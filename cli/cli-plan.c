@@ -62,6 +62,15 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
     append_row (out, run->plans->pdata[i]);
   for (guint i = 0; i < run->reasons->len; i++)
     g_string_append_printf (out, "%-18s skipped: %s\n", "", (char *) run->reasons->pdata[i]);
+  /* the winner, by the rule and in the words of the app's headline */
+  {
+    gint             best = mp_plans_best ((MpPlan * const *) run->plans->pdata, run->plans->len);
+    g_autofree char *margin = best >= 0 ? mp_plans_margin ((MpPlan * const *) run->plans->pdata,
+                                                           run->plans->len, best)
+                                        : NULL;
+
+    g_string_append_printf (out, "smallest arena: %s\n", margin ? margin : "no plan is valid");
+  }
   for (guint i = 0; i < run->plans->len; i++)
     {
       MpPlan          *p = run->plans->pdata[i];

@@ -841,7 +841,7 @@ test_summary_words (void)
   g_autofree char *margin = NULL;
   g_autofree char *note = NULL;
   g_autofree char *proof = NULL;
-  g_autofree char *tiny = mp_summary_percent (0.000019);
+  g_autofree char *tiny = mp_format_share (0.000019);
 
   p[3]->parallel = TRUE;
   p[4]->note = g_strdup ("best found, 11.2% above the lower bound after 2.00 s");
@@ -849,11 +849,11 @@ test_summary_words (void)
   p[4]->seconds = 2.0;
   g_assert_cmpint (mp_plans_best (p, G_N_ELEMENTS (p)), ==, 1);
   /* the next is optimal: (990 - 987) / 990 = 0.30%; (987 - 890) / 890 = 10.9% */
-  margin = mp_summary_margin (p, G_N_ELEMENTS (p), 1);
+  margin = mp_plans_margin (p, G_N_ELEMENTS (p), 1);
   g_assert_cmpstr (margin, ==, "best-fit: 0.3% below optimal, 11% above the lower bound");
   g_clear_pointer (&margin, g_free);
   /* optimal is out of it: then greedy-by-size, (1000 - 987) / 1000 = 1.3% */
-  margin = mp_summary_margin (p, 2, 1);
+  margin = mp_plans_margin (p, 2, 1);
   g_assert_cmpstr (margin, ==, "best-fit: 1.3% below greedy-by-size, 11% above the lower bound");
   g_assert_null (mp_summary_bound_note (p, G_N_ELEMENTS (p), 0));
   note = mp_summary_bound_note (p, G_N_ELEMENTS (p), 3);
@@ -868,7 +868,7 @@ test_summary_words (void)
   p[0]->concurrent_checked = TRUE;
   g_assert_cmpint (mp_plans_best (p, 2), ==, 1);
   g_clear_pointer (&margin, g_free);
-  margin = mp_summary_margin (p, 3, 1);
+  margin = mp_plans_margin (p, 3, 1);
   g_assert_cmpstr (margin, ==, "best-fit (tied with greedy-by-size): 82% below naive, at the "
                                "lower bound");
   for (guint i = 0; i < G_N_ELEMENTS (p); i++)

@@ -274,9 +274,9 @@ test_compare_bad_input (void)
   g_assert_cmpstr (r.err, ==, "memplan-cli: --tolerance takes a percentage such as 0.5%, not "
                               "'abc'\n");
   g_assert_cmpint (r.status, ==, 2);
-  cli (&r, dir, "compare", "good.json", "good.json", "--time-tolerance", "5", NULL);
+  cli (&r, dir, "compare", "good.json", "good.json", "--time-tolerance", "5x", NULL);
   g_assert_cmpstr (r.err, ==, "memplan-cli: --time-tolerance takes a percentage such as 50%, not "
-                              "'5'\n");
+                              "'5x'\n");
   g_assert_cmpint (r.status, ==, 2);
   cli (&r, dir, "compare", "good.json", "good.json", "--format", "html", NULL);
   g_assert_cmpstr (r.err, ==, "memplan-cli: unknown format 'html' (known: table, json, "

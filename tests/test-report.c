@@ -517,7 +517,7 @@ test_path_relative (void)
 static void
 test_percentage (void)
 {
-  static const char *bad[] = { "abc", "0.5", "-1%", "5%x", "%", "", "1e999%", "nan%", " 5%" };
+  static const char *bad[] = { "abc", "-1%", "5%x", "%", "", "1e999%", "nan%", " 5%", "5 %" };
   gdouble            v = -1;
 
   g_assert_true (mp_parse_percentage ("0.5%", &v));
@@ -528,6 +528,9 @@ test_percentage (void)
   g_assert_cmpfloat (v, ==, 0);
   g_assert_true (mp_parse_percentage (".25%", &v));
   g_assert_cmpfloat (v, ==, 0.0025);
+  /* a bare number is a percentage too, as people write a tolerance */
+  g_assert_true (mp_parse_percentage ("0.5", &v));
+  g_assert_cmpfloat (v, ==, 0.005);
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     g_assert_false (mp_parse_percentage (bad[i], &v));
 }

@@ -46,7 +46,8 @@ mp_parse_percentage (const char *text, gdouble *value)
   if (text == NULL || (!g_ascii_isdigit (*text) && *text != '.'))
     return FALSE;
   v = g_ascii_strtod (text, &end);
-  if (end == text || !g_str_equal (end, "%") || !isfinite (v) || v < 0)
+  /* "5" is 5%, as people write a tolerance */
+  if (end == text || !(*end == '\0' || g_str_equal (end, "%")) || !isfinite (v) || v < 0)
     return FALSE;
   *value = v / 100.0;
   return TRUE;

@@ -92,7 +92,7 @@ gboolean      mp_comparison_unchanged (const MpComparison *comparison);
 const char   *mp_change_to_string      (MpChange change);
 const char   *mp_time_change_to_string (MpTimeChange time);
 
-/* "0.5%" -> 0.005; FALSE for anything but a percentage >= 0. */
+/* "0.5%" (or "0.5") -> 0.005; FALSE for anything but a percentage >= 0. */
 gboolean      mp_parse_percentage     (const char *text, gdouble *value);
 
 /* Output; labels name BASE and NEW (usually their file names). */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* "The answer a user reads is the right one" (issue 33): one test per item
+ * fixed, named after the item's number, each failing on the code before
+ * its fix. */
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <json-c/json.h>
+
+#include "memplan-analysis.h"
+#include "report-compare.h"
+#include "test-util.h"
+
+/* A plan with just the figures the winner's words read. */
+static MpPlan *
+fake_plan (const char *planner, guint64 arena, guint64 lower_bound)
+{
+  MpPlan *plan = g_new0 (MpPlan, 1);
+
+  plan->planner = g_strdup (planner);
+  plan->arena = arena;
+  plan->lower_bound = lower_bound;
+  plan->checked = plan->valid = plan->sequential_valid = TRUE;
+  plan->n_records = 1;
+  return plan;
+}
+
+static void
+fake_plan_free (MpPlan *plan)
+{
+  g_free (plan->planner);
+  g_free (plan);
+}
+
+/* 4: exact ties are said as ties, a difference too small for a share in
+ * bytes (the app said "3.3e-06% below"), and the CLI's table names the
+ * winner in the app's words. */
+static void
+test_04_ties_and_winner (void)
+{
+  MpPlan          *p[] = { fake_plan ("greedy-by-size", 1836974080, 1836974080),
+                           fake_plan ("greedy-by-breadth", 1836974140, 1836974080),
+                           fake_plan ("best-fit", 1836974080, 1836974080),
+                           fake_plan ("naive", 7836974080, 1836974080) };
+  g_autofree char *margin = NULL;
+  g_autofree char *gpt2 = test_data_path ("zoo/gpt2-training.json");
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (mp_plans_best (p, G_N_ELEMENTS (p)), ==, 0);
+  margin = mp_plans_margin (p, G_N_ELEMENTS (p), 0);
+  g_assert_cmpstr (margin, ==, "greedy-by-size (tied with best-fit): 60 B below "
+                               "greedy-by-breadth, at the lower bound");
+  for (guint i = 0; i < G_N_ELEMENTS (p); i++)
+    fake_plan_free (p[i]);
+
+  g_assert_cmpint (test_run_cli (&out, NULL, "plan", gpt2, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\nsmallest arena: greedy-by-size (tied with multistream, "
+                                 "best-fit, first-fit, optimal): 60 B below greedy-by-breadth, "
+                                 "at the lower bound\n"));
+}
+
+/* 8: -o's extension chooses the format; a --format that contradicts it is
+ * refused and nothing is written. */
+static void
+test_08_output_extension (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *graph = test_data_path ("teaching.json");
+  g_autofree char *json = g_build_filename (dir, "p.json", NULL);
+  g_autofree char *csv = g_build_filename (dir, "p.csv", NULL);
+  g_autofree char *wrong = g_build_filename (dir, "q.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *want = NULL;
+  json_object     *doc;
+
+  g_assert_cmpint (test_run_cli (NULL, NULL, "plan", graph, "-o", json, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
+  doc = json_tokener_parse (text);
+  g_assert_nonnull (doc);
+  g_assert_cmpstr (json_object_get_string (json_object_object_get (doc, "format")), ==,
+                   "memplan.plan/1");
+  json_object_put (doc);
+  g_clear_pointer (&text, g_free);
+
+  g_assert_cmpint (test_run_cli (NULL, NULL, "plan", graph, "-p", "naive", "-o", csv, NULL), ==,
+                   0);
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "id,lower,upper,size,offset"));
+
+  g_assert_cmpint (test_run_cli (NULL, &err, "plan", graph, "-f", "table", "-o", wrong, NULL),
+                   ==, 2);
+  want = g_strdup_printf ("memplan-cli: --format table does not match the output file %s, "
+                          "whose name says json\n", wrong);
+  g_assert_cmpstr (err, ==, want);
+  g_assert_false (g_file_test (wrong, G_FILE_TEST_EXISTS));
+  g_unlink (json);
+  g_unlink (csv);
+  g_rmdir (dir);
+}
+
+/* 11: without a display the app says what to do instead of GTK's bare
+ * "cannot open display". */
+static void
+test_11_no_display (void)
+{
+  const char      *gui = g_getenv ("MEMPLAN_GUI");
+  g_autofree char *graph = test_data_path ("teaching.json");
+  g_autofree char *err = NULL;
+  g_auto (GStrv) env = g_get_environ ();
+  const char      *argv[] = { gui, graph, NULL };
+  gint             status;
+  g_autoptr (GError) error = NULL;
+
+  if (gui == NULL)
+    {
+      g_test_skip ("the app is not built");
+      return;
+    }
+  env = g_environ_setenv (env, "DISPLAY", "", TRUE);
+  env = g_environ_setenv (env, "WAYLAND_DISPLAY", "", TRUE);
+  g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_cmpstr (err, ==, "memplan: cannot open the display (DISPLAY=, WAYLAND_DISPLAY=)\n"
+                            "memplan is a desktop app. Without a display, memplan-cli does the "
+                            "same work (memplan-cli plan FILE, memplan-cli render FILE -o "
+                            "plan.png); to run the app on a virtual display: xvfb-run -a "
+                            "memplan FILE\n");
+}
+
+/* 14: --tolerance 5 is 5%, as people write it. */
+static void
+test_14_tolerance (void)
+{
+  g_autofree char *base = test_data_path ("reports/base.json");
+  gdouble          v = 0;
+
+  g_assert_true (mp_parse_percentage ("5", &v));
+  g_assert_cmpfloat (v, ==, 0.05);
+  g_assert_true (mp_parse_percentage ("0.5%", &v));
+  g_assert_cmpfloat (v, ==, 0.005);
+  g_assert_false (mp_parse_percentage ("5 %", &v));
+  g_assert_false (mp_parse_percentage ("-5", &v));
+  g_assert_cmpint (test_run_cli (NULL, NULL, "compare", base, base, "--tolerance", "5", NULL), ==,
+                   0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/truth/04-ties-and-winner", test_04_ties_and_winner);
+  g_test_add_func ("/truth/08-output-extension", test_08_output_extension);
+  g_test_add_func ("/truth/11-no-display", test_11_no_display);
+  g_test_add_func ("/truth/14-tolerance", test_14_tolerance);
+  return g_test_run ();
+}
