@@ -469,9 +469,10 @@ mp_application_init (MpApplication *self)
   g_application_add_main_option_entries (G_APPLICATION (self), options);
   g_application_set_option_context_parameter_string (G_APPLICATION (self), "[FILE…]");
   g_application_set_option_context_summary (G_APPLICATION (self),
-                                            "Opens graphs (JSON) or usage records (CSV) and "
-                                            "shows every planner's plan side by side; with no "
-                                            "file, the bundled default graph.");
+                                            "Opens graphs (JSON, ONNX), usage records (CSV) or "
+                                            "PyTorch traces and snapshots, and shows every "
+                                            "planner's plan side by side; with no file, the "
+                                            "bundled default graph.");
 }
 
 MpApplication *

@@ -5,8 +5,9 @@
 #include "cli.h"
 #include "memplan-exec.h"
 
-/* Plans made for op order, run with concurrent streams: their corruption
- * is a race, not a bad plan for the order it was made for. */
+/* Plans made for op order that were found corrupt with concurrent streams:
+ * their corruption is a race, not a bad plan for the order it was made for
+ * (a clean run needs no such note). */
 static void
 print_schedule_note (GString *out, GPtrArray *results)
 {
@@ -17,7 +18,7 @@ print_schedule_note (GString *out, GPtrArray *results)
     {
       const MpExecResult *r = results->pdata[i];
 
-      if (!r->concurrent || r->group_order)
+      if (!r->concurrent || r->group_order || r->n_corrupted == 0)
         continue;
       g_string_append_printf (names, "%s%s", n++ ? ", " : "", r->planner);
       streams = r->n_streams;

@@ -106,7 +106,8 @@ mp_cli_plan (int argc, char **argv)
     { NULL }
   };
 
-  ctx = g_option_context_new ("FILE — plan a graph (JSON) or usage records (CSV)");
+  ctx = g_option_context_new ("FILE — plan a graph (JSON, ONNX), usage records (CSV), or a PyTorch "
+                              "trace or snapshot (each also gzipped)");
   g_option_context_set_summary (ctx, "Runs planners on FILE and reports arena, lower bound, ratio, "
                                      "fragmentation, partitions, planning time and validity per "
                                      "planner: in op order and, for a graph with ops, when its "

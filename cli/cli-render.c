@@ -115,7 +115,8 @@ mp_cli_render (int argc, char **argv)
     { NULL }
   };
 
-  ctx = g_option_context_new ("FILE — draw plans of a graph (JSON) or usage records (CSV)");
+  ctx = g_option_context_new ("FILE — draw plans of a graph (JSON, ONNX), usage records (CSV), or a "
+                              "PyTorch trace or snapshot");
   g_option_context_set_summary (ctx, "Draws each tensor as a rectangle from its first to its last "
                                      "step at its offset, with the arena and lower-bound lines, "
                                      "the live bytes per step and the free space.");

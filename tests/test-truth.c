@@ -148,6 +148,37 @@ test_14_tolerance (void)
                    0);
 }
 
+/* 14: the help names every input memplan reads, and exec's hint about
+ * races between streams comes only where a run was found corrupt. */
+static void
+test_14_help_and_hints (void)
+{
+  static const char *commands[] = { "plan", "render" };
+  g_autofree char   *towers = test_data_path ("two-towers.json");
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *out = NULL;
+
+      g_assert_cmpint (test_run_cli (&out, NULL, commands[i], "--help", NULL), ==, 0);
+      g_assert_nonnull (strstr (out, "ONNX"));
+      g_assert_nonnull (strstr (out, "PyTorch trace or snapshot"));
+    }
+  {
+    g_autofree char *clean = NULL;
+    g_autofree char *racy = NULL;
+
+    g_assert_cmpint (test_run_cli (&clean, NULL, "exec", towers, "--backend", "cpu",
+                                   "--no-baselines", "-p", "naive,multistream", NULL), ==, 0);
+    g_assert_null (strstr (clean, "race between streams"));
+    g_assert_cmpint (test_run_cli (&racy, NULL, "exec", towers, "--backend", "cpu",
+                                   "--no-baselines", "-p", "greedy-by-size", NULL), ==, 1);
+    g_assert_nonnull (strstr (racy, "greedy-by-size was made for op order, but it ran on 2 "
+                                    "concurrent streams; a corruption there is a race between "
+                                    "streams"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -156,5 +187,6 @@ main (int argc, char **argv)
   g_test_add_func ("/truth/08-output-extension", test_08_output_extension);
   g_test_add_func ("/truth/11-no-display", test_11_no_display);
   g_test_add_func ("/truth/14-tolerance", test_14_tolerance);
+  g_test_add_func ("/truth/14-help-and-hints", test_14_help_and_hints);
   return g_test_run ();
 }
