@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "memplan-render.h"
+#include "live-list.h"
 #include "memplan-window-private.h"
 #include "plan-view.h"
 #include "tensor-info.h"
@@ -30,8 +31,9 @@ mp_window_update_status (MpWindow *self)
   lt = mp_plan_set_get_lifetimes (self->set);
   if (selected >= 0 && (guint) selected < graph->n_tensors)
     {
-      MpPlan          *plan = self->views->len ? mp_plan_view_get_plan (self->views->pdata[0])
-                                               : NULL;
+      /* in the plan the user chose (a pane or a Summary row clicked), as
+       * the live list shows it; at first the best */
+      const MpPlan    *plan = mp_live_list_get_plan (MP_LIVE_LIST (self->live_list));
       g_autofree char *markup = mp_tensor_describe (graph, lt, plan, selected);
       g_autofree char *plain = NULL;
 

@@ -63,6 +63,8 @@ pane_clicked (MpWindow *self, MpPlanView *view)
 {
   self->list_chosen = TRUE;
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), self->set, mp_plan_view_get_plan (view));
+  /* the status describes the selected tensor in the plan clicked */
+  mp_window_update_status (self);
 }
 
 /* Panes whose plan is kept (a toggle, or more planners finishing) stay,

@@ -662,6 +662,30 @@ test_search_and_cursor (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* Issue 33, item 9: a tensor selected in the greedy-by-size pane is
+ * described in that plan, not in the first pane's (naive). */
+static void
+test_truth_09_status_plan (void)
+{
+  g_autofree char *path = test_data_path ("teaching.json");
+  MpWindow        *win = open_window (path);
+  GPtrArray       *views = mp_window_get_plan_views (win);
+  MpPlanView      *greedy = NULL;
+
+  for (guint i = 0; i < views->len; i++)
+    if (g_str_equal (mp_plan_view_get_plan (views->pdata[i])->planner, "greedy-by-size"))
+      greedy = views->pdata[i];
+  g_assert_nonnull (greedy);
+  g_assert_cmpstr (mp_plan_view_get_plan (views->pdata[0])->planner, ==, "naive");
+  /* a click on a tensor: it is selected, then the pane says it was clicked */
+  mp_view_state_set_selected (mp_window_get_state (win),
+                              mp_plan_view_get_plan (greedy)->records[0].tensor);
+  g_signal_emit_by_name (greedy, "clicked");
+  g_assert_nonnull (strstr (mp_window_get_status_text (win), " in greedy-by-size"));
+  g_assert_null (strstr (mp_window_get_status_text (win), " in naive"));
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 /* Usage records: the slider, the live list, the status and the memory
  * strip's words count the same steps (ranks of the start times), with the
  * file's time beside them; the live list sorts by size, lifetime and op. */
@@ -1394,6 +1418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
   g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
   g_test_add_func ("/app/plan-set/search-progress", test_search_progress);
+  g_test_add_func ("/app/window/truth-09-status-plan", test_truth_09_status_plan);
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
