@@ -94,6 +94,7 @@ typedef struct
 } MpRgb;
 
 #define MP_PALETTE_N_KEYS 8
+#define MP_PALETTE_N_PLANNERS 9
 
 /* Colour-blind safe (Okabe–Ito hues for categories, a viridis-like ramp for
  * size classes), tuned for a light or a dark background. */
@@ -112,10 +113,16 @@ typedef struct
   MpRgb highlight;    /* outline of highlighted tensors */
   MpRgb keys[MP_PALETTE_N_KEYS];  /* categories: kind, op, stream (cycled) */
   MpRgb sizes[6];     /* size classes, small to large */
+  /* one colour per planner, in mp_planners' order, then a trace's observed
+   * plan: fixed, so a planner has its colour on every graph */
+  MpRgb planners[MP_PALETTE_N_PLANNERS];
   gdouble dim;        /* share of background mixed into dimmed tensors */
 } MpPalette;
 
 const MpPalette *mp_palette_get (MpTheme theme);
+/* The colour of the planner that made plan, the same in every picture and
+ * on every graph (a plan file's unknown planner: the foreground). */
+MpRgb            mp_planner_color (const MpPalette *palette, const MpPlan *plan);
 
 /* A rectangle in device units (the cairo_t's user space at identity). */
 typedef struct

@@ -109,13 +109,6 @@ column_path (cairo_t *cr, const MpRenderLayout *l, const guint64 *values, guint 
     }
 }
 
-static MpRgb
-plan_color (const MpPalette *palette, guint i)
-{
-  /* the category keys but the first (the activations' blue, the area's) */
-  return palette->keys[1 + i % (MP_PALETTE_N_KEYS - 1)];
-}
-
 static void
 draw_peak (cairo_t *cr, const MpRenderIndex *index, const MpPalette *palette,
            const MpRenderLayout *l, MpText *text)
@@ -207,7 +200,7 @@ draw_legend (cairo_t *cr, MpRenderIndex * const *indices, guint n, const MpPalet
         }
       else
         {
-          mp_cairo_set_rgb (cr, plan_color (palette, i - 1));
+          mp_cairo_set_rgb (cr, mp_planner_color (palette, indices[i - 1]->plan));
           cairo_set_line_width (cr, 2);
           cairo_move_to (cr, x, my + 0.5);
           cairo_line_to (cr, x + 2 * s, my + 0.5);
@@ -311,9 +304,9 @@ mp_render_memory (cairo_t *cr, MpRenderIndex * const *indices, guint n_indices,
       if (indices[i]->plan->parallel != area->plan->parallel)
         continue;
       column_path (cr, &l, indices[i]->top, indices[i]->n_steps, FALSE);
-      mp_cairo_set_rgb (cr, plan_color (palette, i));
+      mp_cairo_set_rgb (cr, mp_planner_color (palette, indices[i]->plan));
       cairo_stroke (cr);
-      draw_arena_dot (cr, indices[i], &l, plan_color (palette, i));
+      draw_arena_dot (cr, indices[i], &l, mp_planner_color (palette, indices[i]->plan));
     }
   cairo_restore (cr);
   draw_peak (cr, area, palette, &l, &text);

@@ -11,6 +11,15 @@
 #define OKABE_ITO                                                                 \
   RGB (0x56b4e9), RGB (0xe69f00), RGB (0x009e73), RGB (0xcc79a7), RGB (0x0072b2),  \
     RGB (0xd55e00), RGB (0xf0e442), RGB (0x999999)
+/* Planners: Paul Tol's "muted" scheme on light backgrounds and his "light"
+ * scheme (one hue changed, to keep nine apart) on dark ones, both made for
+ * colour-blind readers (P. Tol, "Colour Schemes", SRON/EPS/TN/09-002). */
+#define TOL_MUTED                                                                 \
+  RGB (0x332288), RGB (0x88ccee), RGB (0x44aa99), RGB (0x117733), RGB (0x999933),  \
+    RGB (0xddcc77), RGB (0xcc6677), RGB (0x882255), RGB (0xaa4499)
+#define TOL_LIGHT                                                                 \
+  RGB (0x77aadd), RGB (0x99ddff), RGB (0x44bb99), RGB (0xbbcc33), RGB (0xeedd88),  \
+    RGB (0xee8866), RGB (0xffaabb), RGB (0xcc99ff), RGB (0xdddddd)
 #define VIRIDIS                                                                   \
   RGB (0x440154), RGB (0x414487), RGB (0x2a788e), RGB (0x22a884), RGB (0x7ad151),  \
     RGB (0xfde725)
@@ -30,6 +39,7 @@ static const MpPalette palettes[MP_THEME_N] = {
     .highlight = RGB (0x000000),
     .keys = { OKABE_ITO },
     .sizes = { VIRIDIS },
+    .planners = { TOL_MUTED },
     .dim = 0.75,
   },
   [MP_THEME_DARK] = {
@@ -46,6 +56,7 @@ static const MpPalette palettes[MP_THEME_N] = {
     .highlight = RGB (0xffffff),
     .keys = { OKABE_ITO },
     .sizes = { VIRIDIS },
+    .planners = { TOL_LIGHT },
     .dim = 0.7,
   },
 };
@@ -55,6 +66,21 @@ mp_palette_get (MpTheme theme)
 {
   g_return_val_if_fail (theme < MP_THEME_N, &palettes[MP_THEME_LIGHT]);
   return &palettes[theme];
+}
+
+MpRgb
+mp_planner_color (const MpPalette *palette, const MpPlan *plan)
+{
+  guint                n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+  const MpPlannerInfo *info = mp_planner_lookup (plan->planner);
+
+  G_STATIC_ASSERT (MP_PALETTE_N_PLANNERS >= 1);
+  if (mp_plan_traits (plan) & MP_PLANNER_OBSERVED)
+    return palette->planners[MP_PALETTE_N_PLANNERS - 1];
+  if (info == NULL || (guint) (info - infos) >= MP_PALETTE_N_PLANNERS - 1)
+    return palette->foreground;
+  return palette->planners[info - infos];
 }
 
 /* Tensor kinds on the category keys: activations sky blue (the bulk),

@@ -916,6 +916,79 @@ test_segments (void)
   g_rmdir (dir);
 }
 
+/* Issue 33, item 5: a planner's colour is its own, whatever else is
+ * planned, and the nine (eight planners and observed) stay apart for every
+ * reader: CIE76 distance >= 20 between any two, WCAG contrast >= 1.5 against
+ * the background, in each theme. */
+static gdouble
+srgb_linear (gdouble c)
+{
+  return c <= 0.04045 ? c / 12.92 : pow ((c + 0.055) / 1.055, 2.4);
+}
+
+static void
+to_lab (MpRgb c, gdouble lab[3], gdouble *luminance)
+{
+  gdouble r = srgb_linear (c.r), g = srgb_linear (c.g), b = srgb_linear (c.b);
+  gdouble x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+  gdouble y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  gdouble z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+  gdouble f[3] = { x, y, z };
+
+  for (guint k = 0; k < 3; k++)
+    f[k] = f[k] > 216.0 / 24389 ? cbrt (f[k]) : (24389.0 / 27 * f[k] + 16) / 116;
+  lab[0] = 116 * f[1] - 16;
+  lab[1] = 500 * (f[0] - f[1]);
+  lab[2] = 200 * (f[1] - f[2]);
+  *luminance = y;
+}
+
+static void
+test_truth_05_planner_colours (void)
+{
+  guint                n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+
+  g_assert_cmpuint (n + 1, ==, MP_PALETTE_N_PLANNERS);
+  for (guint theme = 0; theme < MP_THEME_N; theme++)
+    {
+      const MpPalette *palette = mp_palette_get (theme);
+      gdouble          bg_lab[3], bg_y;
+
+      to_lab (palette->background, bg_lab, &bg_y);
+      for (guint i = 0; i < MP_PALETTE_N_PLANNERS; i++)
+        {
+          gdouble a[3], ya;
+
+          to_lab (palette->planners[i], a, &ya);
+          g_assert_cmpfloat ((MAX (ya, bg_y) + 0.05) / (MIN (ya, bg_y) + 0.05), >=, 1.5);
+          for (guint j = i + 1; j < MP_PALETTE_N_PLANNERS; j++)
+            {
+              gdouble b[3], yb;
+
+              to_lab (palette->planners[j], b, &yb);
+              g_assert_cmpfloat (sqrt ((a[0] - b[0]) * (a[0] - b[0]) +
+                                       (a[1] - b[1]) * (a[1] - b[1]) +
+                                       (a[2] - b[2]) * (a[2] - b[2])), >=, 20);
+            }
+        }
+      /* by the planner, not by the plan's place among the others */
+      for (guint i = 0; i < n; i++)
+        {
+          MpPlan plan = { .planner = (char *) infos[i].name };
+          MpRgb  c = mp_planner_color (palette, &plan);
+
+          g_assert_cmpmem (&c, sizeof c, &palette->planners[i], sizeof c);
+        }
+      {
+        MpPlan observed = { .planner = (char *) "observed", .observed = TRUE };
+        MpRgb  c = mp_planner_color (palette, &observed);
+
+        g_assert_cmpmem (&c, sizeof c, &palette->planners[n], sizeof c);
+      }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -933,6 +1006,7 @@ main (int argc, char **argv)
   FX ("/render/output/bad-path", test_bad_output);
   FX ("/render/output/pages", test_output);
   g_test_add_func ("/render/cli", test_cli);
+  g_test_add_func ("/render/truth-05-planner-colours", test_truth_05_planner_colours);
   g_test_add_func ("/render/timeline/segments", test_segments);
 #undef FX
   g_test_add_func ("/render/step-labels", test_step_labels);
