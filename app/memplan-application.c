@@ -32,11 +32,30 @@ G_DEFINE_FINAL_TYPE (MpApplication, mp_application, GTK_TYPE_APPLICATION)
 char *
 mp_application_default_graph (void)
 {
-  const char *dir = g_getenv ("MEMPLAN_DATA_DIR");
+  const char      *dir = g_getenv ("MEMPLAN_DATA_DIR");
+  g_autofree char *installed = NULL;
+  g_autofree char *exe = NULL;
 
   /* no compiled-in source path: an installed binary must never read the
    * source tree; the tests and `meson devenv` set MEMPLAN_DATA_DIR */
-  return g_build_filename (dir && *dir ? dir : MEMPLAN_PKGDATADIR, "default.json", NULL);
+  if (dir && *dir)
+    return g_build_filename (dir, "default.json", NULL);
+  installed = g_build_filename (MEMPLAN_PKGDATADIR, "default.json", NULL);
+  if (g_file_test (installed, G_FILE_TEST_EXISTS))
+    return g_steal_pointer (&installed);
+  /* run from a build tree (BUILD/app/memplan, nothing installed): the
+   * build tree's own copy, BUILD/data/default.json */
+  if ((exe = g_file_read_link ("/proc/self/exe", NULL)))
+    {
+      g_autofree char *app_dir = g_path_get_dirname (exe);
+      g_autofree char *build = g_path_get_dirname (app_dir);
+      g_autofree char *marker = g_build_filename (build, "meson-private", NULL);
+      g_autofree char *copy = g_build_filename (build, "data", "default.json", NULL);
+
+      if (g_file_test (marker, G_FILE_TEST_IS_DIR) && g_file_test (copy, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&copy);
+    }
+  return g_steal_pointer (&installed);
 }
 
 static void

@@ -662,6 +662,27 @@ test_search_and_cursor (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* Issue 33, item 10: run from a build tree with nothing installed and no
+ * MEMPLAN_DATA_DIR (as the README's tour sets PATH), the app finds the
+ * build tree's default graph, not a missing installed one. */
+static void
+test_truth_10_build_tree_default (void)
+{
+  g_autofree char *saved = g_strdup (g_getenv ("MEMPLAN_DATA_DIR"));
+  g_autofree char *source_data = g_build_filename (g_getenv ("MEMPLAN_SOURCE_DIR"), "data",
+                                                   NULL);
+  g_autofree char *path = NULL;
+
+  g_unsetenv ("MEMPLAN_DATA_DIR");
+  path = mp_application_default_graph ();
+  if (saved)
+    g_setenv ("MEMPLAN_DATA_DIR", saved, TRUE);
+  g_assert_true (g_str_has_suffix (path, "/data/default.json"));
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  /* the build tree's copy (or an installed one), never the source tree's */
+  g_assert_false (g_str_has_prefix (path, source_data));
+}
+
 /* Issue 33, item 9: a tensor selected in the greedy-by-size pane is
  * described in that plan, not in the first pane's (naive). */
 static void
@@ -1419,6 +1440,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
   g_test_add_func ("/app/plan-set/search-progress", test_search_progress);
   g_test_add_func ("/app/window/truth-09-status-plan", test_truth_09_status_plan);
+  g_test_add_func ("/app/truth-10-build-tree-default", test_truth_10_build_tree_default);
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
