@@ -202,9 +202,31 @@ refresh (MpByOpView *self)
         if (compare_rows (rows->pdata[i], top, "at_peak") == GTK_ORDERING_LARGER)
           top = rows->pdata[i];
       held = mp_format_bytes (top->at_peak);
-      text = g_strdup_printf ("%s holds the most at the peak: %s (%.1f%%) of the %s live at %s.",
-                              top->op, held, peak ? 100.0 * top->at_peak / peak : 0.0,
-                              peak_text, where);
+      {
+        /* every op that holds as much: a tie is no single owner */
+        g_autoptr (GString) names = g_string_new (top->op);
+        guint               tied = 1;
+
+        for (guint i = 0; i < rows->len; i++)
+          {
+            MpByOpRow *row = rows->pdata[i];
+
+            if (row == top || row->at_peak != top->at_peak)
+              continue;
+            if (tied++ < 3)
+              g_string_append_printf (names, ", %s", row->op);
+          }
+        if (tied > 3)
+          g_string_append_printf (names, " and %u more", tied - 3);
+        if (tied == 1)
+          text = g_strdup_printf ("%s holds the most at the peak: %s (%.1f%%) of the %s live at "
+                                  "%s.", top->op, held, peak ? 100.0 * top->at_peak / peak : 0.0,
+                                  peak_text, where);
+        else
+          text = g_strdup_printf ("%u ops tie for the most at the peak (%s): %s (%.1f%%) each "
+                                  "of the %s live at %s.", tied, names->str, held,
+                                  peak ? 100.0 * top->at_peak / peak : 0.0, peak_text, where);
+      }
     }
   gtk_label_set_text (self->heading, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);

@@ -13,8 +13,9 @@ mp_cli_by_op_table (const MpTrace *trace)
 
   g_string_append_printf (s, "%s: %s live at the peak (event %" G_GINT64_FORMAT ")\n\n",
                           trace->graph->name, peak, trace->peak_step);
-  g_string_append_printf (s, "%-40s %12s %12s %8s\n", "op", "at peak", "allocated",
-                          "allocs");
+  /* the op last: real names (a Python frame, a module path) are long, and
+   * the figures keep their columns whatever their length */
+  g_string_append_printf (s, "%12s %12s %8s  %s\n", "at peak", "allocated", "allocs", "op");
   for (guint i = 0; i < uses->len; i++)
     {
       const MpTraceOpUse *u = &g_array_index (uses, MpTraceOpUse, i);
@@ -23,7 +24,7 @@ mp_cli_by_op_table (const MpTrace *trace)
       /* names from the file reach the terminal: control characters as \xNN */
       g_autofree char    *op = mp_escape_name (u->op);
 
-      g_string_append_printf (s, "%-40s %12s %12s %8u\n", op, at, all, u->n_allocations);
+      g_string_append_printf (s, "%12s %12s %8u  %s\n", at, all, u->n_allocations, op);
     }
   return g_string_free (s, FALSE);
 }

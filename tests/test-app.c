@@ -1260,18 +1260,18 @@ test_by_op (void)
   assert_by_op_cell (view, 2, "at_peak", "2.00 KiB");
   assert_by_op_cell (view, 2, "allocated", "3.00 KiB");
   assert_by_op_cell (view, 2, "allocations", "2");
+  /* issue 33, item 12: a tie names every op in it */
   g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
-                   "MLP_0 holds the most at the peak: 4.00 KiB (40.0%) of the 10.0 KiB live at "
-                   "step 2 (time 2 in the file).");
+                   "2 ops tie for the most at the peak (MLP_0, MLP_0.Linear_0): 4.00 KiB (40.0%) "
+                   "each of the 10.0 KiB live at step 2 (time 2 in the file).");
   gtk_window_destroy (GTK_WINDOW (win));
 
   win = open_window (teaching);
   view = show_by_op (win);
-  /* conv_out and relu_out, 64 KiB each, are live at relu; the tie goes to
-   * the earlier op */
+  /* conv_out and relu_out, 64 KiB each, are live at relu: a tie */
   g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
-                   "conv holds the most at the peak: 64.0 KiB (50.0%) of the 128 KiB live at "
-                   "step 1 (op relu).");
+                   "2 ops tie for the most at the peak (conv, relu): 64.0 KiB (50.0%) each of the "
+                   "128 KiB live at step 1 (op relu).");
   assert_by_op_cell (view, 0, "op", "conv");
   assert_by_op_cell (view, 1, "op", "relu");
   assert_by_op_cell (view, 1, "at_peak", "64.0 KiB");

@@ -191,10 +191,10 @@ test_by_op_and_drop (void)
   g_autofree char *dropped = NULL, *err3 = NULL, *bad = NULL, *err4 = NULL;
   static const char table[] =
     "\nsnapshot-cuda:0: 1.75 KiB live at the peak (event 2)\n\n"
-    "op                                            at peak    allocated   allocs\n"
-    "forward (train.py:10)                        1.00 KiB     1.75 KiB        2\n"
-    "mlp (model.py:7)                                512 B        512 B        1\n"
-    "(before the trace)                              256 B        256 B        1\n";
+    "     at peak    allocated   allocs  op\n"
+    "    1.00 KiB     1.75 KiB        2  forward (train.py:10)\n"
+    "       512 B        512 B        1  mlp (model.py:7)\n"
+    "       256 B        256 B        1  (before the trace)\n";
 
   g_assert_cmpint (test_run_cli (&out, &err, "plan", snapshot, "-p", "greedy-by-size", "--by-op",
                                  NULL), ==, 0);

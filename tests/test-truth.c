@@ -179,6 +179,39 @@ test_14_help_and_hints (void)
   }
 }
 
+/* 12: the by-op table keeps its figures in their columns whatever an op's
+ * name (PyTorch's are long), with the name last. */
+static void
+test_12_by_op_names (void)
+{
+  static const char trace[] =
+    "{\"traceEvents\": ["
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"<built-in method run_backward of "
+    "torch._C._EngineBase object at 0x7f3a2c1d9e40>\", \"pid\": 1, \"tid\": 1, \"ts\": 0, "
+    "\"dur\": 100, \"args\": {}},"
+    "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 10, \"args\": {\"Addr\": 4096, \"Bytes\": 1024, \"Total Allocated\": 1024, "
+    "\"Total Reserved\": 2097152, \"Device Type\": 1, \"Device Id\": 0}},"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, "
+    "\"tid\": 1, \"ts\": 200, \"dur\": 100, \"args\": {}},"
+    "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 210, \"args\": {\"Addr\": 8192, \"Bytes\": 512, \"Total Allocated\": 1536, "
+    "\"Total Reserved\": 2097152, \"Device Type\": 1, \"Device Id\": 0}}]}";
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "long-names.json", NULL);
+  g_autofree char *out = NULL;
+
+  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, NULL, "import", "--by-op", path, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\n     at peak    allocated   allocs  op\n"
+                                 "    1.00 KiB     1.00 KiB        1  <built-in method "
+                                 "run_backward of torch._C._EngineBase object at "
+                                 "0x7f3a2c1d9e40>\n"
+                                 "       512 B        512 B        1  aten::mm\n"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -186,6 +219,7 @@ main (int argc, char **argv)
   g_test_add_func ("/truth/04-ties-and-winner", test_04_ties_and_winner);
   g_test_add_func ("/truth/08-output-extension", test_08_output_extension);
   g_test_add_func ("/truth/11-no-display", test_11_no_display);
+  g_test_add_func ("/truth/12-by-op-names", test_12_by_op_names);
   g_test_add_func ("/truth/14-tolerance", test_14_tolerance);
   g_test_add_func ("/truth/14-help-and-hints", test_14_help_and_hints);
   return g_test_run ();
