@@ -178,7 +178,6 @@ mp_order_problem_new (const MpGraph *graph, gboolean plan_inputs)
 {
   MpOrderProblem     *pb = g_new0 (MpOrderProblem, 1);
   g_autofree gint    *rec_of = g_new (gint, MAX (graph->n_tensors, 1));
-  g_autofree gint    *stamp = NULL;
   g_autoptr (GArray)  op_recs = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray)  bytes = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GArray)  flags = g_array_new (FALSE, FALSE, sizeof (guint8));

@@ -857,7 +857,6 @@ test_dynamo_dims (void)
   MpOnnxOptions    options = { dims, FALSE, 0, FALSE };
   g_autoptr (GError) error = NULL;
   g_autoptr (MpGraph) graph = NULL;
-  g_autoptr (GBytes) copy = NULL;
 
   pb_msg (g, PB_NODE, pb_node ("Relu", "x", "y", "relu", NULL));
   pb_msg (g, PB_NODE, pb_node ("Concat", "x,x", "z", "cat", pb_attr_int ("axis", 1), NULL));
