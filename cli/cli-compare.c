@@ -11,7 +11,7 @@ mp_cli_compare (int argc, char **argv)
   g_autofree char *time_tolerance = NULL;
   g_auto (MpCliOutput) out = { NULL };
   g_autofree char *text = NULL;
-  gboolean         fail_on_time = FALSE;
+  gboolean         fail_on_time = FALSE, allow_missing = FALSE;
   g_autoptr (GError) error = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpReport) base = NULL;
@@ -26,6 +26,9 @@ mp_cli_compare (int argc, char **argv)
       "P%" },
     { "fail-on-time", 0, 0, G_OPTION_ARG_NONE, &fail_on_time, "A planner slower beyond the time "
       "tolerance fails the comparison (timings are only reported otherwise)", NULL },
+    { "allow-missing", 0, 0, G_OPTION_ARG_NONE, &allow_missing, "A graph or planner of BASE "
+      "missing from NEW does not fail the comparison (by default it does: the gate lost what "
+      "it guarded)", NULL },
     { NULL }
   };
 
@@ -36,7 +39,9 @@ mp_cli_compare (int argc, char **argv)
                                      "in only one report are listed. The arena decides: a "
                                      "larger arena beyond the tolerance is a regression, and so "
                                      "is any invalid plan, failed planner or unloadable graph "
-                                     "in NEW.");
+                                     "in NEW, and a graph or planner missing from NEW (unless "
+                                     "--allow-missing). Reports made with different options, or "
+                                     "whose figures contradict each other, are refused.");
   g_option_context_set_description (ctx, "Exit status: 0 nothing regressed beyond tolerance, "
                                          "1 something did, 2 bad input (a report that cannot be "
                                          "read, bad options).");
@@ -47,6 +52,7 @@ mp_cli_compare (int argc, char **argv)
 
   mp_compare_options_init (&options);
   options.fail_on_time = fail_on_time;
+  options.allow_missing = allow_missing;
   if (tolerance && !mp_parse_percentage (tolerance, &options.tolerance))
     {
       mp_cli_error ("--tolerance takes a percentage such as 0.5%%, not '%s'", tolerance);
@@ -64,6 +70,11 @@ mp_cli_compare (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
+  if (!mp_report_comparable (base, new_report, &error))
+    {
+      mp_cli_error ("%s and %s: %s", argv[1], argv[2], error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
   comparison = mp_report_compare (base, new_report, &options);
   if (mp_cli_output_is (&out, "table"))
     text = mp_comparison_to_table (comparison, argv[1], argv[2]);

@@ -135,7 +135,8 @@ test_compare_fixture (void)
     { "beta", "naive", MP_CHANGE_UNCHANGED, FALSE, 0, MP_TIME_SLOWER, MP_CELL_TIME },
     { "beta", "greedy-by-size", MP_CHANGE_INVALID, TRUE, -40, MP_TIME_SAME, AR | MP_CELL_VALID },
     { "beta", "optimal", MP_CHANGE_ONLY_NEW, FALSE, 0, MP_TIME_NONE, 0 },
-    { "gamma", NULL, MP_CHANGE_ONLY_BASE, FALSE, 0, MP_TIME_NONE, 0 },
+    /* a gate that lost a graph fails (issue 33, item 7) */
+    { "gamma", NULL, MP_CHANGE_ONLY_BASE, TRUE, 0, MP_TIME_NONE, 0 },
     { "broken", NULL, MP_CHANGE_INVALID, TRUE, 0, MP_TIME_NONE, 0 },
     { "delta", NULL, MP_CHANGE_ONLY_NEW, FALSE, 0, MP_TIME_NONE, 0 },
   };
@@ -145,7 +146,7 @@ test_compare_fixture (void)
   const MpCompareRow *row;
 
   check_rows (c, rows, G_N_ELEMENTS (rows));
-  g_assert_cmpuint (c->n_failures, ==, 3);
+  g_assert_cmpuint (c->n_failures, ==, 4);
   g_assert_true (mp_comparison_failed (c));
   g_assert_false (mp_comparison_unchanged (c));
   g_assert_cmpuint (c->counts[MP_CHANGE_UNCHANGED], ==, 2);
@@ -193,7 +194,7 @@ test_compare_options (void)
     const MpCompareRow *row = c->rows->pdata[3];
 
     g_assert_cmpint (row->change, ==, MP_CHANGE_WORSE);
-    g_assert_cmpuint (c->n_failures, ==, 4);
+    g_assert_cmpuint (c->n_failures, ==, 5);
   }
   /* 2048 -> 2304 is +12.5%: exactly at the tolerance is still within */
   o.tolerance = 0.125;
@@ -202,7 +203,7 @@ test_compare_options (void)
 
     g_assert_cmpint (((MpCompareRow *) c->rows->pdata[1])->change, ==, MP_CHANGE_WITHIN);
     g_assert_cmpint (((MpCompareRow *) c->rows->pdata[2])->change, ==, MP_CHANGE_BETTER);
-    g_assert_cmpuint (c->n_failures, ==, 2);
+    g_assert_cmpuint (c->n_failures, ==, 3);
   }
   /* beta/naive went from 0.25 s to 1 s: +300% */
   mp_compare_options_init (&o);
@@ -213,13 +214,22 @@ test_compare_options (void)
 
     g_assert_true (row->failure);
     g_assert_cmpint (row->change, ==, MP_CHANGE_UNCHANGED);
-    g_assert_cmpuint (c->n_failures, ==, 4);
+    g_assert_cmpuint (c->n_failures, ==, 5);
   }
   o.time_tolerance = 3.0;
   {
     g_autoptr (MpComparison) c = mp_report_compare (base, new_report, &o);
 
     g_assert_cmpint (((MpCompareRow *) c->rows->pdata[5])->time, ==, MP_TIME_SAME);
+    g_assert_cmpuint (c->n_failures, ==, 4);
+  }
+  /* --allow-missing: the lost graph is listed, not failed */
+  mp_compare_options_init (&o);
+  o.allow_missing = TRUE;
+  {
+    g_autoptr (MpComparison) c = mp_report_compare (base, new_report, &o);
+
+    g_assert_false (((MpCompareRow *) c->rows->pdata[8])->failure);
     g_assert_cmpuint (c->n_failures, ==, 3);
   }
   /* a change under the noise floor never counts, whatever the ratio */

@@ -9,6 +9,7 @@
 
 #include "memplan-analysis.h"
 #include "report-compare.h"
+#include "test-files.h"
 #include "test-util.h"
 
 /* A plan with just the figures the winner's words read. */
@@ -57,6 +58,69 @@ test_04_ties_and_winner (void)
   g_assert_nonnull (strstr (out, "\nsmallest arena: greedy-by-size (tied with multistream, "
                                  "best-fit, first-fit, optimal): 60 B below greedy-by-breadth, "
                                  "at the lower bound\n"));
+}
+
+/* 7: compare refuses what it cannot compare (reports made with different
+ * options, figures that contradict each other), exit 2 naming why; a lost
+ * planner fails the gate (exit 1) unless --allow-missing. */
+static void
+test_07_compare_checks (void)
+{
+  static const char head[] =
+    "{\"format\": \"memplan.report/1\", \"memplan_version\": \"0.1.0\", \"graphs\": ["
+    "{\"name\": \"g\", \"file\": \"g.csv\", \"tensors\": 2, \"records\": 2, "
+    "\"steps\": 2, \"lower_bound\": 131072, \"results\": [";
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *graph = test_data_path ("teaching.json");
+  g_autofree char *a64 = g_build_filename (dir, "a64.json", NULL);
+  g_autofree char *a4k = g_build_filename (dir, "a4k.json", NULL);
+  g_autofree char *good = g_build_filename (dir, "good.json", NULL);
+  g_autofree char *below = g_build_filename (dir, "below.json", NULL);
+  g_autofree char *ratio = g_build_filename (dir, "ratio.json", NULL);
+  g_autofree char *lost = g_build_filename (dir, "lost.json", NULL);
+  g_autofree char *err = NULL, *want = NULL, *text = NULL;
+
+  g_assert_cmpint (test_run_cli (NULL, NULL, "suite", graph, "-a", "64", "-p", "naive", "-o", a64,
+                                 NULL), ==, 0);
+  g_assert_cmpint (test_run_cli (NULL, NULL, "suite", graph, "-a", "4096", "-p", "naive", "-o",
+                                 a4k, NULL), ==, 0);
+  g_assert_cmpint (test_run_cli (NULL, &err, "compare", a64, a4k, NULL), ==, 2);
+  want = g_strdup_printf ("memplan-cli: %s and %s: the reports were made with different options, "
+                          "so their figures cannot be compared: alignment is 64 in BASE, 4096 "
+                          "in NEW\n", a64, a4k);
+  g_assert_cmpstr (err, ==, want);
+  g_clear_pointer (&err, g_free);
+
+  text = g_strconcat (head, "{\"planner\": \"naive\", \"arena\": 262144, \"lower_bound\": "
+                      "131072, \"valid\": true, \"seconds\": 0.5}, {\"planner\": "
+                      "\"first-fit\", \"arena\": 131072, \"lower_bound\": 131072, "
+                      "\"valid\": true, \"seconds\": 0.5}]}]}", NULL);
+  g_assert_true (g_file_set_contents (good, text, -1, NULL));
+  g_free (text);
+  text = g_strconcat (head, "{\"planner\": \"naive\", \"arena\": 1, \"lower_bound\": "
+                      "131072, \"valid\": true, \"seconds\": 0.5}]}]}", NULL);
+  g_assert_true (g_file_set_contents (below, text, -1, NULL));
+  g_free (text);
+  text = g_strconcat (head, "{\"planner\": \"naive\", \"arena\": 262144, \"lower_bound\": "
+                      "131072, \"ratio\": 7.6e-06, \"valid\": true, \"seconds\": 0.5}]}]}",
+                      NULL);
+  g_assert_true (g_file_set_contents (ratio, text, -1, NULL));
+  g_free (text);
+  text = g_strconcat (head, "{\"planner\": \"naive\", \"arena\": 262144, \"lower_bound\": "
+                      "131072, \"valid\": true, \"seconds\": 0.5}]}]}", NULL);
+  g_assert_true (g_file_set_contents (lost, text, -1, NULL));
+
+  g_assert_cmpint (test_run_cli (NULL, &err, "compare", good, below, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "graph 'g', planner 'naive': \"arena\" (1) is below "
+                                 "\"lower_bound\" (131072): no plan can be"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (test_run_cli (NULL, &err, "compare", good, ratio, NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "\"ratio\" is 7.6e-06, but \"arena\" and \"lower_bound\" "
+                                 "make it 2"));
+  g_assert_cmpint (test_run_cli (NULL, NULL, "compare", good, lost, NULL), ==, 1);
+  g_assert_cmpint (test_run_cli (NULL, NULL, "compare", good, lost, "--allow-missing", NULL), ==,
+                   0);
+  test_remove_tree (dir);
 }
 
 /* 8: -o's extension chooses the format; a --format that contradicts it is
@@ -217,6 +281,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/truth/04-ties-and-winner", test_04_ties_and_winner);
+  g_test_add_func ("/truth/07-compare-checks", test_07_compare_checks);
   g_test_add_func ("/truth/08-output-extension", test_08_output_extension);
   g_test_add_func ("/truth/11-no-display", test_11_no_display);
   g_test_add_func ("/truth/12-by-op-names", test_12_by_op_names);

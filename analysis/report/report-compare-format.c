@@ -103,6 +103,8 @@ failure_reason (const MpCompareRow *row)
     return g_strdup (row->planner == NULL             ? "graph failed to load in NEW"
                      : row->new->status == MP_RESULT_INVALID ? "invalid plan in NEW"
                                                              : "planner failed in NEW");
+  if (row->change == MP_CHANGE_ONLY_BASE)
+    return g_strdup (row->planner == NULL ? "graph missing from NEW" : "missing from NEW");
   return isnan (row->time_relative) ? g_strdup ("slower")
                                     : g_strdup_printf ("time %+.0f%%", 100.0 * row->time_relative);
 }

@@ -47,6 +47,7 @@ typedef struct
   gdouble  time_tolerance; /* relative time change still counted as the same (0.5) */
   gdouble  time_floor;     /* seconds: smaller time changes are noise (0.001) */
   gboolean fail_on_time;   /* a slower planner fails the comparison */
+  gboolean allow_missing;  /* a graph or planner missing from NEW does not fail it */
 } MpCompareOptions;
 
 typedef struct
@@ -81,6 +82,13 @@ typedef struct
 } MpComparison;
 
 void          mp_compare_options_init (MpCompareOptions *options);
+/* Whether the two reports can be compared at all: made with the same
+ * options that change the figures (alignment, inputs planned, parallel
+ * groups, ONNX dimensions, op order, the search's budget); FALSE with the
+ * difference named otherwise. */
+gboolean      mp_report_comparable    (const MpReport         *base,
+                                       const MpReport         *new_report,
+                                       GError                **error);
 MpComparison *mp_report_compare       (const MpReport         *base,
                                        const MpReport         *new_report,
                                        const MpCompareOptions *options);

@@ -499,7 +499,31 @@ read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GE
   r->status = valid ? MP_RESULT_VALID : MP_RESULT_INVALID;
   if (!valid && r->problem == NULL)
     return fail (rd, error, "an invalid plan needs a \"problem\" saying why");
+  /* figures that contradict each other are no report a gate can trust */
+  if (valid && r->arena < r->lower_bound)
+    return fail (rd, error, "\"arena\" (%" G_GUINT64_FORMAT ") is below \"lower_bound\" (%"
+                 G_GUINT64_FORMAT "): no plan can be", r->arena, r->lower_bound);
   result_derive (r);
+  {
+    static const char *derived[] = { "ratio", "fragmentation" };
+    const gdouble      want[] = { r->ratio, r->fragmentation };
+
+    for (guint k = 0; k < G_N_ELEMENTS (derived); k++)
+      {
+        json_object *v;
+        gdouble      got;
+
+        if (!json_object_object_get_ex (obj, derived[k], &v) ||
+            json_object_is_type (v, json_type_null))
+          continue;
+        got = json_object_get_double (v);
+        if (!json_object_is_type (v, json_type_double) && !json_object_is_type (v, json_type_int))
+          return fail (rd, error, "\"%s\" must be a number", derived[k]);
+        if (fabs (got - want[k]) > 1e-6 * MAX (1.0, fabs (want[k])))
+          return fail (rd, error, "\"%s\" is %g, but \"arena\" and \"lower_bound\" make it %g",
+                       derived[k], got, want[k]);
+      }
+  }
   return TRUE;
 }
 
