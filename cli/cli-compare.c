@@ -11,8 +11,9 @@ mp_cli_compare (int argc, char **argv)
   g_autofree char *time_tolerance = NULL;
   g_auto (MpCliOutput) out = { NULL };
   g_autofree char *text = NULL;
-  gboolean         fail_on_time = FALSE, allow_missing = FALSE;
+  gboolean         fail_on_time = FALSE, allow_missing = FALSE, allow_options = FALSE;
   g_autoptr (GError) error = NULL;
+  g_autoptr (GError) incomparable = NULL;
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (MpReport) base = NULL;
   g_autoptr (MpReport) new_report = NULL;
@@ -29,6 +30,9 @@ mp_cli_compare (int argc, char **argv)
     { "allow-missing", 0, 0, G_OPTION_ARG_NONE, &allow_missing, "A graph or planner of BASE "
       "missing from NEW does not fail the comparison (by default it does: the gate lost what "
       "it guarded)", NULL },
+    { "allow-different-options", 0, 0, G_OPTION_ARG_NONE, &allow_options, "Compare reports made "
+      "with different options (a what-if: another alignment, order or budget); the difference "
+      "is noted (by default such reports are refused)", NULL },
     { NULL }
   };
 
@@ -70,12 +74,16 @@ mp_cli_compare (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
-  if (!mp_report_comparable (base, new_report, &error))
+  if (!mp_report_comparable (base, new_report, &incomparable) && !allow_options)
     {
-      mp_cli_error ("%s and %s: %s", argv[1], argv[2], error->message);
+      mp_cli_error ("%s and %s: %s (--allow-different-options compares them anyway)", argv[1],
+                    argv[2], incomparable->message);
       return MP_EXIT_BAD_INPUT;
     }
   comparison = mp_report_compare (base, new_report, &options);
+  /* compared anyway: said where the figures are read */
+  if (incomparable)
+    g_ptr_array_insert (comparison->notes, 0, g_strdup (incomparable->message));
   if (mp_cli_output_is (&out, "table"))
     text = mp_comparison_to_table (comparison, argv[1], argv[2]);
   else if (mp_cli_output_is (&out, "json"))

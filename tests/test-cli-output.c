@@ -321,7 +321,7 @@ test_stdout_fails (Fixture *f, gconstpointer data)
     { "gen", "resnet50" },
     { "import", trace },
     { "suite", "teaching.json" },
-    { "compare", base, new_report },
+    { "compare", base, new_report, "--allow-different-options" },
     { "exec", "teaching.json", "--backend", "cpu" },
     { "render", "--bench", "-n", "50" },
     { "bench-optimal", records, "--time-budget", "1" },

@@ -366,8 +366,7 @@ test_attribution (void)
       g_assert_cmpuint (offsets[t], ==, trace->observed[t]);
   }
   g_assert_nonnull (strstr (table, "10.0 KiB live at the peak (event 2)"));
-  g_assert_nonnull (strstr (table, "\naten::addmm                                  4.00 KiB     "
-                                   "4.00 KiB        1\n"));
+  g_assert_nonnull (strstr (table, "\n    4.00 KiB     4.00 KiB        1  aten::addmm\n"));
 }
 
 /* Blocks allocated before the trace began are live from its start, as

@@ -87,7 +87,7 @@ test_07_compare_checks (void)
   g_assert_cmpint (test_run_cli (NULL, &err, "compare", a64, a4k, NULL), ==, 2);
   want = g_strdup_printf ("memplan-cli: %s and %s: the reports were made with different options, "
                           "so their figures cannot be compared: alignment is 64 in BASE, 4096 "
-                          "in NEW\n", a64, a4k);
+                          "in NEW (--allow-different-options compares them anyway)\n", a64, a4k);
   g_assert_cmpstr (err, ==, want);
   g_clear_pointer (&err, g_free);
 
