@@ -1005,7 +1005,9 @@ add_export_tests (GPtrArray *stems)
 int
 main (int argc, char **argv)
 {
+#ifdef MP_HAVE_ONNX_INFER
   g_autoptr (GPtrArray) stems = g_ptr_array_new_with_free_func (g_free);
+#endif
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/onnx/cnn", test_cnn);
