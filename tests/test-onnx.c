@@ -768,7 +768,8 @@ test_memory_bounded (void)
  * libonnx leaves Range and Expand unknown; the folding pass evaluates them.
  * At batch=2, seq=5, by hand: y [2,5,4,2] f32 = 320 B, t (transposed) the
  * same, ones [2,5] f32 = 40 B, pos [5] i64 = 40 B, posx [2,5] i64 = 80 B. */
-static GBytes *
+/* used only where ONNX inference is built */
+G_GNUC_UNUSED static GBytes *
 shape_subgraph_model (void)
 {
   const gint64 zero = 0, one = 1, four = 4, two = 2, perm[] = { 0, 2, 1, 3 };
@@ -981,7 +982,7 @@ compare_strings (gconstpointer a, gconstpointer b)
 
 /* The committed exports, by the names of their .json files, in stems
  * (which the tests use: freed after they ran). */
-static void
+G_GNUC_UNUSED static void
 add_export_tests (GPtrArray *stems)
 {
   g_autofree char *dir_path = test_fixture_path ("onnx-exports");
