@@ -18,7 +18,10 @@ if [ "${SANITIZE_CC:-}" = clang ]; then
   # C++ too (the ONNX inference module): one ASan runtime in a process
   cc=clang
   cxx=clang++
-  extra="-Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow"
+  # libstdc++ linked in from the start: clang's ASan resolves the C++
+  # exception interceptor (__cxa_throw) when the process starts, and libonnx,
+  # which throws, only comes later with the inference module
+  extra="-Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=['-fsanitize=float-cast-overflow','-Wl,--no-as-needed,-lstdc++,--as-needed']"
 fi
 if [ ! -f "$build/build.ninja" ]; then
   # shellcheck disable=SC2086 # one option per word
