@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "test-output-rule.h"
 #include "test-util.h"
 
 typedef struct
@@ -350,6 +352,101 @@ test_stdout_fails (Fixture *f, gconstpointer data)
     }
 }
 
+/* A gzip file with zero padding after it is read, and the CLI says so on
+ * standard error, as gzip -d does. */
+static void
+test_gzip_padding_note (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+  g_autofree char *text = contents (f->graph);
+  g_autofree char *path = g_build_filename (f->dir, "g.json.gz", NULL);
+  g_autofree guint8 *out = g_malloc0 (65536 + 100);
+  gsize              read, written;
+
+  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), text, strlen (text), out, 65536,
+                                        G_CONVERTER_INPUT_AT_END, &read, &written, NULL),
+                   ==, G_CONVERTER_FINISHED);
+  /* the 100 zero bytes after the data */
+  g_assert_true (g_file_set_contents (path, (char *) out, written + 100, NULL));
+  cli (f, "plan", "g.json.gz", "-p", "naive", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->err, ==,
+                   "memplan-cli: note: g.json.gz: 100 zero bytes after the gzip data ignored "
+                   "(padding)\n");
+}
+
+/* One writing command line; "@" stands for the output's path. */
+typedef struct
+{
+  Fixture           *f;
+  const char *const *args;
+} CliWriter;
+
+static gboolean
+run_cli_writer (const char *path, gpointer data)
+{
+  CliWriter           *w = data;
+  const TestCliOptions options = { .cwd = w->f->dir };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+
+  for (guint i = 0; w->args[i]; i++)
+    g_ptr_array_add (args, (gpointer) (g_str_equal (w->args[i], "@") ? path : w->args[i]));
+  g_ptr_array_add (args, NULL);
+  g_clear_pointer (&w->f->err, g_free);
+  w->f->status = test_run_cli_full (&options, (const char *const *) args->pdata, NULL,
+                                    &w->f->err);
+  if (w->f->status != 0)
+    g_test_message ("%s", w->f->err);
+  return w->f->status == 0;
+}
+
+/* Every writing command under the output rule (issue 36: render -o through
+ * a link replaced a device node, and a FIFO, with a regular file): a FIFO,
+ * a link to a FIFO, a link to a device and a link to a file. */
+static void
+test_output_rule_cli (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *name;
+    const char *head;
+    const char *args[10];
+  } writers[] = {
+    { "plan.txt", "teaching:", { "plan", "teaching.json", "-p", "naive", "-o", "@" } },
+    { "plans.json", "{", { "plan", "teaching.json", "-p", "naive", "-f", "json", "-o", "@" } },
+    { "view.png", "\x89PNG", { "render", "teaching.json", "-o", "@" } },
+    { "view.svg", "<?xml", { "render", "teaching.json", "-o", "@" } },
+    { "graph.json", "{\"format\":\"memplan.graph/1\"", { "gen", "resnet50", "-o", "@" } },
+    { "report.json", "{", { "suite", "teaching.json", "-p", "naive", "-o", "@" } },
+    { "compare.txt", "BASE: r.json", { "compare", "r.json", "r.json", "-o", "@" } },
+  };
+
+  cli (f, "suite", "teaching.json", "-p", "naive", "-o", "r.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      CliWriter w = { f, writers[i].args };
+
+      g_test_message ("%s -o %s", writers[i].args[0], writers[i].name);
+      test_output_rule (run_cli_writer, &w, f->dir, writers[i].name, writers[i].head);
+    }
+  g_assert_cmpint (g_remove (f->out), !=, 0);
+}
+
+/* suite --plans DIR where DIR/teaching.plan.json is a FIFO, a device… */
+static void
+test_output_rule_suite_plans (Fixture *f, gconstpointer data)
+{
+  static const char *const args[] = { "suite", "teaching.json", "-p", "naive", "--plans",
+                                      "plans", "-o", "r.json", NULL };
+  g_autofree char *plans = g_build_filename (f->dir, "plans", NULL);
+  CliWriter        w = { f, args };
+
+  g_assert_cmpint (g_mkdir (plans, 0755), ==, 0);
+  test_output_rule (run_cli_writer, &w, plans, "teaching.plan.json", "{");
+  g_assert_cmpint (g_rmdir (plans), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,6 +461,12 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/gzip-padding-note", Fixture, NULL, fixture_set_up,
+              test_gzip_padding_note, fixture_tear_down);
+  g_test_add ("/cli-output/rule/every-command", Fixture, NULL, fixture_set_up,
+              test_output_rule_cli, fixture_tear_down);
+  g_test_add ("/cli-output/rule/suite-plans", Fixture, NULL, fixture_set_up,
+              test_output_rule_suite_plans, fixture_tear_down);
   g_test_add ("/cli-output/mode-and-link", Fixture, NULL, fixture_set_up, test_mode_and_link,
               fixture_tear_down);
   g_test_add ("/cli-output/sigterm-removes-temp", Fixture, GINT_TO_POINTER (SIGTERM),
