@@ -375,6 +375,25 @@ test_gzip_padding_note (Fixture *f, gconstpointer data)
                    "(padding)\n");
 }
 
+/* -o /dev/stdout writes through the pipe standard output is (the kernel's
+ * link /proc/self/fd/1 names "pipe:[N]", which no file could replace). */
+static void
+test_dev_stdout (Fixture *f, gconstpointer data)
+{
+  static const char *const table[] = { "plan", "teaching.json", "-p", "naive", "-o",
+                                       "/dev/stdout", NULL };
+  static const char *const json[] = { "plan", "teaching.json", "-p", "naive", "-f", "json", "-o",
+                                      "/dev/stdout", NULL };
+  const TestCliOptions options = { .cwd = f->dir };
+  g_autofree char *out1 = NULL, *out2 = NULL;
+
+  g_assert_cmpint (test_run_cli_full (&options, table, &out1, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out1, "teaching: 5 tensors"));
+  g_assert_cmpint (test_run_cli_full (&options, json, &out2, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out2, "{"));
+  g_assert_nonnull (strstr (out2, "memplan.plan/1"));
+}
+
 /* One writing command line; "@" stands for the output's path. */
 typedef struct
 {
@@ -461,6 +480,8 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/dev-stdout", Fixture, NULL, fixture_set_up, test_dev_stdout,
+              fixture_tear_down);
   g_test_add ("/cli-output/gzip-padding-note", Fixture, NULL, fixture_set_up,
               test_gzip_padding_note, fixture_tear_down);
   g_test_add ("/cli-output/rule/every-command", Fixture, NULL, fixture_set_up,
