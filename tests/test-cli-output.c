@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -394,6 +396,48 @@ test_dev_stdout (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (out2, "memplan.plan/1"));
 }
 
+static gpointer
+accept_all (gpointer data)
+{
+  int        listener = GPOINTER_TO_INT (data);
+  int        fd = accept (listener, NULL, NULL);
+  GString   *got = g_string_new (NULL);
+  char       buf[4096];
+  gssize     n;
+
+  g_assert_cmpint (fd, >=, 0);
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_string_append_len (got, buf, n);
+  close (fd);
+  return g_string_free (got, FALSE);
+}
+
+/* A socket is connected to and written, like a FIFO, and stays a socket. */
+static void
+test_output_socket (Fixture *f, gconstpointer data)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  g_autofree char   *path = g_build_filename (f->dir, "out.sock", NULL);
+  g_autofree char   *got = NULL;
+  int                listener = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  GThread           *thread;
+  GStatBuf           st;
+
+  g_assert_cmpint (listener, >=, 0);
+  g_assert_cmpuint (strlen (path), <, sizeof addr.sun_path);
+  strcpy (addr.sun_path, path);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (listener, 1), ==, 0);
+  thread = g_thread_new ("accept", accept_all, GINT_TO_POINTER (listener));
+  cli (f, "plan", "teaching.json", "-p", "naive", "-o", "out.sock", NULL);
+  got = g_thread_join (thread);
+  close (listener);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (g_str_has_prefix (got, "teaching: 5 tensors"));
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_true (S_ISSOCK (st.st_mode));
+}
+
 /* One writing command line; "@" stands for the output's path. */
 typedef struct
 {
@@ -480,6 +524,8 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/socket", Fixture, NULL, fixture_set_up, test_output_socket,
+              fixture_tear_down);
   g_test_add ("/cli-output/dev-stdout", Fixture, NULL, fixture_set_up, test_dev_stdout,
               fixture_tear_down);
   g_test_add ("/cli-output/gzip-padding-note", Fixture, NULL, fixture_set_up,
