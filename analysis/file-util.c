@@ -618,7 +618,19 @@ write_through (const char *path, gboolean is_socket, WriteFunc write, gpointer d
   int                fd, err = 0;
 
   if (!is_socket)
-    fd = g_open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0);
+    {
+      GStatBuf st;
+
+      /* a file put there since the caller looked would be overwritten in
+       * place, neither old nor new: refused */
+      if ((fd = g_open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0)) >= 0 &&
+          (fstat (fd, &st) != 0 || S_ISREG (st.st_mode)))
+        {
+          close (fd);
+          fd = -1;
+          errno = EEXIST;
+        }
+    }
   else if (strlen (path) >= sizeof addr.sun_path)
     {
       fd = -1;
