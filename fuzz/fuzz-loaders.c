@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
+
+#include "file-util.h"
 #include "fuzz-loaders.h"
 #include "memplan-analysis.h"
 #include "lifetimes.h"
@@ -176,6 +182,52 @@ feed_compare (const char *data, gsize length, const char *path, GError **error)
   return TRUE;
 }
 
+static void
+ignore_note (const char *path, const char *text)
+{
+}
+
+/* The file readers (gzip or not) on a file of these bytes: whole, as every
+ * loader reads it, and the head, as the format sniff reads it; when the
+ * whole reads, the head is its first bytes. Files are what they read, so
+ * the bytes go to a scratch file first: one per process, since the reader
+ * remembers each path it has noted. */
+static gboolean
+feed_gzip (const char *data, gsize length, const char *path, GError **error)
+{
+  static char     *file;
+  g_autofree char *contents = NULL, *head = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize            n, head_n;
+  gboolean         ok, head_ok;
+  int              fd;
+
+  if (file == NULL)
+    {
+      fd = g_file_open_tmp ("memplan-fuzz-XXXXXX.gz", &file, NULL);
+
+      g_assert (fd >= 0);
+      close (fd);
+      mp_file_set_note_func (ignore_note);
+    }
+  /* not g_file_set_contents: its fsync would make this target crawl */
+  if ((fd = g_open (file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+      write (fd, data, length) != (gssize) length || close (fd) != 0)
+    g_error ("%s: %s", file, g_strerror (errno));
+  ok = mp_read_file (file, &contents, &n, &local);
+  head_ok = mp_read_file_head (file, 4096, &head, &head_n);
+  g_unlink (file);
+  if (ok && (!head_ok || head_n != MIN (n, 4096) || memcmp (head, contents, head_n) != 0))
+    g_error ("the sniff's head (%" G_GSIZE_FORMAT " bytes) is not the start of the file's "
+             "%" G_GSIZE_FORMAT, head_n, n);
+  if (ok)
+    return TRUE;
+  /* named after the input, as the loaders' errors are */
+  g_assert (g_str_has_prefix (local->message, file));
+  g_set_error (error, local->domain, local->code, "%s%s", path, local->message + strlen (file));
+  return FALSE;
+}
+
 /* An input as the front-ends open it, into a workload; NULL with error set. */
 static MpWorkload *
 open_input (const char *data, gsize length, const char *path, GError **error)
@@ -293,6 +345,7 @@ static const MpFuzzTarget targets[] = {
   { "render", feed_render },
   { "onnx", feed_onnx },
   { "compare", feed_compare },
+  { "gzip", feed_gzip },
 };
 
 const MpFuzzTarget *
