@@ -4,13 +4,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <gio/gio.h>
+#include <zlib.h>
 #include <glib/gstdio.h>
 
 #include "file-util.h"
@@ -145,85 +149,157 @@ mp_file_has_suffix (const char *path, const char *suffix)
   return n >= k && g_ascii_strncasecmp (path + n - k, suffix, k) == 0;
 }
 
-/* Fills in[] from f after keeping its unread bytes; FALSE on a read error. */
-static gboolean
-refill (FILE *f, guint8 *in, gsize *pos, gsize *n_in, gboolean *eof)
+/* Notes on what a read accepted but a user may want to know (zero padding
+ * after gzip data), once per file; the CLI prints them on stderr. */
+static MpFileNoteFunc note_func;
+static GHashTable    *noted; /* paths already noted */
+static GMutex         note_lock;
+
+void
+mp_file_set_note_func (MpFileNoteFunc func)
 {
-  memmove (in, in + *pos, *n_in - *pos);
-  *n_in -= *pos;
-  *pos = 0;
-  *n_in += fread (in + *n_in, 1, CHUNK - *n_in, f);
-  if (ferror (f))
-    return FALSE;
-  *eof = feof (f) != 0;
-  return TRUE;
+  note_func = func;
 }
 
-/* Streams f through the gzip decompressor into one growing buffer (every
- * member of a concatenated file). With cut, inflation stops at max bytes
- * (sniffing); without, more than max is refused. */
+static void
+file_note (const char *path, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+file_note (const char *path, const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  gboolean         first;
+  va_list          args;
+
+  g_mutex_lock (&note_lock);
+  if (noted == NULL)
+    noted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  first = g_hash_table_add (noted, g_strdup (path));
+  g_mutex_unlock (&note_lock);
+  if (!first)
+    return;
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (note_func)
+    note_func (path, text);
+  else
+    g_debug ("%s: %s", path, text);
+}
+
+static gboolean
+inflate_fail (z_stream *z, GError **error, MpAnalysisError code, const char *path,
+              const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+inflate_fail (z_stream *z, GError **error, MpAnalysisError code, const char *path,
+              const char *format, ...)
+{
+  g_autofree char *text = NULL;
+  va_list          args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+  inflateEnd (z);
+  mp_set_file_error (error, code, path, "%s", text);
+  return FALSE;
+}
+
+/* Streams f through zlib's gzip decoder into one growing buffer, every
+ * member of a concatenated file, as gzip -d does: zero bytes after the last
+ * member (padding some tools write) are ignored with a note, anything else
+ * there is refused. With cut, inflation stops at max bytes and takes what
+ * inflated before any damage (sniffing); without, more than max is
+ * refused. Error counts are the bytes inflated before the fault. */
 static gboolean
 inflate_file (FILE *f, const char *path, gsize max, gboolean cut, char **contents, gsize *length,
               GError **error)
 {
-  g_autoptr (GZlibDecompressor) z = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
   g_autoptr (GByteArray) out = g_byte_array_new ();
   g_autofree guint8     *in = g_malloc (CHUNK);
-  gsize                  pos = 0, n_in = 0;
-  gboolean               eof = FALSE, finished = FALSE;
+  z_stream               z = { 0 };
+  gboolean               member_done = FALSE;
+  guint64                padding = 0, read_total = 0;
 
+  if (inflateInit2 (&z, 15 + 16) != Z_OK)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot inflate the gzip data: %s",
+                         z.msg ? z.msg : "out of memory");
+      return FALSE;
+    }
   for (;;)
     {
-      g_autoptr (GError) local = NULL;
-      gsize            used = 0, written = 0, old = out->len;
-      GConverterResult res;
+      gsize old = out->len;
+      int   ret;
 
-      if (pos == n_in && !eof && !refill (f, in, &pos, &n_in, &eof))
+      if (z.avail_in == 0)
         {
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
-                             g_strerror (errno));
-          return FALSE;
-        }
-      if (finished)
-        {
-          if (pos == n_in)
+          gsize n = fread (in, 1, CHUNK, f);
+
+          if (ferror (f))
+            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_IO, path,
+                                 "cannot read the file: %s", g_strerror (errno));
+          if (n == 0)
             break;
-          /* another gzip member follows (cat a.gz b.gz) */
-          g_converter_reset (G_CONVERTER (z));
-          finished = FALSE;
+          z.next_in = in;
+          z.avail_in = n;
+          read_total += n;
+        }
+      if (member_done)
+        {
+          /* after a whole member: zero padding, another member (cat a.gz
+           * b.gz) or something that is neither */
+          while (z.avail_in > 0 && *z.next_in == 0)
+            {
+              padding++;
+              z.next_in++;
+              z.avail_in--;
+            }
+          if (z.avail_in == 0)
+            continue;
+          if (padding > 0 || *z.next_in != 0x1f)
+            {
+              if (cut)
+                break;
+              return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
+                                   "after the gzip data (%u bytes inflated) comes something that "
+                                   "is neither gzip data nor zero padding, at byte %"
+                                   G_GUINT64_FORMAT, out->len, read_total - z.avail_in);
+            }
+          inflateReset (&z);
+          member_done = FALSE;
         }
       g_byte_array_set_size (out, old + CHUNK);
-      res = g_converter_convert (G_CONVERTER (z), in + pos, n_in - pos, out->data + old, CHUNK,
-                                 eof ? G_CONVERTER_INPUT_AT_END : G_CONVERTER_NO_FLAGS, &used,
-                                 &written, &local);
-      g_byte_array_set_size (out, old + (res == G_CONVERTER_ERROR ? 0 : written));
-      if (res == G_CONVERTER_ERROR)
+      z.next_out = out->data + old;
+      z.avail_out = CHUNK;
+      ret = inflate (&z, Z_NO_FLUSH);
+      g_byte_array_set_size (out, old + CHUNK - z.avail_out);
+      if (ret == Z_STREAM_END)
+        member_done = TRUE;
+      else if (ret != Z_OK && ret != Z_BUF_ERROR)
         {
-          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT) && !eof &&
-              n_in - pos < CHUNK)
-            {
-              if (!refill (f, in, &pos, &n_in, &eof))
-                {
-                  mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path,
-                                     "cannot read the file: %s", g_strerror (errno));
-                  return FALSE;
-                }
-              continue;
-            }
+          const char *why = z.msg ? z.msg : "";
+
           if (cut)
-            break; /* a sniff takes what inflated before the damage */
-          if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PARTIAL_INPUT))
-            mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                               "the gzip data is truncated: the file ends inside the compressed "
-                               "stream, after %u bytes inflated", out->len);
-          else
-            mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+            break;
+          if (ret == Z_MEM_ERROR)
+            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_IO, path,
+                                 "cannot inflate the gzip data: out of memory after %u bytes",
+                                 out->len);
+          if (g_str_equal (why, "incorrect data check"))
+            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
+                                 "the gzip data is corrupt: %u bytes inflated, but their CRC-32 "
+                                 "is not the one stored after them", out->len);
+          if (g_str_equal (why, "incorrect length check"))
+            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
+                                 "the gzip data is corrupt: %u bytes inflated, but the size "
+                                 "stored after them differs", out->len);
+          return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
                                "the gzip data is corrupt (%s) after %u bytes inflated",
-                               local->message, out->len);
-          return FALSE;
+                               ret == Z_NEED_DICT ? "it needs a preset dictionary" : why,
+                               out->len);
         }
-      pos += used;
-      finished = res == G_CONVERTER_FINISHED;
       if (out->len > max)
         {
           if (cut)
@@ -231,12 +307,22 @@ inflate_file (FILE *f, const char *path, gsize max, gboolean cut, char **content
               g_byte_array_set_size (out, max);
               break;
             }
-          mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                             "the gzip data inflates to more than %" G_GSIZE_FORMAT
-                             " bytes, the most memplan reads from one file", max);
-          return FALSE;
+          return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
+                               "the gzip data inflates to more than %" G_GSIZE_FORMAT
+                               " bytes, the most memplan reads from one file", max);
         }
     }
+  inflateEnd (&z);
+  if (!member_done && !cut)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                         "the gzip data is truncated: the file ends inside the compressed "
+                         "stream, after %u bytes inflated", out->len);
+      return FALSE;
+    }
+  if (padding > 0 && !cut)
+    file_note (path, "%" G_GUINT64_FORMAT " zero bytes after the gzip data ignored (padding)",
+               padding);
   *length = out->len;
   g_byte_array_append (out, (const guint8 *) "", 1);
   *contents = (char *) g_byte_array_free (g_steal_pointer (&out), FALSE);
@@ -264,7 +350,20 @@ mp_read_file (const char *path, char **contents, gsize *length, GError **error)
   g_autoptr (GBytes) bytes = NULL;
 
   if (mp_file_is_gzip (path))
-    return read_gzip (path, MP_MAX_INFLATED_SIZE, FALSE, contents, length, error);
+    {
+      if (!read_gzip (path, MP_MAX_INFLATED_SIZE, FALSE, contents, length, error))
+        return FALSE;
+      /* one layer is inflated; a second is named rather than sniffed as junk */
+      if (*length >= 2 && (guint8) (*contents)[0] == 0x1f && (guint8) (*contents)[1] == 0x8b)
+        {
+          g_clear_pointer (contents, g_free);
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, path,
+                             "a gzip file inside a gzip file: memplan inflates one layer, so "
+                             "inflate this file once (gzip -d) and open the result");
+          return FALSE;
+        }
+      return TRUE;
+    }
   if ((bytes = stream_bytes (path, error)))
     {
       *length = g_bytes_get_size (bytes);
@@ -458,20 +557,18 @@ write_all (int fd, const char *data, gsize length)
 
 typedef gboolean (*WriteFunc) (int fd, gpointer data);
 
-/* Replaces path (through its symbolic links) with what write puts in a
- * temporary file beside it: the old file or the new one, never half. */
+/* Replaces target (a regular file or none; path's final link target) with
+ * what write puts in a temporary file beside it: the old file or the new
+ * one, never half. */
 static gboolean
-replace_file (const char *path, WriteFunc write, gpointer data, GError **error)
+replace_file (const char *path, const char *target, const GStatBuf *old, WriteFunc write,
+              gpointer data, GError **error)
 {
-  g_autofree char *target = NULL;
-  MpTempFile      *temp = NULL;
-  GStatBuf         st;
-  gboolean         exists, ok;
-  int              fd, err = 0;
+  MpTempFile *temp = NULL;
+  GStatBuf    now;
+  gboolean    ok;
+  int         fd, err = 0;
 
-  if (!(target = resolve_links (path, error)))
-    return FALSE;
-  exists = g_stat (target, &st) == 0;
   if ((fd = temp_file_create (target, &temp)) < 0)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
@@ -481,13 +578,19 @@ replace_file (const char *path, WriteFunc write, gpointer data, GError **error)
   /* a replaced file keeps its permissions; on disk before the rename, so
    * that a crash leaves the old file or the new one (as GLib's CONSISTENT) */
   ok = write (fd, data) &&
-       (!exists || (fchmod (fd, st.st_mode & 07777) == 0 && fsync (fd) == 0));
+       (old == NULL || (fchmod (fd, old->st_mode & 07777) == 0 && fsync (fd) == 0));
   if (!ok)
     err = errno;
   if (close (fd) != 0 && ok)
     {
       ok = FALSE;
       err = errno;
+    }
+  /* what appeared at target while we wrote must be a regular file too */
+  if (ok && g_lstat (target, &now) == 0 && !S_ISREG (now.st_mode))
+    {
+      ok = FALSE;
+      err = EEXIST;
     }
   if (ok && g_rename (temp->path, target) != 0)
     {
@@ -502,6 +605,104 @@ replace_file (const char *path, WriteFunc write, gpointer data, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* A character device, FIFO or socket takes the bytes in place: opened
+ * without O_CREAT, so nothing but the node itself is ever written. */
+static gboolean
+write_through (const char *path, gboolean is_socket, WriteFunc write, gpointer data,
+               GError **error)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  gboolean           ok;
+  int                fd, err = 0;
+
+  if (!is_socket)
+    {
+      GStatBuf st;
+
+      /* a file put there since the caller looked would be overwritten in
+       * place, neither old nor new: refused */
+      if ((fd = g_open (path, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0)) >= 0 &&
+          (fstat (fd, &st) != 0 || S_ISREG (st.st_mode)))
+        {
+          close (fd);
+          fd = -1;
+          errno = EEXIST;
+        }
+    }
+  else if (strlen (path) >= sizeof addr.sun_path)
+    {
+      fd = -1;
+      errno = ENAMETOOLONG;
+    }
+  else if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0)
+    {
+      strcpy (addr.sun_path, path);
+      if (connect (fd, (struct sockaddr *) &addr, sizeof addr) != 0)
+        {
+          err = errno;
+          close (fd);
+          fd = -1;
+          errno = err;
+        }
+    }
+  if (fd < 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                         g_strerror (errno));
+      return FALSE;
+    }
+  ok = write (fd, data);
+  if (!ok)
+    err = errno;
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      err = errno;
+    }
+  if (!ok)
+    mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                       g_strerror (err ? err : EIO));
+  return ok;
+}
+
+/* The one rule of every writer in memplan: path, through its symbolic
+ * links, names a regular file (replaced atomically, keeping its mode) or
+ * nothing yet (created the same way); a character device, FIFO or socket
+ * is written through in place; a directory or block device is refused. A
+ * link is never replaced: its final target is. */
+static gboolean
+write_output (const char *path, WriteFunc write, gpointer data, GError **error)
+{
+  g_autofree char *target = NULL;
+  GStatBuf         st;
+
+  /* the kernel follows the links, /dev/stdout's /proc/self/fd/1 too */
+  if (g_stat (path, &st) == 0 && mp_output_kind_of (st.st_mode) == MP_OUTPUT_THROUGH)
+    return write_through (path, S_ISSOCK (st.st_mode), write, data, error);
+  if (!(target = resolve_links (path, error)))
+    return FALSE;
+  if (g_lstat (target, &st) != 0)
+    return replace_file (path, target, NULL, write, data, error);
+  if (mp_output_kind_of (st.st_mode) == MP_OUTPUT_REPLACE)
+    return replace_file (path, target, &st, write, data, error);
+  mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: it is %s",
+                     S_ISDIR (st.st_mode)   ? "a directory"
+                     : S_ISBLK (st.st_mode) ? "a block device, which memplan neither replaces "
+                                              "nor writes over"
+                                            : "not a regular file, a device or a pipe");
+  return FALSE;
+}
+
+MpOutputKind
+mp_output_kind_of (guint mode)
+{
+  if (S_ISREG (mode))
+    return MP_OUTPUT_REPLACE;
+  if (S_ISCHR (mode) || S_ISFIFO (mode) || S_ISSOCK (mode))
+    return MP_OUTPUT_THROUGH;
+  return MP_OUTPUT_REFUSE;
 }
 
 typedef struct
@@ -523,7 +724,7 @@ mp_write_file_atomic (const char *path, const char *contents, gssize length, GEr
 {
   Contents c = { contents, length < 0 ? strlen (contents) : (gsize) length };
 
-  return replace_file (path, write_contents, &c, error);
+  return write_output (path, write_contents, &c, error);
 }
 
 static gboolean
@@ -561,11 +762,7 @@ write_filled (int fd, gpointer data)
 gboolean
 mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error)
 {
-  Fill     f = { fill, data };
-  GStatBuf st;
-  FILE    *out;
-  gint     saved;
-  gboolean ok;
+  Fill f = { fill, data };
 
   if (path == NULL || g_str_equal (path, "-"))
     {
@@ -575,19 +772,7 @@ mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError *
                    g_strerror (errno));
       return FALSE;
     }
-  if (g_stat (path, &st) == 0 && (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode)))
-    {
-      out = g_fopen (path, "wb");
-      ok = out && stream_to (out, fill, data);
-      saved = errno;
-      if (out && fclose (out) != 0)
-        ok = FALSE;
-      if (!ok)
-        mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
-                           g_strerror (saved));
-      return ok;
-    }
-  return replace_file (path, write_filled, &f, error);
+  return write_output (path, write_filled, &f, error);
 }
 
 char *

@@ -9,10 +9,24 @@ G_BEGIN_DECLS
 /* Every writer's words when standard output cannot take the output. */
 #define MP_STDOUT_WRITE_ERROR "cannot write to standard output"
 
-/* Atomic write: a temporary file memplan-NAME.XXXXXX.tmp in the target's
- * folder, then rename. A symbolic link is written through (its final target
- * is replaced, the link stays); a replaced file keeps its permissions, a new
- * one gets 0666 less the umask. */
+/* The output rule of every writer (CLI -o, render, suite --plans, the
+ * app's export and screenshot), applied to the final target of path's
+ * symbolic links, which stay links: a regular file is replaced atomically
+ * (a temporary file memplan-NAME.XXXXXX.tmp in its folder, then rename) and
+ * keeps its permissions; a missing one is created so, with 0666 less the
+ * umask; a character device, FIFO or socket (/dev/null, /dev/stdout, a
+ * pipe) is written through in place, never replaced; a directory or block
+ * device is refused. */
+typedef enum
+{
+  MP_OUTPUT_REPLACE, /* a regular file: atomic replacement */
+  MP_OUTPUT_THROUGH, /* a character device, FIFO or socket: written in place */
+  MP_OUTPUT_REFUSE,  /* a directory, block device or anything else */
+} MpOutputKind;
+
+/* What the rule does with an existing node of this st_mode. */
+MpOutputKind mp_output_kind_of (guint mode);
+
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);
 /* Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the
@@ -21,21 +35,27 @@ gboolean mp_write_file_atomic (const char *path, const char *contents, gssize le
  * cannot be caught: its leftover is named memplan-*.tmp. */
 void     mp_remove_temp_files_on_signal (void);
 
-/* The same for output too large to hold: fill writes it to out (a
- * temporary file in the same folder, renamed over path when fill returns
- * TRUE and every write succeeded). A device or a FIFO is written through,
- * NULL or "-" is standard output. */
+/* The same for output too large to hold: fill writes it to out (the
+ * temporary file is renamed over path only when fill returns TRUE and every
+ * write succeeded). NULL or "-" is standard output. */
 typedef gboolean (*MpFileFill) (FILE *out, gpointer data);
 gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error);
 
 /* The whole file in memory, or what it inflates to when it is gzip
  * (recognised by its magic bytes, not its name): the inflation streams in
- * chunks, so the file is never held twice. Inflated data past
+ * chunks, so the file is never held twice; every member of a concatenated
+ * file is read, zero padding after the last is ignored (with a note), other
+ * trailing bytes and a gzip file inside the gzip file are refused. Inflated
+ * data past
  * MP_MAX_INFLATED_SIZE is refused (a small file must not fill the memory).
  * Errors name the file. */
 #define MP_MAX_INFLATED_SIZE ((gsize) G_MAXINT)
 
 gboolean mp_read_file         (const char *path, char **contents, gsize *length, GError **error);
+/* Where the readers' notes go (zero padding after gzip data, ignored as
+ * gzip -d does): text is one line without the path. NULL: g_debug. */
+typedef void (*MpFileNoteFunc) (const char *path, const char *text);
+void     mp_file_set_note_func (MpFileNoteFunc func);
 /* At most max leading bytes, inflated when gzip, for sniffing a format;
  * FALSE when the file cannot be read. */
 gboolean mp_read_file_head    (const char *path, gsize max, char **contents, gsize *length);

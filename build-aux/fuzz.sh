@@ -3,7 +3,8 @@
 # Runs one libFuzzer target for a given time:
 #   build-aux/fuzz.sh TARGET SECONDS [libFuzzer options…]
 # TARGET: graph-json, minimalloc-csv, chrome-trace, snapshot-pickle, plan, report,
-# onnx (the readers), all-planners, explain, render, cli (what comes after them).
+# onnx (the readers), all-planners, explain, render, cli, compare (what comes
+# after them), gzip (the file reader under them all).
 # Builds build-fuzz/ with clang (-Dfuzzing=true: ASan, UBSan, libFuzzer) on
 # first use. Seeds come from data/, tests/data/, tests/fuzz-seeds/ and the
 # kept crash inputs in tests/fuzz-regressions/TARGET; the growing corpus
@@ -38,6 +39,8 @@ case "$target" in
   render)          seeds="tests/fuzz-seeds/plan/*" ;;
   cli)             seeds="tests/fuzz-seeds/cli/*" ;;
   onnx)            seeds="data/onnx/*.onnx tests/data/onnx-*.onnx tests/data/onnx-exports/*.onnx" ;;
+  compare)         seeds="tests/fuzz-seeds/compare/* tests/fuzz-seeds/plan/plans.json" ;;
+  gzip)            seeds="tests/fuzz-seeds/gzip/* tests/data/*.gz" ;;
   *)
     echo "$0: unknown target '$target'" >&2
     exit 2

@@ -143,32 +143,6 @@ check_output (const char *path, GStatBuf *out, GError **error)
   return TRUE;
 }
 
-/* A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to, not
- * replaced: renaming a file over /dev/null would destroy it. */
-static gboolean
-write_through (const char *path, const char *data, gsize length, GError **error)
-{
-  FILE *f = g_fopen (path, "wb");
-  int   err = 0;
-
-  if (f == NULL)
-    err = errno;
-  else
-    {
-      if (fwrite (data, 1, length, f) != length)
-        err = errno;
-      if (fclose (f) != 0 && err == 0)
-        err = errno;
-    }
-  if (err)
-    {
-      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_IO,
-                   "%s: cannot write the file: %s", path, g_strerror (err));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 gboolean
 mp_cli_check_output (const char *path, GError **error)
 {
@@ -191,11 +165,8 @@ mp_cli_output_bytes (const char *path, const char *data, gsize length, GError **
       stdout_reported = TRUE;
       return FALSE;
     }
-  if (!check_output (path, &st, error))
-    return FALSE;
-  if (S_ISCHR (st.st_mode) || S_ISFIFO (st.st_mode))
-    return write_through (path, data, length, error);
-  return mp_write_file_atomic (path, data, length, error);
+  /* a device or pipe is written through, a file replaced: the engine's rule */
+  return check_output (path, &st, error) && mp_write_file_atomic (path, data, length, error);
 }
 
 gboolean
@@ -373,6 +344,13 @@ help_command (const char *name)
   return run_command (command, 2, argv);
 }
 
+/* what a reader accepted with a remark (gzip's zero padding) */
+static void
+print_note (const char *path, const char *text)
+{
+  mp_cli_error ("note: %s: %s", path, text);
+}
+
 int
 mp_cli_main (int argc, char **argv)
 {
@@ -386,6 +364,7 @@ mp_cli_main (int argc, char **argv)
       hold_closed_descriptors ();
       atexit (close_stdout);
       mp_remove_temp_files_on_signal ();
+      mp_file_set_note_func (print_note);
       g_once_init_leave (&set_up, 1);
     }
 

@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <glib/gstdio.h>
+
+#include "file-util.h"
 #include "fuzz-loaders.h"
 #include "memplan-analysis.h"
 #include "lifetimes.h"
@@ -115,6 +121,111 @@ feed_report (const char *data, gsize length, const char *path, GError **error)
   json = mp_comparison_to_json (comparison, "base", "new");
   markdown = mp_comparison_to_markdown (comparison, "base", "new");
   return TRUE;
+}
+
+/* compare on two reports from one input, BASE FF NEW [FF OPTIONS] (a form
+ * feed cannot occur in JSON outside a string, where it is invalid too);
+ * without a form feed the input is compared with itself. OPTIONS is up to
+ * three words: the tolerance, the time tolerance ("0.5%", as on the command
+ * line) and "fail-on-time". The comparison is checked against its own counts
+ * and written in every format. */
+static gboolean
+feed_compare (const char *data, gsize length, const char *path, GError **error)
+{
+  const char *ff = memchr (data, '\f', length);
+  gsize       base_length = ff ? (gsize) (ff - data) : length;
+  const char *new_data = ff ? ff + 1 : data;
+  gsize       new_length = ff ? length - base_length - 1 : length;
+  const char *ff2 = ff ? memchr (new_data, '\f', new_length) : NULL;
+  g_autoptr (MpReport) base = NULL;
+  g_autoptr (MpReport) new_report = NULL;
+  g_autoptr (MpComparison) comparison = NULL;
+  g_autofree char *table = NULL, *json = NULL, *markdown = NULL;
+  MpCompareOptions options;
+  guint            counted = 0, failures = 0;
+
+  mp_compare_options_init (&options);
+  if (ff2)
+    {
+      g_autofree char *words = g_strndup (ff2 + 1, new_length - (gsize) (ff2 + 1 - new_data));
+      g_auto (GStrv) argv = g_strsplit (words, " ", 3);
+
+      new_length = (gsize) (ff2 - new_data);
+      if (argv[0] && !mp_parse_percentage (argv[0], &options.tolerance))
+        mp_compare_options_init (&options);
+      if (argv[0] && argv[1] && !mp_parse_percentage (argv[1], &options.time_tolerance))
+        options.time_tolerance = 0.5;
+      options.fail_on_time = argv[0] && argv[1] && argv[2] && g_str_equal (argv[2], "fail-on-time");
+    }
+  if (!(base = mp_report_parse (data, base_length, path, error)) ||
+      !(new_report = mp_report_parse (new_data, new_length, path, error)))
+    return FALSE;
+  comparison = mp_report_compare (base, new_report, &options);
+  for (guint i = 0; i < MP_CHANGE_N; i++)
+    counted += comparison->counts[i];
+  for (guint i = 0; i < comparison->rows->len; i++)
+    failures += ((MpCompareRow *) comparison->rows->pdata[i])->failure;
+  if (failures != comparison->n_failures)
+    g_error ("compare counted %u failures, its rows hold %u", comparison->n_failures, failures);
+  if (counted != comparison->rows->len)
+    g_error ("compare counted %u changes over %u rows", counted, comparison->rows->len);
+  /* a report against itself: nothing better, worse, faster or slower */
+  if (ff == NULL &&
+      (comparison->counts[MP_CHANGE_BETTER] || comparison->counts[MP_CHANGE_WORSE] ||
+       comparison->counts[MP_CHANGE_WITHIN] || comparison->counts[MP_CHANGE_ONLY_BASE] ||
+       comparison->counts[MP_CHANGE_ONLY_NEW] || comparison->time_counts[MP_TIME_FASTER] ||
+       comparison->time_counts[MP_TIME_SLOWER]))
+    g_error ("a report compared with itself changed");
+  table = mp_comparison_to_table (comparison, "base", "new");
+  json = mp_comparison_to_json (comparison, "base", "new");
+  markdown = mp_comparison_to_markdown (comparison, "base", "new");
+  return TRUE;
+}
+
+static void
+ignore_note (const char *path, const char *text)
+{
+}
+
+/* The file readers (gzip or not) on a file of these bytes: whole, as every
+ * loader reads it, and the head, as the format sniff reads it; when the
+ * whole reads, the head is its first bytes. Files are what they read, so
+ * the bytes go to a scratch file first: one per process, since the reader
+ * remembers each path it has noted. */
+static gboolean
+feed_gzip (const char *data, gsize length, const char *path, GError **error)
+{
+  static char     *file;
+  g_autofree char *contents = NULL, *head = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize            n, head_n;
+  gboolean         ok, head_ok;
+  int              fd;
+
+  if (file == NULL)
+    {
+      fd = g_file_open_tmp ("memplan-fuzz-XXXXXX.gz", &file, NULL);
+
+      g_assert (fd >= 0);
+      close (fd);
+      mp_file_set_note_func (ignore_note);
+    }
+  /* not g_file_set_contents: its fsync would make this target crawl */
+  if ((fd = g_open (file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+      write (fd, data, length) != (gssize) length || close (fd) != 0)
+    g_error ("%s: %s", file, g_strerror (errno));
+  ok = mp_read_file (file, &contents, &n, &local);
+  head_ok = mp_read_file_head (file, 4096, &head, &head_n);
+  g_unlink (file);
+  if (ok && (!head_ok || head_n != MIN (n, 4096) || memcmp (head, contents, head_n) != 0))
+    g_error ("the sniff's head (%" G_GSIZE_FORMAT " bytes) is not the start of the file's "
+             "%" G_GSIZE_FORMAT, head_n, n);
+  if (ok)
+    return TRUE;
+  /* named after the input, as the loaders' errors are */
+  g_assert (g_str_has_prefix (local->message, file));
+  g_set_error (error, local->domain, local->code, "%s%s", path, local->message + strlen (file));
+  return FALSE;
 }
 
 /* An input as the front-ends open it, into a workload; NULL with error set. */
@@ -233,6 +344,8 @@ static const MpFuzzTarget targets[] = {
   { "explain", feed_explain },
   { "render", feed_render },
   { "onnx", feed_onnx },
+  { "compare", feed_compare },
+  { "gzip", feed_gzip },
 };
 
 const MpFuzzTarget *

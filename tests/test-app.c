@@ -20,6 +20,7 @@
 #include "summary-table.h"
 #include "window-export.h"
 #include "test-gui.h"
+#include "test-output-rule.h"
 #include "test-util.h"
 
 static gboolean
@@ -591,6 +592,57 @@ test_export (void)
        p++)
     g_unlink (*p);
   g_rmdir (dir);
+}
+
+typedef gboolean (*WindowWriter) (MpWindow *win, const char *path, GError **error);
+
+typedef struct
+{
+  MpWindow    *win;
+  WindowWriter write;
+} AppWriter;
+
+static gboolean
+run_app_writer (const char *path, gpointer data)
+{
+  AppWriter *w = data;
+  g_autoptr (GError) error = NULL;
+  gboolean ok = w->write (w->win, path, &error);
+
+  g_assert_no_error (error);
+  return ok;
+}
+
+/* Export View (PNG: SVG and PDF take the same writer), Save Plans and the
+ * screenshot under the output rule (issue 36: --screenshot through a link
+ * to a device replaced the device): a FIFO, a link to a FIFO, a link to a
+ * device and a link to a file. */
+static void
+test_export_output_rule (void)
+{
+  g_autofree char *path = mp_application_default_graph ();
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  MpWindow        *win = open_window (path);
+  const struct
+  {
+    const char  *name;
+    const char  *head;
+    WindowWriter write;
+  } writers[] = {
+    { "view.png", "\x89PNG", mp_window_export_view },
+    { "plans.json", "{", mp_window_export_plans },
+    { "window.png", "\x89PNG", mp_window_screenshot },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      AppWriter w = { win, writers[i].write };
+
+      g_test_message ("%s", writers[i].name);
+      test_output_rule (run_app_writer, &w, dir, writers[i].name, writers[i].head);
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static void
@@ -1436,6 +1488,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/onnx-crash-inputs", test_onnx_crash_inputs);
   g_test_add_func ("/app/window/close-while-planning", test_close_while_planning);
   g_test_add_func ("/app/window/export", test_export);
+  g_test_add_func ("/app/window/export-output-rule", test_export_output_rule);
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
   g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
   g_test_add_func ("/app/plan-set/search-progress", test_search_progress);

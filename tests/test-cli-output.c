@@ -6,12 +6,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "test-output-rule.h"
 #include "test-util.h"
 
 typedef struct
@@ -350,6 +354,162 @@ test_stdout_fails (Fixture *f, gconstpointer data)
     }
 }
 
+/* A gzip file with zero padding after it is read, and the CLI says so on
+ * standard error, as gzip -d does. */
+static void
+test_gzip_padding_note (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+  g_autofree char *text = contents (f->graph);
+  g_autofree char *path = g_build_filename (f->dir, "g.json.gz", NULL);
+  g_autofree guint8 *out = g_malloc0 (65536 + 100);
+  gsize              read, written;
+
+  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), text, strlen (text), out, 65536,
+                                        G_CONVERTER_INPUT_AT_END, &read, &written, NULL),
+                   ==, G_CONVERTER_FINISHED);
+  /* the 100 zero bytes after the data */
+  g_assert_true (g_file_set_contents (path, (char *) out, written + 100, NULL));
+  cli (f, "plan", "g.json.gz", "-p", "naive", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->err, ==,
+                   "memplan-cli: note: g.json.gz: 100 zero bytes after the gzip data ignored "
+                   "(padding)\n");
+}
+
+/* -o /dev/stdout writes through the pipe standard output is (the kernel's
+ * link /proc/self/fd/1 names "pipe:[N]", which no file could replace). */
+static void
+test_dev_stdout (Fixture *f, gconstpointer data)
+{
+  static const char *const table[] = { "plan", "teaching.json", "-p", "naive", "-o",
+                                       "/dev/stdout", NULL };
+  static const char *const json[] = { "plan", "teaching.json", "-p", "naive", "-f", "json", "-o",
+                                      "/dev/stdout", NULL };
+  const TestCliOptions options = { .cwd = f->dir };
+  g_autofree char *out1 = NULL, *out2 = NULL;
+
+  g_assert_cmpint (test_run_cli_full (&options, table, &out1, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out1, "teaching: 5 tensors"));
+  g_assert_cmpint (test_run_cli_full (&options, json, &out2, NULL), ==, 0);
+  g_assert_true (g_str_has_prefix (out2, "{"));
+  g_assert_nonnull (strstr (out2, "memplan.plan/1"));
+}
+
+static gpointer
+accept_all (gpointer data)
+{
+  int        listener = GPOINTER_TO_INT (data);
+  int        fd = accept (listener, NULL, NULL);
+  GString   *got = g_string_new (NULL);
+  char       buf[4096];
+  gssize     n;
+
+  g_assert_cmpint (fd, >=, 0);
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    g_string_append_len (got, buf, n);
+  close (fd);
+  return g_string_free (got, FALSE);
+}
+
+/* A socket is connected to and written, like a FIFO, and stays a socket. */
+static void
+test_output_socket (Fixture *f, gconstpointer data)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  g_autofree char   *path = g_build_filename (f->dir, "out.sock", NULL);
+  g_autofree char   *got = NULL;
+  int                listener = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  GThread           *thread;
+  GStatBuf           st;
+
+  g_assert_cmpint (listener, >=, 0);
+  g_assert_cmpuint (strlen (path), <, sizeof addr.sun_path);
+  strcpy (addr.sun_path, path);
+  g_assert_cmpint (bind (listener, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (listener, 1), ==, 0);
+  thread = g_thread_new ("accept", accept_all, GINT_TO_POINTER (listener));
+  cli (f, "plan", "teaching.json", "-p", "naive", "-o", "out.sock", NULL);
+  got = g_thread_join (thread);
+  close (listener);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (g_str_has_prefix (got, "teaching: 5 tensors"));
+  g_assert_cmpint (g_lstat (path, &st), ==, 0);
+  g_assert_true (S_ISSOCK (st.st_mode));
+}
+
+/* One writing command line; "@" stands for the output's path. */
+typedef struct
+{
+  Fixture           *f;
+  const char *const *args;
+} CliWriter;
+
+static gboolean
+run_cli_writer (const char *path, gpointer data)
+{
+  CliWriter           *w = data;
+  const TestCliOptions options = { .cwd = w->f->dir };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+
+  for (guint i = 0; w->args[i]; i++)
+    g_ptr_array_add (args, (gpointer) (g_str_equal (w->args[i], "@") ? path : w->args[i]));
+  g_ptr_array_add (args, NULL);
+  g_clear_pointer (&w->f->err, g_free);
+  w->f->status = test_run_cli_full (&options, (const char *const *) args->pdata, NULL,
+                                    &w->f->err);
+  if (w->f->status != 0)
+    g_test_message ("%s", w->f->err);
+  return w->f->status == 0;
+}
+
+/* Every writing command under the output rule (issue 36: render -o through
+ * a link replaced a device node, and a FIFO, with a regular file): a FIFO,
+ * a link to a FIFO, a link to a device and a link to a file. */
+static void
+test_output_rule_cli (Fixture *f, gconstpointer data)
+{
+  static const struct
+  {
+    const char *name;
+    const char *head;
+    const char *args[10];
+  } writers[] = {
+    { "plan.txt", "teaching:", { "plan", "teaching.json", "-p", "naive", "-o", "@" } },
+    { "plans.json", "{", { "plan", "teaching.json", "-p", "naive", "-f", "json", "-o", "@" } },
+    { "view.png", "\x89PNG", { "render", "teaching.json", "-o", "@" } },
+    { "view.svg", "<?xml", { "render", "teaching.json", "-o", "@" } },
+    { "graph.json", "{\"format\":\"memplan.graph/1\"", { "gen", "resnet50", "-o", "@" } },
+    { "report.json", "{", { "suite", "teaching.json", "-p", "naive", "-o", "@" } },
+    { "compare.txt", "BASE: r.json", { "compare", "r.json", "r.json", "-o", "@" } },
+  };
+
+  cli (f, "suite", "teaching.json", "-p", "naive", "-o", "r.json", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
+    {
+      CliWriter w = { f, writers[i].args };
+
+      g_test_message ("%s -o %s", writers[i].args[0], writers[i].name);
+      test_output_rule (run_cli_writer, &w, f->dir, writers[i].name, writers[i].head);
+    }
+  g_assert_cmpint (g_remove (f->out), !=, 0);
+}
+
+/* suite --plans DIR where DIR/teaching.plan.json is a FIFO, a device… */
+static void
+test_output_rule_suite_plans (Fixture *f, gconstpointer data)
+{
+  static const char *const args[] = { "suite", "teaching.json", "-p", "naive", "--plans",
+                                      "plans", "-o", "r.json", NULL };
+  g_autofree char *plans = g_build_filename (f->dir, "plans", NULL);
+  CliWriter        w = { f, args };
+
+  g_assert_cmpint (g_mkdir (plans, 0755), ==, 0);
+  test_output_rule (run_cli_writer, &w, plans, "teaching.plan.json", "{");
+  g_assert_cmpint (g_rmdir (plans), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,6 +524,16 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/socket", Fixture, NULL, fixture_set_up, test_output_socket,
+              fixture_tear_down);
+  g_test_add ("/cli-output/dev-stdout", Fixture, NULL, fixture_set_up, test_dev_stdout,
+              fixture_tear_down);
+  g_test_add ("/cli-output/gzip-padding-note", Fixture, NULL, fixture_set_up,
+              test_gzip_padding_note, fixture_tear_down);
+  g_test_add ("/cli-output/rule/every-command", Fixture, NULL, fixture_set_up,
+              test_output_rule_cli, fixture_tear_down);
+  g_test_add ("/cli-output/rule/suite-plans", Fixture, NULL, fixture_set_up,
+              test_output_rule_suite_plans, fixture_tear_down);
   g_test_add ("/cli-output/mode-and-link", Fixture, NULL, fixture_set_up, test_mode_and_link,
               fixture_tear_down);
   g_test_add ("/cli-output/sigterm-removes-temp", Fixture, GINT_TO_POINTER (SIGTERM),

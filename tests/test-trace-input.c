@@ -7,6 +7,7 @@
 #include "memplan-analysis.h"
 #include "file-util.h"
 #include "report-suite.h"
+#include "test-files.h"
 #include "test-trace-util.h"
 #include "test-util.h"
 
@@ -210,7 +211,7 @@ test_gzip_errors (void)
   m3 = load_error (graph_gz);
   w1 = g_strdup_printf ("%s: the gzip data is truncated: the file ends inside the compressed "
                         "stream, after 1057 bytes inflated", cut);
-  w2 = g_strdup_printf ("%s: the gzip data is corrupt (Invalid compressed data) after 0 bytes "
+  w2 = g_strdup_printf ("%s: the gzip data is corrupt (invalid block type) after 0 bytes "
                         "inflated", bad);
   w3 = g_strdup_printf ("%s: neither a PyTorch profiler trace (JSON with \"traceEvents\") nor a "
                         "memory snapshot (a pickle)", graph_gz);
@@ -227,16 +228,22 @@ test_gzip_errors (void)
 }
 
 static GBytes *
-gzip_bytes (const char *text)
+gzip_data (const void *data, gsize length)
 {
   g_autoptr (GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
   guint8 out[4096];
   gsize  read, written;
 
-  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), text, strlen (text), out, sizeof out,
+  g_assert_cmpint (g_converter_convert (G_CONVERTER (z), data, length, out, sizeof out,
                                         G_CONVERTER_INPUT_AT_END, &read, &written, NULL),
                    ==, G_CONVERTER_FINISHED);
   return g_bytes_new (out, written);
+}
+
+static GBytes *
+gzip_bytes (const char *text)
+{
+  return gzip_data (text, strlen (text));
 }
 
 /* cat a.gz b.gz inflates to both; a sniff reads only the head. */
@@ -269,6 +276,125 @@ test_gzip_members (void)
   g_assert_cmpuint (graph->n_tensors, ==, 2);
   g_unlink (path);
   g_rmdir (dir);
+}
+
+static GPtrArray *gzip_notes;
+
+static void
+collect_note (const char *path, const char *text)
+{
+  g_ptr_array_add (gzip_notes, g_strdup_printf ("%s: %s", path, text));
+}
+
+/* Writes data to dir/name and reads it back: the error message, or NULL
+ * and the inflated text in *text. */
+static char *
+read_gzip_file (const char *dir, const char *name, const guint8 *data, gsize length,
+                char **text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  GError          *error = NULL;
+  gsize            n;
+  char            *message = NULL;
+
+  g_assert_true (g_file_set_contents (path, (const char *) data, length, NULL));
+  if (!mp_read_file (path, text, &n, &error))
+    {
+      g_assert_null (*text);
+      message = g_strdup (error->message);
+      g_error_free (error);
+    }
+  else
+    g_assert_cmpuint (n, ==, strlen (*text));
+  return message;
+}
+
+/* data written to dir/name is refused with "dir/name: " + want. */
+static void
+assert_gzip_error (const char *dir, const char *name, const guint8 *data, gsize length,
+                   const char *want)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *message = read_gzip_file (dir, name, data, length, &text);
+  g_autofree char *full = g_strdup_printf ("%s: %s", path, want);
+
+  g_assert_cmpstr (message, ==, full);
+}
+
+/* As gzip -d: zero padding after the data is read with a note (once per
+ * file); a CRC-32 or size mismatch names the bytes that did inflate (the
+ * whole 29 here, where GIO's converter said 0); what follows the data that
+ * is neither padding nor gzip is refused at its offset; gzip inside gzip
+ * is named. */
+static void
+test_gzip_like_gzip (void)
+{
+  static const char text[] = "id,lower,upper,size\nx,0,2,64\n";
+  static const guint8 zeros[512] = { 0 };
+  g_autofree char *dir = g_dir_make_tmp ("memplan-gz-XXXXXX", NULL);
+  g_autoptr (GBytes) gz = gzip_bytes (text);
+  gsize            n = g_bytes_get_size (gz);
+  g_autoptr (GBytes) nested = gzip_data (g_bytes_get_data (gz, NULL), n);
+  g_autoptr (GByteArray) data = g_byte_array_new ();
+  g_autofree char *want = NULL, *read = NULL, *path = NULL, *junk = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpGraph) graph = NULL;
+  static const char nested_error[] = "a gzip file inside a gzip file: memplan inflates one "
+                                     "layer, so inflate this file once (gzip -d) and open the "
+                                     "result";
+
+  g_assert_cmpuint (strlen (text), ==, 29);
+  gzip_notes = g_ptr_array_new_with_free_func (g_free);
+  mp_file_set_note_func (collect_note);
+
+  /* 512 zero bytes of padding: read, noted once however often it is read */
+  g_byte_array_append (data, g_bytes_get_data (gz, NULL), n);
+  g_byte_array_append (data, zeros, sizeof zeros);
+  g_assert_null (read_gzip_file (dir, "pad.csv.gz", data->data, data->len, &read));
+  g_assert_cmpstr (read, ==, text);
+  path = g_build_filename (dir, "pad.csv.gz", NULL);
+  want = g_strdup_printf ("%s: 512 zero bytes after the gzip data ignored (padding)", path);
+  graph = test_graph_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (graph->n_tensors, ==, 1);
+  g_assert_cmpuint (gzip_notes->len, ==, 1);
+  g_assert_cmpstr (gzip_notes->pdata[0], ==, want);
+
+  /* the CRC-32, then the size, off by one bit */
+  g_byte_array_set_size (data, n);
+  data->data[n - 8] ^= 1;
+  assert_gzip_error (dir, "crc.csv.gz", data->data, data->len,
+                     "the gzip data is corrupt: 29 bytes inflated, but their CRC-32 is not the "
+                     "one stored after them");
+  data->data[n - 8] ^= 1;
+  data->data[n - 4] ^= 1;
+  assert_gzip_error (dir, "size.csv.gz", data->data, data->len,
+                     "the gzip data is corrupt: 29 bytes inflated, but the size stored after "
+                     "them differs");
+  data->data[n - 4] ^= 1;
+
+  /* two zero bytes, then text */
+  g_byte_array_append (data, (const guint8 *) "\0\0xyz", 5);
+  junk = g_strdup_printf ("after the gzip data (29 bytes inflated) comes something that is "
+                          "neither gzip data nor zero padding, at byte %" G_GSIZE_FORMAT, n + 2);
+  assert_gzip_error (dir, "junk.csv.gz", data->data, data->len, junk);
+
+  /* gzip inside gzip, through the graph loader too */
+  assert_gzip_error (dir, "twice.csv.gz", g_bytes_get_data (nested, NULL),
+                     g_bytes_get_size (nested), nested_error);
+  g_free (path);
+  path = g_build_filename (dir, "twice.csv.gz", NULL);
+  g_clear_pointer (&graph, mp_graph_free);
+  graph = test_graph_load (path, &error);
+  g_assert_null (graph);
+  g_assert_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_FORMAT);
+  g_assert_true (g_str_has_suffix (error->message, nested_error));
+
+  g_assert_cmpuint (gzip_notes->len, ==, 1);
+  mp_file_set_note_func (NULL);
+  g_clear_pointer (&gzip_notes, g_ptr_array_unref);
+  test_remove_tree (dir);
 }
 
 /* Each allocation carries the innermost op on its thread, the op stack,
@@ -829,6 +955,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-input/gzip/render-suite", test_gzip_render_suite);
   g_test_add_func ("/analysis/trace-input/gzip/errors", test_gzip_errors);
   g_test_add_func ("/analysis/trace-input/gzip/members", test_gzip_members);
+  g_test_add_func ("/analysis/trace-input/gzip/like-gzip", test_gzip_like_gzip);
   g_test_add_func ("/analysis/trace-input/attribution", test_attribution);
   g_test_add_func ("/analysis/trace-input/pre-existing", test_pre_existing);
   g_test_add_func ("/analysis/trace-input/dataloader", test_dataloader);
