@@ -915,26 +915,15 @@ test_order (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
-static MpPlan *
-words_plan (const char *planner, guint64 arena, guint64 lower_bound)
-{
-  MpPlan *plan = g_new0 (MpPlan, 1);
-
-  plan->planner = g_strdup (planner);
-  plan->arena = arena;
-  plan->lower_bound = lower_bound;
-  plan->checked = plan->valid = plan->sequential_valid = TRUE;
-  plan->n_records = 1;
-  return plan;
-}
-
 /* The Summary's words on hand-worked figures. */
 static void
 test_summary_words (void)
 {
-  MpPlan          *p[] = { words_plan ("greedy-by-size", 1000, 890),
-                           words_plan ("best-fit", 987, 890), words_plan ("naive", 5000, 890),
-                           words_plan ("multistream", 1200, 950), words_plan ("optimal", 990, 890) };
+  MpPlan          *p[] = { test_figures_plan ("greedy-by-size", 1000, 890),
+                           test_figures_plan ("best-fit", 987, 890),
+                           test_figures_plan ("naive", 5000, 890),
+                           test_figures_plan ("multistream", 1200, 950),
+                           test_figures_plan ("optimal", 990, 890) };
   g_autofree char *margin = NULL;
   g_autofree char *note = NULL;
   g_autofree char *proof = NULL;

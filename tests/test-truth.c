@@ -12,26 +12,6 @@
 #include "test-files.h"
 #include "test-util.h"
 
-/* A plan with just the figures the winner's words read. */
-static MpPlan *
-fake_plan (const char *planner, guint64 arena, guint64 lower_bound)
-{
-  MpPlan *plan = g_new0 (MpPlan, 1);
-
-  plan->planner = g_strdup (planner);
-  plan->arena = arena;
-  plan->lower_bound = lower_bound;
-  plan->checked = plan->valid = plan->sequential_valid = TRUE;
-  plan->n_records = 1;
-  return plan;
-}
-
-static void
-fake_plan_free (MpPlan *plan)
-{
-  g_free (plan->planner);
-  g_free (plan);
-}
 
 /* 4: exact ties are said as ties, a difference too small for a share in
  * bytes (the app said "3.3e-06% below"), and the CLI's table names the
@@ -39,10 +19,10 @@ fake_plan_free (MpPlan *plan)
 static void
 test_04_ties_and_winner (void)
 {
-  MpPlan          *p[] = { fake_plan ("greedy-by-size", 1836974080, 1836974080),
-                           fake_plan ("greedy-by-breadth", 1836974140, 1836974080),
-                           fake_plan ("best-fit", 1836974080, 1836974080),
-                           fake_plan ("naive", 7836974080, 1836974080) };
+  MpPlan          *p[] = { test_figures_plan ("greedy-by-size", 1836974080, 1836974080),
+                           test_figures_plan ("greedy-by-breadth", 1836974140, 1836974080),
+                           test_figures_plan ("best-fit", 1836974080, 1836974080),
+                           test_figures_plan ("naive", 7836974080, 1836974080) };
   g_autofree char *margin = NULL;
   g_autofree char *gpt2 = test_data_path ("zoo/gpt2-training.json");
   g_autofree char *out = NULL;
@@ -52,7 +32,7 @@ test_04_ties_and_winner (void)
   g_assert_cmpstr (margin, ==, "greedy-by-size (tied with best-fit): 60 B below "
                                "greedy-by-breadth, at the lower bound");
   for (guint i = 0; i < G_N_ELEMENTS (p); i++)
-    fake_plan_free (p[i]);
+    g_free (p[i]->planner), g_free (p[i]);
 
   g_assert_cmpint (test_run_cli (&out, NULL, "plan", gpt2, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\nsmallest arena: greedy-by-size (tied with multistream, "

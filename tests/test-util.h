@@ -217,6 +217,21 @@ test_run_cli (char **out, char **err, ...)
   return status;
 }
 
+/* A valid, judged plan with just the figures the winner's words read
+ * (planner, arena, lower bound); free its planner and itself. */
+static inline MpPlan *
+test_figures_plan (const char *planner, guint64 arena, guint64 lower_bound)
+{
+  MpPlan *plan = g_new0 (MpPlan, 1);
+
+  plan->planner = g_strdup (planner);
+  plan->arena = arena;
+  plan->lower_bound = lower_bound;
+  plan->checked = plan->valid = plan->sequential_valid = TRUE;
+  plan->n_records = 1;
+  return plan;
+}
+
 /* Any input by its content, as the workload opens it: the graph alone. */
 static inline MpGraph *
 test_graph_load (const char *path, GError **error)
