@@ -386,3 +386,10 @@ mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport)
   /* headroom above the arena line for its label */
   viewport->addr_max = top > 0 ? top * 1.08 : 1024;
 }
+
+void
+mp_render_index_set_rank (MpRenderIndex *index, guint rank)
+{
+  g_return_if_fail (index != NULL);
+  index->rank = rank;
+}

@@ -10,6 +10,148 @@
 #include "gen.h"
 #include "test-util.h"
 
+/* The <text> elements of an SVG in document order: y and the text. */
+typedef struct
+{
+  gdouble y;
+  char   *text;
+} SvgText;
+
+static void
+svg_text_clear (gpointer p)
+{
+  g_free (((SvgText *) p)->text);
+}
+
+static GArray *
+svg_texts (const char *path)
+{
+  g_autofree char *svg = NULL;
+  g_autoptr (GRegex) re = g_regex_new ("<text x=\"[-0-9.]+\" y=\"([-0-9.]+)\"[^>]*>([^<]*)</text>",
+                                       0, 0, NULL);
+  g_autoptr (GMatchInfo) m = NULL;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (SvgText));
+
+  g_array_set_clear_func (out, svg_text_clear);
+  g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
+  for (g_regex_match (re, svg, 0, &m); g_match_info_matches (m); g_match_info_next (m, NULL))
+    {
+      g_autofree char *y = g_match_info_fetch (m, 1);
+      SvgText          t = { g_ascii_strtod (y, NULL), g_match_info_fetch (m, 2) };
+
+      g_array_append_val (out, t);
+    }
+  return out;
+}
+
+/* The y of the first <text> that starts with prefix (ends with it when
+ * suffix), or -1. */
+static gdouble
+svg_find (GArray *texts, const char *str, gboolean suffix)
+{
+  for (guint i = 0; i < texts->len; i++)
+    {
+      const SvgText *t = &g_array_index (texts, SvgText, i);
+
+      if (suffix ? g_str_has_suffix (t->text, str) : g_str_has_prefix (t->text, str))
+        return t->y;
+    }
+  return -1;
+}
+
+/* 3: `render --planner all` stacked the plans in table order, each on its
+ * own scale (naive's 696 MiB as tall as optimal's 191 MiB), with no memory
+ * strip, and wrote ellipsized op names as glyph outlines. Now: one byte
+ * scale (--scale own for the old), the winner first and the rest ranked by
+ * the same rule (mp_plans_rank), the memory strip on top, every text a
+ * <text>. */
+static void
+test_03_stacked_comparable (void)
+{
+  MpPlan          *p[] = { test_figures_plan ("naive", 7000, 1000),
+                           test_figures_plan ("greedy-by-size", 3000, 1000),
+                           test_figures_plan ("best-fit", 3000, 1000),
+                           test_figures_plan ("broken", 900, 1000),
+                           test_figures_plan ("partition", 3500, 1000),
+                           test_figures_plan ("empty", 0, 1000) };
+  guint            order[G_N_ELEMENTS (p)];
+  const guint      want[] = { 1, 2, 4, 0, 5, 3 };
+  static const char *const ranked[] = { "optimal", "greedy-by-breadth", "greedy-by-size",
+                                        "multistream", "best-fit", "first-fit", "partition",
+                                        "naive" };
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *unet = test_data_path ("zoo/unet.json");
+  g_autofree char *common = g_build_filename (dir, "common.svg", NULL);
+  g_autofree char *own = g_build_filename (dir, "own.svg", NULL);
+  g_autofree char *zoom = g_build_filename (dir, "zoom.svg", NULL);
+  g_autofree char *zoom_svg = NULL;
+  g_autoptr (GArray) tc = NULL;
+  g_autoptr (GArray) to = NULL;
+  g_autoptr (GArray) tz = NULL;
+  gdouble          last = -1, strip;
+  guint            ellipsized = 0;
+
+  /* the rule's order, then what it never picks by arena */
+  p[3]->valid = FALSE;
+  p[5]->n_records = 0;
+  g_assert_cmpuint (mp_plans_rank (p, G_N_ELEMENTS (p), order), ==, 4);
+  for (guint i = 0; i < G_N_ELEMENTS (p); i++)
+    g_assert_cmpuint (order[i], ==, want[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (p); i++)
+    g_free (p[i]->planner), g_free (p[i]);
+
+  g_assert_cmpint (test_run_cli (NULL, NULL, "render", unet, "--planner", "all", "--page",
+                                 "none", "-o", common, NULL), ==, 0);
+  g_assert_cmpint (test_run_cli (NULL, NULL, "render", unet, "--planner", "all", "--page",
+                                 "none", "--scale", "own", "-o", own, NULL), ==, 0);
+  tc = svg_texts (common);
+  to = svg_texts (own);
+  /* ranked: the winner starred, then by arena (ties in table order) */
+  for (guint i = 0; i < G_N_ELEMENTS (ranked); i++)
+    {
+      g_autofree char *title = g_strdup_printf ("%s%u. unet-b1 · %s", i == 0 ? "★ " : "", i + 1,
+                                                ranked[i]);
+      gdouble          y = svg_find (tc, title, FALSE);
+
+      if (y < 0)
+        g_error ("no title '%s' in %s", title, common);
+      g_assert_cmpfloat (y, >, last);
+      last = y;
+    }
+  /* the memory strip (its legend names the live bytes) above the first plan */
+  strip = svg_find (tc, "live bytes", FALSE);
+  g_assert_cmpfloat (strip, >, 0);
+  g_assert_cmpfloat (strip, <, svg_find (tc, "★ 1. unet-b1 · optimal", FALSE));
+  /* one scale: optimal's arena line sits far lower in its band than naive's;
+   * own scales: at the same height */
+  {
+    gdouble c_opt = svg_find (tc, "arena 191 MiB", FALSE) - svg_find (tc, "★ 1.", FALSE);
+    gdouble c_naive = svg_find (tc, "arena 696 MiB", FALSE) - svg_find (tc, "8. ", FALSE);
+    gdouble o_opt = svg_find (to, "arena 191 MiB", FALSE) - svg_find (to, "★ 1.", FALSE);
+    gdouble o_naive = svg_find (to, "arena 696 MiB", FALSE) - svg_find (to, "8. ", FALSE);
+
+    g_assert_cmpfloat (c_opt, >, c_naive + 100);
+    g_assert_cmpfloat (fabs (o_opt - o_naive), <=, 2);
+  }
+  g_assert_cmpint (test_run_cli (NULL, NULL, "render", unet, "--scale", "sideways", "-o", own,
+                                 NULL), ==, 2);
+
+  /* zoomed in: the op-name row, shortened to its column, is text */
+  g_assert_cmpint (test_run_cli (NULL, NULL, "render", unet, "--planner", "all", "--page",
+                                 "none", "--steps", "0:25", "-o", zoom, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (zoom, &zoom_svg, NULL, NULL));
+  g_assert_null (strstr (zoom_svg, "glyph"));
+  tz = svg_texts (zoom);
+  for (guint i = 0; i < tz->len; i++)
+    ellipsized += g_str_has_suffix (g_array_index (tz, SvgText, i).text, "…");
+  g_assert_cmpuint (ellipsized, >, 10);
+
+  g_remove (common);
+  g_remove (own);
+  g_remove (zoom);
+  g_rmdir (dir);
+}
+
 /* 6: the app's 100k pane (60 px of plot for a 995 MiB arena, 300 steps)
  * read as solid blue though 29% of it is free: every gap is thinner than a
  * pixel (16 MiB), so every pixel was painted at about 70% opacity, a
@@ -102,6 +244,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/truth/03-stacked-comparable", test_03_stacked_comparable);
   g_test_add_func ("/truth/06-thin-boxes-show-free", test_06_thin_boxes_show_free);
   return g_test_run ();
 }
