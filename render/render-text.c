@@ -40,15 +40,16 @@ mp_text_set (MpText *text, const char *str, gboolean bold)
 {
   pango_layout_set_font_description (text->layout, bold ? text->bold : text->normal);
   pango_layout_set_width (text->layout, -1);
-  /* names come from files, which a reader may let through as they are */
-  if (g_utf8_validate (str, -1, NULL))
-    pango_layout_set_text (text->layout, str, -1);
-  else
+  /* names come from files: one line each, a U+202E or an escape shown as
+   * \u202e or \x1b, not obeyed (the terminal's rule, mp_escape_name) */
+  if (mp_text_has_control (str, FALSE))
     {
-      g_autofree char *valid = g_utf8_make_valid (str, -1);
+      g_autofree char *shown = mp_escape_name (str);
 
-      pango_layout_set_text (text->layout, valid, -1);
+      pango_layout_set_text (text->layout, shown, -1);
     }
+  else
+    pango_layout_set_text (text->layout, str, -1);
 }
 
 void
@@ -126,11 +127,17 @@ svg_text (MpText *text, cairo_t *cr, gdouble x, gdouble y)
   if (pango_layout_is_ellipsized (text->layout))
     {
       g_autofree char *shown = shown_text (text->layout);
+      g_autofree char *valid = mp_xml_valid_text (shown);
 
-      escaped = g_markup_escape_text (shown, -1);
+      escaped = g_markup_escape_text (valid, -1);
     }
   else
-    escaped = g_markup_escape_text (pango_layout_get_text (text->layout), -1);
+    {
+      /* XML 1.0 has no &#x1b;: a parser would refuse the whole file */
+      g_autofree char *valid = mp_xml_valid_text (pango_layout_get_text (text->layout));
+
+      escaped = g_markup_escape_text (valid, -1);
+    }
   g_string_append_printf (sink,
                           "<text x=\"%s\" y=\"%s\" font-family=\"sans-serif\" "
                           "font-size=\"%s\"%s fill=\"rgb(%d,%d,%d)\" fill-opacity=\"%s\" "

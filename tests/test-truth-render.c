@@ -240,11 +240,169 @@ test_06_thin_boxes_show_free (void)
   mp_graph_free (graph);
 }
 
+/* A graph whose names hold what a file can: a comma-separated record and a
+ * line break, a right-to-left override, an escape sequence. */
+static const char evil_json[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"evil\", \"tensors\": ["
+  "{\"name\": \"in\", \"dtype\": \"f32\", \"shape\": [256], \"kind\": \"input\"},"
+  "{\"name\": \"real,0,5,1073741824,0\\nfake\", \"dtype\": \"f32\", \"shape\": [256]},"
+  "{\"name\": \"rtl\\u202eevil\", \"dtype\": \"f32\", \"shape\": [512]},"
+  "{\"name\": \"esc\\u001b[2Jx\", \"dtype\": \"f32\", \"shape\": [128], \"kind\": \"output\"}],"
+  "\"ops\": [{\"name\": \"op\\nA\", \"inputs\": [\"in\"], "
+  "\"outputs\": [\"real,0,5,1073741824,0\\nfake\"]},"
+  "{\"name\": \"op\\u202eB\", \"inputs\": [\"real,0,5,1073741824,0\\nfake\"], "
+  "\"outputs\": [\"rtl\\u202eevil\"]},"
+  "{\"name\": \"opC\", \"inputs\": [\"rtl\\u202eevil\"], \"outputs\": [\"esc\\u001b[2Jx\"]}]}";
+
+/* 15: names are shown, not obeyed, and written so they read back. A name
+ * with a line break started a new line in explain, U+202E reversed the
+ * terminal's line, `-f csv` wrote the name unquoted (two records, and
+ * `plan` of that file planned a 1 GiB buffer), and the SVG held &#x1b;,
+ * which XML 1.0 forbids. */
+static void
+test_15_terminal (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *graph = g_build_filename (dir, "evil.json", NULL);
+  g_autofree char *name = mp_escape_name ("a\nb\xe2\x80\xae" "c\xe2\x81\xa6" "d");
+  g_autofree char *out = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint numbered = 0;
+
+  g_assert_cmpstr (name, ==, "a\\x0ab\\u202ec\\u2066d");
+  g_assert_true (g_file_set_contents (graph, evil_json, -1, NULL));
+  g_assert_cmpint (test_run_cli (&out, NULL, "explain", graph, NULL), ==, 0);
+  g_assert_null (strstr (out, "\xe2\x80\xae"));
+  g_assert_null (strstr (out, "\x1b"));
+  /* one line per placed tensor, each naming its tensor in full */
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_ascii_isdigit (lines[i][0]))
+      {
+        numbered++;
+        g_assert_nonnull (strstr (lines[i], " ("));
+      }
+  g_assert_cmpuint (numbered, ==, 3);
+  g_assert_nonnull (strstr (out, ". real,0,5,1073741824,0\\x0afake (1.00 KiB"));
+  g_assert_nonnull (strstr (out, ". rtl\\u202eevil (2.00 KiB"));
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (test_run_cli (&out, NULL, "plan", graph, "--planner", "greedy-by-size", NULL),
+                   ==, 0);
+  g_assert_null (strstr (out, "\xe2\x80\xae"));
+  g_remove (graph);
+  g_rmdir (dir);
+}
+
+static void
+test_15_csv_round_trip (void)
+{
+  static const char quoted[] = "id,lower,upper,size\n"
+                               "\"a,\"\"b\"\"\r\nc\",0,2,16\r\n"
+                               "plain ,1,3,8\n";
+  static const char unclosed[] = "id,lower,upper,size\n\"open,0,1,8\n";
+  static const char after[] = "id,lower,upper,size\n\"a\"b,0,1,8\n";
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *graph = g_build_filename (dir, "evil.json", NULL);
+  g_autofree char *csv = g_build_filename (dir, "p.csv", NULL);
+  g_autofree char *again = g_build_filename (dir, "q.csv", NULL);
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  MpGraph         *g;
+
+  /* the reader: RFC 4180 fields, line breaks and doubled quotes inside */
+  g = mp_graph_parse_csv (quoted, strlen (quoted), "q.csv", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g->n_tensors, ==, 2);
+  g_assert_cmpstr (g->tensors[0].name, ==, "a,\"b\"\r\nc");
+  g_assert_cmpstr (g->tensors[1].name, ==, "plain");
+  mp_graph_free (g);
+  g = mp_graph_parse_csv (unclosed, strlen (unclosed), "bad.csv", NULL, &error);
+  g_assert_null (g);
+  g_assert_cmpstr (error->message, ==, "bad.csv: line 2: a quoted field is never closed (a \" "
+                                       "inside quotes is written \"\")");
+  g_clear_error (&error);
+  g = mp_graph_parse_csv (after, strlen (after), "bad.csv", NULL, &error);
+  g_assert_null (g);
+  g_assert_cmpstr (error->message, ==, "bad.csv: line 2: text after a closing quote (a \" "
+                                       "inside quotes is written \"\")");
+  g_clear_error (&error);
+
+  /* the writer, and the round trip: one record, no 1 GiB buffer */
+  g_assert_true (g_file_set_contents (graph, evil_json, -1, NULL));
+  g_assert_cmpint (test_run_cli (NULL, NULL, "plan", graph, "--planner", "greedy-by-size", "-f",
+                                 "csv", "-o", csv, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (csv, &first, NULL, NULL));
+  g_assert_nonnull (strstr (first, "\n\"real,0,5,1073741824,0\nfake\",0,2,1024,"));
+  g_assert_cmpint (test_run_cli (&out, &err, "plan", csv, "--planner", "greedy-by-size", NULL),
+                   ==, 0);
+  g_assert_true (g_str_has_prefix (out, "p: 3 tensors planned over 3 steps, lower bound "
+                                        "3.00 KiB"));
+  g_assert_cmpint (test_run_cli (NULL, NULL, "plan", csv, "--planner", "greedy-by-size", "-f",
+                                 "csv", "-o", again, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (again, &second, NULL, NULL));
+  g_assert_cmpstr (first, ==, second);
+  g_remove (graph);
+  g_remove (csv);
+  g_remove (again);
+  g_rmdir (dir);
+}
+
+static void
+test_15_svg_xml (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *graph = g_build_filename (dir, "evil.json", NULL);
+  g_autofree char *svg = g_build_filename (dir, "evil.svg", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  gsize            length;
+  g_autoptr (GArray) texts = NULL;
+
+  g_assert_true (g_file_set_contents (graph, evil_json, -1, NULL));
+  g_assert_cmpint (test_run_cli (NULL, NULL, "render", graph, "--planner", "all", "--page", "none",
+                                 "--steps", "0:2", "-o", svg, NULL), ==, 0);
+  g_assert_true (g_file_get_contents (svg, &text, &length, NULL));
+  /* no code point XML 1.0 forbids, raw or as a reference */
+  g_assert_true (g_utf8_validate (text, length, NULL));
+  for (gsize i = 0; i < length; i++)
+    if ((guchar) text[i] < 0x20 && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+      g_error ("byte 0x%02x at %" G_GSIZE_FORMAT " of %s", (guchar) text[i], i, svg);
+  g_assert_null (strstr (text, "&#x1"));
+  g_assert_null (strstr (text, "&#x0"));
+  /* the names as the terminal shows them, bidi override neutralised */
+  g_assert_null (strstr (text, "\xe2\x80\xae"));
+  texts = svg_texts (svg);
+  g_assert_cmpfloat (svg_find (texts, "esc\\x1b[2Jx", FALSE), >, 0);
+  g_assert_cmpfloat (svg_find (texts, "rtl\\u202eevil", FALSE), >, 0);
+  /* and an XML parser reads it */
+  if (python)
+    {
+      const char *argv[] = { python, "-c", "import sys, xml.etree.ElementTree as E; "
+                             "E.parse(sys.argv[1])", svg, NULL };
+      gint        status;
+      g_autoptr (GError) error = NULL;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status,
+                    &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+    }
+  g_remove (graph);
+  g_remove (svg);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/truth/03-stacked-comparable", test_03_stacked_comparable);
   g_test_add_func ("/truth/06-thin-boxes-show-free", test_06_thin_boxes_show_free);
+  g_test_add_func ("/truth/15-names-terminal", test_15_terminal);
+  g_test_add_func ("/truth/15-names-csv-round-trip", test_15_csv_round_trip);
+  g_test_add_func ("/truth/15-names-svg-xml", test_15_svg_xml);
   return g_test_run ();
 }
