@@ -289,6 +289,26 @@ test_15_terminal (void)
   g_assert_cmpint (test_run_cli (&out, NULL, "plan", graph, "--planner", "greedy-by-size", NULL),
                    ==, 0);
   g_assert_null (strstr (out, "\xe2\x80\xae"));
+
+  /* the app's words for a step (slider, live list, status, tooltips) */
+  {
+    MpGraph         *g = test_graph_load_string (evil_json, "evil.json");
+    g_autoptr (GError) error = NULL;
+    MpLifetimes     *lt = mp_lifetimes_compute (g, NULL, &error);
+    MpPlan          *plan;
+    MpRenderIndex   *index;
+    g_autofree char *words = NULL;
+
+    g_assert_no_error (error);
+    plan = test_run_planner ("greedy-by-size", g, lt);
+    index = mp_render_index_new (g, plan);
+    words = mp_render_step_words (index, 1);
+    g_assert_cmpstr (words, ==, "step 1 (op op\\u202eB)");
+    mp_render_index_free (index);
+    mp_plan_free (plan);
+    mp_lifetimes_free (lt);
+    mp_graph_free (g);
+  }
   g_remove (graph);
   g_rmdir (dir);
 }
