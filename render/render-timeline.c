@@ -265,55 +265,46 @@ fill_boxes (cairo_t *cr, const Frame *f, const MpPalette *palette)
   cairo_stroke (cr);
 }
 
-/* A column's coverage turned into whole pixels where items crowd: down
- * each column the coverage is summed and a pixel painted solid once half a
- * pixel has gathered, the rest carried on; where the crowd ends (a pixel
- * with nothing below) the carry is painted as opacity. The column keeps its
- * live share, and gaps thinner than a pixel add up to free pixels instead of
- * a uniform tint that reads as solid (the 100k view: every pixel 70% live).
- * Buffers are horizontal, so neighbouring columns agree: stripes, not noise.
- * cov holds w × h coverages (row-major, stride w) and becomes the alphas. */
+/* Row r of the grid's bounding box: each pixel's coverage (0 where no
+ * colour reached it) and colour + 1. */
 static void
-diffuse_columns (gfloat *cov, gint w, gint h)
+cover_row (const Frame *f, gint r, gint w, gfloat *cov, guint8 *slots)
 {
-  for (gint c = 0; c < w; c++)
+  gsize         k = (gsize) (r + f->by0) * f->gw + f->bx0;
+  const gfloat *diff = f->diff + (gsize) (r + f->by0) * (f->gw + 1) + f->bx0;
+  gfloat        run = 0;
+  guint8        run_slot = 0;
+
+  for (gint c = 0; c < w; c++, k++)
     {
-      gfloat carry = 0;
-
-      for (gint r = 0; r < h; r++)
-        {
-          gfloat *v = &cov[(gsize) r * w + c];
-          gfloat  here = MIN (*v, 1.0f);
-
-          if (here < 0.5f / 255)
-            {
-              *v = 0;
-              carry = 0;
-              continue;
-            }
-          carry += here;
-          if (r + 1 == h || cov[(gsize) (r + 1) * w + c] < 0.5f / 255)
-            {
-              *v = CLAMP (carry, 0.0f, 1.0f);
-              carry = 0;
-            }
-          else
-            {
-              *v = carry >= 0.5f ? 1.0f : 0.0f;
-              carry -= *v;
-            }
-        }
+      run += diff[c];
+      if (f->run_slot[k])
+        run_slot = f->run_slot[k];
+      slots[c] = f->point_slot[k] ? f->point_slot[k] : run_slot;
+      cov[c] = slots[c] ? f->cover[k] + run : 0;
     }
 }
 
+/* The coverage turned into whole pixels where items crowd: down each
+ * column the coverage is summed and a pixel painted solid once half a pixel
+ * has gathered, the rest carried on; where the crowd ends (nothing in the
+ * pixel below) the carry is painted as opacity. A column keeps its live
+ * share, and gaps thinner than a pixel add up to free pixels instead of a
+ * uniform tint that reads as solid (the app's 100k panes: every pixel 70%
+ * live). Buffers are horizontal, so neighbouring columns agree: stripes,
+ * not noise. Row by row, with the next row read ahead. */
 static void
 paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
 {
+  const gfloat      empty = 0.5f / 255;
   MpRgb             fill[MP_N_SLOTS], outline[MP_N_SLOTS];
   g_autofree guint32 *premul = g_new (guint32, MP_N_SLOTS * 256);
-  g_autofree gfloat  *alpha = NULL;
-  g_autofree guint8  *slots = NULL;
+  g_autofree gfloat  *rows = NULL;
+  g_autofree guint8  *row_slots = NULL;
+  g_autofree gfloat  *carry = NULL;
   gint              w = f->bx1 - f->bx0, h = f->by1 - f->by0, stride;
+  gfloat           *cur, *next;
+  guint8           *cur_slot, *next_slot;
   cairo_surface_t  *img;
   guint8           *data;
   gboolean          any = FALSE;
@@ -327,29 +318,12 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
       premul[s * 256 + a] = a << 24 | (guint32) (fill[s].r * a + 0.5) << 16 |
                             (guint32) (fill[s].g * a + 0.5) << 8 | (guint32) (fill[s].b * a + 0.5);
 
-  /* each pixel's coverage and colour, then whole pixels down the columns */
-  alpha = g_new (gfloat, (gsize) w * h);
-  slots = g_new (guint8, (gsize) w * h);
-  for (gint r = 0; r < h; r++)
-    {
-      gsize         k = (gsize) (r + f->by0) * f->gw + f->bx0;
-      const gfloat *diff = f->diff + (gsize) (r + f->by0) * (f->gw + 1) + f->bx0;
-      gfloat        run = 0;
-      guint8        run_slot = 0;
-
-      for (gint c = 0; c < w; c++, k++)
-        {
-          guint8 slot;
-
-          run += diff[c];
-          if (f->run_slot[k])
-            run_slot = f->run_slot[k];
-          slot = f->point_slot[k] ? f->point_slot[k] : run_slot;
-          slots[(gsize) r * w + c] = slot;
-          alpha[(gsize) r * w + c] = slot ? f->cover[k] + run : 0;
-        }
-    }
-  diffuse_columns (alpha, w, h);
+  rows = g_new (gfloat, 2 * (gsize) w);
+  row_slots = g_new (guint8, 2 * (gsize) w);
+  carry = g_new0 (gfloat, w);
+  cur = rows, next = rows + w;
+  cur_slot = row_slots, next_slot = row_slots + w;
+  cover_row (f, 0, w, cur, cur_slot);
 
   img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
   stride = cairo_image_surface_get_stride (img);
@@ -359,19 +333,42 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
     {
       guint32 *out = (guint32 *) (void *) (data + (gsize) r * stride);
 
+      if (r + 1 < h)
+        cover_row (f, r + 1, w, next, next_slot);
+      else
+        memset (next, 0, (gsize) w * sizeof *next);
       for (gint c = 0; c < w; c++)
         {
-          gfloat a = alpha[(gsize) r * w + c];
-          guint8 slot = slots[(gsize) r * w + c];
+          gfloat a;
 
-          if (a < 0.5f / 255 || slot == 0)
+          if (cur[c] < empty)
+            {
+              out[c] = 0;
+              carry[c] = 0;
+              continue;
+            }
+          carry[c] += MIN (cur[c], 1.0f);
+          if (next[c] < empty)
+            {
+              a = MIN (carry[c], 1.0f);
+              carry[c] = 0;
+            }
+          else
+            {
+              a = carry[c] >= 0.5f ? 1.0f : 0.0f;
+              carry[c] -= a;
+            }
+          if (a < empty)
             {
               out[c] = 0;
               continue;
             }
-          out[c] = premul[(slot - 1) * 256 + (guint) lround (255 * MIN (1.0f, a))];
+          /* opacity is coverage, gathered: a column 30% live shows 30% colour */
+          out[c] = premul[(cur_slot[c] - 1) * 256 + (guint) lround (255 * a)];
           any = TRUE;
         }
+      { gfloat *t = cur; cur = next; next = t; }
+      { guint8 *t = cur_slot; cur_slot = next_slot; next_slot = t; }
     }
   cairo_surface_mark_dirty (img);
   if (any)
