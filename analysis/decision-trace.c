@@ -4,6 +4,7 @@
 #include "decision-trace.h"
 #include "planner-private.h"
 #include "plan-io.h"
+#include "text-util.h"
 #include "time-index.h"
 #include "verdict.h"
 
@@ -375,18 +376,24 @@ append_tensor (GString *s, const MpDecisionTrace *trace, const MpGraph *graph, c
 {
   const MpUsage   *r = &plan->records[step->record];
   g_autofree char *size = mp_format_bytes (r->size);
+  /* one line per tensor whatever its name holds */
+  g_autofree char *name = mp_escape_name (graph->tensors[r->tensor].name);
   gint64           first, last;
 
   mp_usage_times (plan->parallel ? NULL : graph, r, &first, &last);
   if (first == last)
-    g_string_append_printf (s, "%s (%s, %s %" G_GINT64_FORMAT, graph->tensors[r->tensor].name,
+    g_string_append_printf (s, "%s (%s, %s %" G_GINT64_FORMAT, name,
                             size, plan->parallel ? "group" : "step", first);
   else
     g_string_append_printf (s, "%s (%s, %s %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT,
-                            graph->tensors[r->tensor].name, size,
+                            name, size,
                             plan->parallel ? "groups" : "steps", first, last);
   if (step->op >= 0 && (guint) step->op < graph->n_ops)
-    g_string_append_printf (s, "; op %s", graph->ops[step->op].name);
+    {
+      g_autofree char *op = mp_escape_name (graph->ops[step->op].name);
+
+      g_string_append_printf (s, "; op %s", op);
+    }
   g_string_append (s, "): ");
 }
 
@@ -558,14 +565,16 @@ mp_decision_trace_explain (const MpDecisionTrace *trace, const MpGraph *graph, c
   GString         *s = g_string_new (NULL);
   g_autofree char *lb = mp_format_bytes (plan->lower_bound);
   g_autofree char *arena = mp_format_bytes (plan->arena);
+  g_autofree char *graph_name = NULL;
   guint            width = 1;
 
   g_return_val_if_fail (trace != NULL && graph != NULL && plan != NULL, NULL);
 
+  graph_name = mp_escape_name (graph->name);
   for (guint n = trace->steps->len; n >= 10; n /= 10)
     width++;
   g_string_append_printf (s, "%s on %s: %u tensors, lower bound %s\n", plan->planner,
-                          graph->name, plan->n_records, lb);
+                          graph_name, plan->n_records, lb);
   if (trace->order_rule)
     g_string_append_printf (s, "order: %s\n", trace->order_rule);
   if (trace->place_rule)

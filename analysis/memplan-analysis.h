@@ -11,6 +11,7 @@
 #include "text-util.h"
 #include "memory-estimate.h"
 #include "plan-io.h"
+#include "plan-rank.h"
 #include "plan-table.h"
 #include "decision-trace.h"
 #include "gen.h"

@@ -61,6 +61,8 @@ mp_order_explain (const MpGraph *graph, const MpOrderResult *r, gboolean plan_in
   g_autofree guint64 *live_new = g_new0 (guint64, MAX (n, 1));
   g_autofree guint8  *kept = g_new0 (guint8, MAX (n, 1));
   guint               peak_given = 0, peak_new = 0, n_moved = 0, shown = 0;
+  g_autofree char    *peak_op = NULL;
+  g_autofree char    *new_peak_op = NULL;
 
   g_return_val_if_fail (graph != NULL && r != NULL && r->n_ops == graph->n_ops, NULL);
 
@@ -129,11 +131,13 @@ mp_order_explain (const MpGraph *graph, const MpOrderResult *r, gboolean plan_in
   if (n == 0)
     return g_string_free (out, FALSE);
 
+  peak_op = mp_escape_name (graph->ops[peak_given].name);
+  new_peak_op = mp_escape_name (graph->ops[r->order[peak_new]].name);
   g_string_append_printf (out, "The given order peaks at step %u, op '%s', with ", peak_given,
-                          graph->ops[peak_given].name);
+                          peak_op);
   append_bytes (out, live_given[peak_given]);
   g_string_append_printf (out, " live; in this order op '%s' runs at step %u with ",
-                          graph->ops[peak_given].name, pos[peak_given]);
+                          peak_op, pos[peak_given]);
   append_bytes (out, live_new[pos[peak_given]]);
   g_string_append (out, " live");
   if (live_new[pos[peak_given]] < live_given[peak_given])
@@ -143,7 +147,7 @@ mp_order_explain (const MpGraph *graph, const MpOrderResult *r, gboolean plan_in
       g_string_append (out, " less)");
     }
   g_string_append_printf (out, ".\nThis order peaks at step %u, op '%s', with ", peak_new,
-                          graph->ops[r->order[peak_new]].name);
+                          new_peak_op);
   append_bytes (out, live_new[peak_new]);
   g_string_append (out, " live.\n");
 
@@ -163,9 +167,12 @@ mp_order_explain (const MpGraph *graph, const MpOrderResult *r, gboolean plan_in
 
       if (kept[o])
         continue;
-      g_string_append_printf (out, "  op '%s': step %u -> %u", graph->ops[o].name, o, s);
+      g_autofree char *op = mp_escape_name (graph->ops[o].name);
+      g_autofree char *before = s > 0 ? mp_escape_name (graph->ops[r->order[s - 1]].name) : NULL;
+
+      g_string_append_printf (out, "  op '%s': step %u -> %u", op, o, s);
       if (s > 0)
-        g_string_append_printf (out, ", now after '%s'", graph->ops[r->order[s - 1]].name);
+        g_string_append_printf (out, ", now after '%s'", before);
       else
         g_string_append (out, ", now first");
       g_string_append (out, "; live bytes while it runs ");

@@ -7,6 +7,7 @@
 #include "graph-private.h"
 #include "json-util.h"
 #include "plan-io.h"
+#include "text-util.h"
 #include "verdict.h"
 
 #define PLAN_FORMAT "memplan.plan/1"
@@ -304,12 +305,13 @@ mp_plan_to_csv (const MpGraph *graph, const MpPlan *plan)
   g_string_append (s, "id,lower,upper,size,offset\n");
   for (guint i = 0; i < plan->n_records; i++)
     {
-      gint64 first, last;
+      /* quoted where it must be: a name is one field of one record */
+      g_autofree char *id = mp_csv_field (graph->tensors[plan->records[i].tensor].name);
+      gint64           first, last;
 
       mp_usage_times (graph, &plan->records[i], &first, &last);
       g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
-                              ",%" G_GUINT64_FORMAT "\n",
-                              graph->tensors[plan->records[i].tensor].name, first, last + 1,
+                              ",%" G_GUINT64_FORMAT "\n", id, first, last + 1,
                               plan->records[i].bytes, plan->offsets[i]);
     }
   return g_string_free (s, FALSE);

@@ -3,6 +3,7 @@
 
 #include "file-util.h"
 #include "plan-table.h"
+#include "text-util.h"
 #include "verdict.h"
 
 static const MpPlanColumnInfo columns[MP_PLAN_N_COLUMNS] = {
@@ -42,7 +43,8 @@ mp_plan_cell (const MpPlan *plan, MpPlanColumn column)
   switch (column)
     {
     case MP_PLAN_COLUMN_PLANNER:
-      return g_strdup (plan->planner);
+      /* a plan file's planner is a name from a file: shown, not obeyed */
+      return mp_escape_name (plan->planner);
     case MP_PLAN_COLUMN_ARENA:
       return mp_format_bytes (plan->arena);
     case MP_PLAN_COLUMN_LOWER_BOUND:

@@ -6,9 +6,12 @@
 G_BEGIN_DECLS
 
 /* Names come from files, and a name holding ESC ] 0 ; … BEL would set a
- * terminal's title, ESC [ 2 J clear its screen. Text meant for a terminal
- * (tables, messages, Markdown) shows every control character escaped: C0
- * and DEL as \x1b, C1 as \u009b, a byte that is not UTF-8 as \xff. */
+ * terminal's title, ESC [ 2 J clear its screen, U+202E reverse the rest of
+ * the line. Text meant for a terminal or a label (tables, explain,
+ * messages, Markdown, the app's panes) shows every control character
+ * escaped: C0 and DEL as \x1b, C1 as \u009b, bidi controls and the Unicode
+ * line separators as \u202e, a byte that is not UTF-8 as \xff. The one
+ * function for display; files have their own (CSV quoting, XML-valid SVG). */
 
 /* A name inline: newlines and tabs escaped too. */
 char     *mp_escape_name         (const char *name);
@@ -16,5 +19,15 @@ char     *mp_escape_name         (const char *name);
 char     *mp_escape_text         (const char *text);
 /* Whether text needs either (so that clean text is not copied). */
 gboolean  mp_text_has_control    (const char *text, gboolean keep_lines);
+
+/* A CSV field as RFC 4180 writes it: in double quotes, its quotes doubled,
+ * when it holds a comma, a quote, CR or LF; as it is otherwise. The usage-
+ * record reader takes it back unchanged. */
+char     *mp_csv_field           (const char *text);
+/* Text for XML 1.0 character data or attributes, still to be markup-
+ * escaped: the characters XML 1.0 forbids (C0 controls but tab, LF and CR;
+ * U+FFFE, U+FFFF) and bytes that are not UTF-8 replaced by U+FFFD, so any
+ * XML parser reads the file. */
+char     *mp_xml_valid_text      (const char *text);
 
 G_END_DECLS

@@ -4,19 +4,12 @@
 #include <json-c/json.h>
 
 #include "json-write.h"
+#include "text-util.h"
 #include "trace.h"
 
 /* What `import` writes: a trace's allocations as memplan.trace/1 JSON (every
  * allocation's address, lifetime, observed offset, op and stack frames) or as
  * MiniMalloc records whose offset column is the allocator's own layout. */
-
-/* The usage-record CSV has no quoting: a comma or line break in a name
- * would shift the columns. */
-static char *
-csv_field (const char *text)
-{
-  return g_strdelimit (g_strdup (text), ",\r\n", ';');
-}
 
 static json_object *
 lines_array (const char *text)
@@ -129,8 +122,8 @@ mp_trace_to_csv (const MpTrace *trace, const MpGraph *graph)
 
   for (guint t = 0; t < graph->n_tensors; t++)
     {
-      g_autofree char *id = csv_field (graph->tensors[t].name);
-      g_autofree char *op = csv_field (trace->sites[t].op ? trace->sites[t].op : "");
+      g_autofree char *id = mp_csv_field (graph->tensors[t].name);
+      g_autofree char *op = mp_csv_field (trace->sites[t].op ? trace->sites[t].op : "");
 
       g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
                               ",%" G_GUINT64_FORMAT ",%s\n", id, graph->tensors[t].first,

@@ -141,6 +141,98 @@ parse_header (Header *h, const char **field, const gsize *flen, guint nf, const 
   return TRUE;
 }
 
+/* One record from line on, as RFC 4180 has it: fields split on commas; a
+ * field that starts with a double quote runs to the closing one, holding
+ * commas, line breaks and doubled quotes (""), so a name such as
+ * "real,0,5,1073741824,0\nfake" stays one field of one record. Plain fields
+ * point into the data, quoted ones (unquoted) into buf; quoted[i] says
+ * which. Sets *next past the record's line break, *record_end before it and
+ * adds the line breaks inside quotes to *line_no. One field past the limit
+ * shows a record is too long. */
+static gboolean
+split_record (const char *line, const char *end, const char **field, gsize *flen,
+              gboolean *quoted, guint *nf_out, GString *buf, const char **record_end,
+              const char **next, guint *line_no, const char *path, GError **error)
+{
+  gsize       at[MAX_COLUMNS + 1];
+  const char *f = line;
+  guint       nf = 0, first_line = *line_no;
+
+  g_string_truncate (buf, 0);
+  while (nf <= MAX_COLUMNS)
+    {
+      const char *stop;
+
+      quoted[nf] = f < end && *f == '"';
+      if (quoted[nf])
+        {
+          at[nf] = buf->len;
+          for (f++;; f++)
+            {
+              if (f >= end)
+                {
+                  mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                                     "line %u: a quoted field is never closed (a \" inside "
+                                     "quotes is written \"\")", first_line);
+                  return FALSE;
+                }
+              if (*f == '"' && f + 1 < end && f[1] == '"')
+                g_string_append_c (buf, '"'), f++;
+              else if (*f == '"')
+                break;
+              else
+                {
+                  *line_no += *f == '\n';
+                  g_string_append_c (buf, *f);
+                }
+            }
+          flen[nf] = buf->len - at[nf];
+          f++;
+          stop = f;
+          if (stop < end && *stop == '\r' && (stop + 1 == end || stop[1] == '\n'))
+            stop++;
+          if (stop < end && *stop != ',' && *stop != '\n')
+            {
+              mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                                 "line %u: text after a closing quote (a \" inside quotes is "
+                                 "written \"\")", *line_no);
+              return FALSE;
+            }
+          f = stop == f ? f : stop;
+        }
+      else
+        {
+          field[nf] = f;
+          while (f < end && *f != ',' && *f != '\n')
+            f++;
+          flen[nf] = f - field[nf];
+          /* CR LF: the CR is no part of the last field */
+          if ((f == end || *f == '\n') && flen[nf] > 0 && field[nf][flen[nf] - 1] == '\r')
+            flen[nf]--;
+        }
+      nf++;
+      if (f >= end || *f == '\n')
+        break;
+      f++; /* the comma */
+    }
+  for (guint i = 0; i < nf; i++)
+    if (quoted[i])
+      field[i] = buf->str + at[i];
+  *nf_out = nf;
+  *record_end = f;
+  if (f < end && *f == '\n')
+    f++;
+  else if (f < end)
+    {
+      /* past the column limit: the rest of the line is no field of ours */
+      const char *eol = memchr (f, '\n', end - f);
+
+      f = eol ? eol + 1 : end;
+    }
+  *next = f;
+  return TRUE;
+}
+
 /* What the file says that the planners do not use, in a sentence or two. */
 static char *
 header_note (const Header *h, guint n_gapped, guint64 alignment, gboolean mixed_alignment)
@@ -171,6 +263,8 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
   g_autofree char *base = NULL;
   g_autofree const char **field = g_new (const char *, MAX_COLUMNS + 1);
   g_autofree gsize *flen = g_new (gsize, MAX_COLUMNS + 1);
+  g_autofree gboolean *quoted = g_new (gboolean, MAX_COLUMNS + 1);
+  g_autoptr (GString) buf = g_string_new (NULL);
   const char *p = data, *end = data + length;
   guint       line_no = 0, n_gapped = 0;
   gint64      max_upper = 0;
@@ -192,28 +286,17 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
 
   while (p < end)
     {
-      const char *eol = memchr (p, '\n', end - p);
-      const char *line = p, *line_end = eol ? eol : end;
+      const char *line = p, *line_end;
       guint       nf = 0;
 
-      p = eol ? eol + 1 : end;
       line_no++;
+      if (!split_record (line, end, field, flen, quoted, &nf, buf, &line_end, &p, &line_no, path,
+                         error))
+        return NULL;
       if (line_end > line && line_end[-1] == '\r')
         line_end--;
       if (line_end == line)
         continue;
-
-      /* split on commas; one field past the limit shows a line is too long */
-      for (const char *f = line; nf <= MAX_COLUMNS;)
-        {
-          const char *comma = memchr (f, ',', line_end - f);
-
-          field[nf] = f;
-          flen[nf++] = (comma ? comma : line_end) - f;
-          if (!comma)
-            break;
-          f = comma + 1;
-        }
 
       if (!header_done)
         {
@@ -244,7 +327,10 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                                nf, nf > h.n_columns ? " or more" : "");
             return NULL;
           }
-        id = g_strstrip (g_strndup (field[ci], flen[ci]));
+        id = g_strndup (field[ci], flen[ci]);
+        /* spaces around a plain id are layout; inside quotes they are the name */
+        if (!quoted[ci])
+          g_strstrip (id);
         if (*id == '\0')
           {
             mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path, "line %u: empty id",

@@ -70,10 +70,14 @@ refresh (MpLiveList *self)
   step_text = mp_render_step_words (self->index, step);
   step_text[0] = g_ascii_toupper (step_text[0]);
   if ((guint) step == mp_render_index_peak_step (self->index))
-    peak = graph->has_ops && (guint) step < graph->n_ops
-             ? g_strdup_printf (" The plan's peak, held by op %s; ▲ marks the buffers that set "
-                                "the arena.", graph->ops[step].name)
-             : g_strdup (" The plan's peak; ▲ marks the buffers that set the arena.");
+    {
+      g_autofree char *op = graph->has_ops && (guint) step < graph->n_ops
+                              ? mp_escape_name (graph->ops[step].name) : NULL;
+
+      peak = op ? g_strdup_printf (" The plan's peak, held by op %s; ▲ marks the buffers that "
+                                   "set the arena.", op)
+                : g_strdup (" The plan's peak; ▲ marks the buffers that set the arena.");
+    }
   text = g_strdup_printf ("%s in %s: %u buffers live, %s.%s", step_text, self->plan->planner,
                           n_live, bytes, peak ? peak : "");
   gtk_label_set_text (self->heading, text);

@@ -79,10 +79,15 @@ mp_live_row_format (MpLiveRow *self, const char *column)
   if (g_str_equal (column, "size"))
     return mp_format_bytes (self->size);
   if (g_str_equal (column, "tensor"))
-    return self->sets_arena ? g_strdup_printf ("%s ▲ sets the arena", self->name)
-                            : g_strdup (self->name);
+    {
+      /* names from files: one line, shown not obeyed */
+      g_autofree char *name = mp_escape_name (self->name);
+
+      return self->sets_arena ? g_strdup_printf ("%s ▲ sets the arena", name)
+                              : g_steal_pointer (&name);
+    }
   if (g_str_equal (column, "op"))
-    return g_strdup (self->op ? self->op : "—");
+    return self->op ? mp_escape_name (self->op) : g_strdup ("—");
   if (g_str_equal (column, "lifetime"))
     return g_strdup_printf ("%" G_GINT64_FORMAT " – %" G_GINT64_FORMAT, self->first, self->last);
   if (g_str_equal (column, "kind"))

@@ -29,9 +29,11 @@ mp_window_search (MpWindow *self, const char *text)
     found = index;
   else if ((index = mp_graph_find_op (graph, text)) >= 0)
     {
+      g_autofree char *op = mp_escape_name (graph->ops[index].name);
+
       mp_view_state_set_cursor (self->state, index);
       mp_view_state_reveal (self->state, index, index);
-      status = g_strdup_printf ("op %s: step %d", graph->ops[index].name, index);
+      status = g_strdup_printf ("op %s: step %d", op, index);
       gtk_label_set_text (self->search_status, status);
       return TRUE;
     }

@@ -20,6 +20,7 @@ mp_window_update_status (MpWindow *self)
   g_autofree char   *lb = NULL;
   g_autofree char   *time = NULL;
   g_autofree char   *text = NULL;
+  g_autofree char   *name = NULL;
   gint               selected = mp_view_state_get_selected (self->state);
 
   if (self->set == NULL)
@@ -44,6 +45,7 @@ mp_window_update_status (MpWindow *self)
       return;
     }
   lb = mp_format_bytes (lt->lower_bound);
+  name = mp_escape_name (graph->name);
   /* only what is finished: while planners run, the plans shown so far */
   if (self->cancellable)
     time = g_strdup_printf ("%u plans shown so far", mp_plan_set_get_n_plans (self->set));
@@ -55,7 +57,7 @@ mp_window_update_status (MpWindow *self)
   text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
                           "step %u); %s. Hover a buffer for details, click to follow it across "
                           "the plans.",
-                          graph->name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
+                          name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
                           lt->peak_step, time);
   gtk_label_set_text (self->status_label, text);
 }

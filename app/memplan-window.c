@@ -201,7 +201,11 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
                             MAX (lt->n_steps, 1) - 1, 1, 10, 0);
-  gtk_label_set_text (self->title_label, graph->name);
+  {
+    g_autofree char *name = mp_escape_name (graph->name);
+
+    gtk_label_set_text (self->title_label, name);
+  }
   gtk_label_set_text (self->subtitle_label, mp_plan_set_get_path (set));
   if (mp_plan_set_get_n_plans (set) == 0)
     {

@@ -378,8 +378,8 @@ order_model (MpStepThrough *self)
     {
       const MpUsage   *r = &self->plan->records[mp_decision_trace_step (self->trace, k)->record];
       g_autofree char *size = mp_format_bytes (r->size);
-      g_autofree char *row = g_strdup_printf ("%u. %s  %s", k + 1,
-                                              graph->tensors[r->tensor].name, size);
+      g_autofree char *name = mp_escape_name (graph->tensors[r->tensor].name);
+      g_autofree char *row = g_strdup_printf ("%u. %s  %s", k + 1, name, size);
 
       gtk_string_list_append (list, row);
     }
@@ -403,6 +403,7 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
   MpPlannerOptions     options = { .trace = trace };
   g_autoptr (MpPlan) plan = NULL;
   g_autofree char     *title = NULL;
+  g_autofree char     *shown_name = NULL;
   g_autofree char     *rules = NULL;
   MpStepThrough       *self;
 
@@ -436,7 +437,8 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
   self->plan = g_steal_pointer (&plan);
   self->trace = g_steal_pointer (&trace);
   self->full = mp_render_index_new (mp_plan_set_get_graph (set), self->plan);
-  title = g_strdup_printf ("%s on %s", self->plan->planner, mp_plan_set_get_graph (set)->name);
+  shown_name = mp_escape_name (mp_plan_set_get_graph (set)->name);
+  title = g_strdup_printf ("%s on %s", self->plan->planner, shown_name);
   gtk_window_set_title (GTK_WINDOW (self), title);
   gtk_label_set_text (GTK_LABEL (self->title_label), title);
   rules = g_strdup_printf ("Order: %s.\nRule: %s.", or_dash (self->trace->order_rule),

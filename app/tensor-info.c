@@ -21,6 +21,16 @@ mp_tensor_shape_string (const MpTensor *tensor)
   return g_string_free (s, FALSE);
 }
 
+/* A name from a file as markup: one line, controls and bidi overrides
+ * shown (\x0a, \u202e), not obeyed, then escaped for Pango. */
+static char *
+markup_name (const char *name)
+{
+  g_autofree char *shown = mp_escape_name (name);
+
+  return g_markup_escape_text (shown, -1);
+}
+
 static void
 append_consumers (GString *s, const MpGraph *graph, guint tensor)
 {
@@ -33,7 +43,7 @@ append_consumers (GString *s, const MpGraph *graph, guint tensor)
         {
           if (n < MAX_CONSUMERS)
             {
-              g_autofree char *esc = g_markup_escape_text (graph->ops[o].name, -1);
+              g_autofree char *esc = markup_name (graph->ops[o].name);
 
               g_string_append_printf (s, "%s%s", n ? ", " : "", esc);
             }
@@ -73,7 +83,7 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
   g_return_val_if_fail (graph != NULL && tensor < graph->n_tensors, NULL);
 
   t = &graph->tensors[tensor];
-  name = g_markup_escape_text (t->name, -1);
+  name = markup_name (t->name);
   shape = mp_tensor_shape_string (t);
   size = mp_format_bytes (t->size);
   g_string_append_printf (s, "<b>%s</b>\n", name);
@@ -83,14 +93,15 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
   g_string_append_printf (s, ", %s (%" G_GUINT64_FORMAT " bytes)", size, t->size);
   if (t->view_of >= 0)
     {
-      g_autofree char *base = g_markup_escape_text (graph->tensors[t->view_of].name, -1);
+      g_autofree char *base = markup_name (graph->tensors[t->view_of].name);
 
       g_string_append_printf (s, "\nview of %s at +%" G_GUINT64_FORMAT, base, t->view_offset);
     }
   {
     /* an allocation of a PyTorch trace: its op, module and Python frames */
     g_autofree char *origin = mp_trace_describe_origin (graph, tensor, MAX_ORIGIN_LINES);
-    g_autofree char *esc = origin ? g_markup_escape_text (origin, -1) : NULL;
+    g_autofree char *lines = origin ? mp_escape_text (origin) : NULL;
+    g_autofree char *esc = lines ? g_markup_escape_text (lines, -1) : NULL;
 
     if (esc)
       g_string_append_printf (s, "\n%s", esc);
@@ -131,7 +142,7 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
       g_string_append (s, "\nproduced by ");
       if (t->producer >= 0)
         {
-          g_autofree char *op = g_markup_escape_text (graph->ops[t->producer].name, -1);
+          g_autofree char *op = markup_name (graph->ops[t->producer].name);
 
           g_string_append (s, op);
         }

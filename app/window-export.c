@@ -32,9 +32,13 @@ gboolean
 mp_window_export_view (MpWindow *self, const char *path, GError **error)
 {
   g_autofree MpRenderIndex **indices = NULL;
+  g_autofree MpRenderIndex **ranked = NULL;
+  g_autofree MpPlan        **plans = NULL;
+  g_autofree guint          *order = NULL;
   MpRenderOptions            options = { 0 };
   MpRenderFormat             format;
-  guint                      n;
+  guint                      n, n_ranked;
+  gboolean                   ok;
 
   g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
 
@@ -45,10 +49,27 @@ mp_window_export_view (MpWindow *self, const char *path, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: there is no plan to export", path);
       return FALSE;
     }
+  /* the winner first, as render --planner all draws them; the panes' own
+   * titles stay unnumbered, so the ranks are only lent for this picture */
+  plans = g_new (MpPlan *, n);
+  order = g_new (guint, n);
+  ranked = g_new (MpRenderIndex *, n);
+  for (guint i = 0; i < n; i++)
+    plans[i] = (MpPlan *) mp_render_index_plan (indices[i]);
+  n_ranked = mp_plans_rank (plans, n, order);
+  for (guint k = 0; k < n; k++)
+    {
+      ranked[k] = indices[order[k]];
+      if (n > 1 && k < n_ranked)
+        mp_render_index_set_rank (ranked[k], k + 1);
+    }
   /* PDF and SVG on A4 landscape, a plan a page (SVG: all on its one page) */
-  return mp_render_write_output (path, format, indices, n, &options,
-                                 &(MpRenderOutput) { MP_PAGE_A4, FALSE, 0 }, EXPORT_WIDTH,
-                                 EXPORT_PANE_HEIGHT * n, error);
+  ok = mp_render_write_output (path, format, ranked, n, &options,
+                               &(MpRenderOutput) { MP_PAGE_A4, FALSE, 0 }, EXPORT_WIDTH,
+                               EXPORT_PANE_HEIGHT * n, error);
+  for (guint k = 0; k < n; k++)
+    mp_render_index_set_rank (ranked[k], 0);
+  return ok;
 }
 
 /* The plan a CSV file holds: the one selected in the Summary tab. */

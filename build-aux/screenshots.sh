@@ -46,6 +46,8 @@ cli="$build/cli/memplan-cli"
 "$cli" render data/default.json --color-by op -o screenshots/render-default.png
 "$cli" render data/minimalloc/A.1048576.csv --planner all -o screenshots/render-minimalloc-A.png
 "$cli" render data/teaching.json --planner all -o screenshots/render-teaching-all.png
+# stacked: memory over time on top, the winner first, one byte scale
+"$cli" render data/zoo/unet.json --planner all -o screenshots/render-unet-stacked.png
 "$cli" render data/default.json --dark --steps 10:24 --highlight l1.q \
   -o screenshots/render-default-zoom-dark.png
 echo "screenshots/render-*.png"

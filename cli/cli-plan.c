@@ -44,8 +44,9 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   const MpLifetimes *lt = w->lifetimes;
   g_autofree char   *lb = mp_format_bytes (lt->lower_bound);
   g_autofree char   *ws = mp_format_bytes (lt->workspace);
+  g_autofree char   *name = mp_escape_name (graph->name);
 
-  g_string_append_printf (out, "%s: %u %s planned over %u %s, lower bound %s", graph->name,
+  g_string_append_printf (out, "%s: %u %s planned over %u %s, lower bound %s", name,
                           lt->n_records, lt->n_records == 1 ? "tensor" : "tensors", lt->n_steps,
                           lt->n_steps == 1 ? "step" : "steps", lb);
   if (lt->workspace)

@@ -62,6 +62,8 @@ mp_cli_render (int argc, char **argv)
   g_autofree char *plans_path = NULL;
   gint             width = 1600, height = 0;
   gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, curves = FALSE;
+  g_autofree char *scale = NULL;
+  g_autofree guint *order = NULL;
   gint             bench_tensors = 100000;
   g_autofree char *page = NULL;
   MpRenderOutput   out = { MP_PAGE_A4, FALSE, 0 };
@@ -77,6 +79,7 @@ mp_cli_render (int argc, char **argv)
   MpRenderOptions  options = { 0 };
   MpRenderFormat   format = MP_RENDER_FORMAT_PNG;
   gboolean         all_valid = TRUE;
+  guint            n_ranked;
   GOptionEntry     entries[] = {
     { "plans", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &plans_path, "Same as --plan",
       "PLANFILE" },
@@ -87,7 +90,7 @@ mp_cli_render (int argc, char **argv)
       ".svg or .pdf", "OUT" },
     { "width", 'W', 0, G_OPTION_ARG_INT, &width, "Width in pixels (PNG) or points (default 1600)",
       "W" },
-    { "height", 'H', 0, G_OPTION_ARG_INT, &height, "Height (default 1000; 130 + 330 per plan when "
+    { "height", 'H', 0, G_OPTION_ARG_INT, &height, "Height (default 1000; 380 + 330 per plan when "
       "stacked)", "H" },
     { "page", 0, 0, G_OPTION_ARG_STRING, &page, "PDF and SVG paper, landscape: a4 (default), "
       "letter, or none (--width × --height points)", "PAGE" },
@@ -103,8 +106,10 @@ mp_cli_render (int argc, char **argv)
       "FIRST:LAST" },
     { "highlight", 0, 0, G_OPTION_ARG_STRING_ARRAY, &highlight_names, "Follow these tensors: "
       "drawn framed, every other dimmed (repeatable or comma-separated)", "TENSOR" },
-    { "shared-scale", 0, 0, G_OPTION_ARG_NONE, &shared_scale, "Stacked plans: one address scale "
-      "for all, so sizes compare at a glance", NULL },
+    { "scale", 0, 0, G_OPTION_ARG_STRING, &scale, "Stacked plans: common (default: one byte "
+      "scale for all, so sizes compare at a glance) or own (each plan its own arena)", "SCALE" },
+    { "shared-scale", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &shared_scale,
+      "Same as --scale common", NULL },
     { "curves", 0, 0, G_OPTION_ARG_NONE, &curves, "With --order: draw the live bytes over time "
       "of the given order and of the chosen one on one axis, with the saving, instead of plans",
       NULL },
@@ -155,7 +160,19 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("--dpi must be between 24 and 1200");
       return MP_EXIT_BAD_INPUT;
     }
-  options.shared_scale = shared_scale;
+  if (scale && !g_str_equal (scale, "common") && !g_str_equal (scale, "own"))
+    {
+      mp_cli_error ("unknown scale '%s' (known: common, own)", scale);
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (scale && shared_scale && g_str_equal (scale, "own"))
+    {
+      mp_cli_error ("--shared-scale and --scale own exclude each other");
+      return MP_EXIT_BAD_INPUT;
+    }
+  /* stacked plans compare only on one scale: naive's 696 MiB must look
+   * taller than optimal's 191 MiB */
+  options.shared_scale = scale == NULL || g_str_equal (scale, "common");
   if (bench)
     {
       if (!mp_cli_check_int ("--tensors", bench_tensors, 1, MP_CLI_MAX_TENSORS))
@@ -230,16 +247,24 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s: no plan to draw", argv[1]);
       return MP_EXIT_BAD_INPUT;
     }
-  for (guint i = 0; i < plans->len; i++)
+  /* the winner first, then by the same rule (one plan: nothing to rank) */
+  order = g_new (guint, plans->len);
+  n_ranked = mp_plans_rank ((MpPlan * const *) plans->pdata, plans->len, order);
+  for (guint k = 0; k < plans->len; k++)
     {
-      all_valid &= ((MpPlan *) plans->pdata[i])->valid;
-      g_ptr_array_add (indices, mp_render_index_new (graph, plans->pdata[i]));
-      if (plans->pdata[i] == w->observed)
-        mp_render_index_set_segments (indices->pdata[i], w->trace);
+      MpPlan *p = plans->pdata[order[k]];
+
+      all_valid &= p->valid;
+      g_ptr_array_add (indices, mp_render_index_new (graph, p));
+      if (p == w->observed)
+        mp_render_index_set_segments (indices->pdata[k], w->trace);
+      if (plans->len > 1 && k < n_ranked)
+        mp_render_index_set_rank (indices->pdata[k], k + 1);
     }
 
+  /* stacked: the memory strip over the plans, then a band per plan */
   if (height <= 0)
-    height = plans->len == 1 ? 1000 : MIN (130 + 330 * (gint) plans->len, 20000);
+    height = plans->len == 1 ? 1000 : MIN (130 + 250 + 330 * (gint) plans->len, 20000);
   if (!mp_render_write_output (output, format, (MpRenderIndex * const *) indices->pdata,
                                indices->len, &options, &out, width, height, &error))
     {

@@ -163,6 +163,10 @@ guint          mp_render_index_peak_step (const MpRenderIndex *index);
 void  mp_render_index_set_segments (MpRenderIndex *index, const MpTrace *trace);
 guint mp_render_index_n_segments   (const MpRenderIndex *index);
 
+/* The plan's place in a figure that ranks plans (mp_plans_rank): its title
+ * starts "1.", "2.", …, the winner's with a star; 0 (the default): none. */
+void  mp_render_index_set_rank     (MpRenderIndex *index, guint rank);
+
 /* The records live at step (index into plan->records), calling func for
  * each: O(log n + k) for k records, in no particular order. */
 typedef void (*MpRecordFunc) (guint record, gpointer user_data);
@@ -205,10 +209,12 @@ void mp_render_layout_to_device (const MpRenderLayout *layout, gdouble step, gdo
                                  gdouble *x, gdouble *y);
 
 /* Several plans of one graph stacked top to bottom, one step axis at the
- * bottom, each with its own title line; options->shared_scale gives them
- * the same address scale. The viewport's step range applies to all; its
- * address range only with shared_scale (otherwise each plan shows its
- * whole arena). */
+ * bottom, each with its own title line, under the memory-over-time strip of
+ * all of them (mp_render_memory; MP_RENDER_HIDE_CURVE leaves it out);
+ * options->shared_scale gives them the same address scale. The viewport's
+ * step range applies to all; its address range only with shared_scale
+ * (otherwise each plan shows its whole arena). The plans are drawn in the
+ * order given: rank them first (mp_plans_rank, mp_render_index_set_rank). */
 void mp_render_compare_layout (MpRenderIndex * const *indices,
                                guint                  n_indices,
                                const MpRenderOptions *options,

@@ -17,6 +17,27 @@ panel_options (const MpRenderOptions *options, MpRenderOptions *out)
   out->flags |= MP_RENDER_HIDE_LEGEND | MP_RENDER_HIDE_CURVE;
 }
 
+/* The memory strip over the panels: its top and height (0 when hidden),
+ * as tall as a panel up to 20 lines of text. */
+static void
+strip_rect (guint n_indices, const MpRenderOptions *options, gdouble height, gdouble *y,
+            gdouble *h)
+{
+  gdouble f = mp_render_font_px (options);
+  gdouble top = 0, axis_h;
+
+  if (options == NULL || !(options->flags & MP_RENDER_HIDE_LEGEND))
+    top = ceil (f * 2.3);
+  axis_h = options && (options->flags & MP_RENDER_HIDE_AXES) ? 0 : f * 3.0;
+  *y = top;
+  *h = 0;
+  if (options == NULL || !(options->flags & MP_RENDER_HIDE_CURVE))
+    *h = round (MIN ((height - top - axis_h) / (n_indices + 1), f * 20));
+  /* too little room for its axis and legend: leave it out */
+  if (*h < f * 6)
+    *h = 0;
+}
+
 void
 mp_render_compare_layout (MpRenderIndex * const *indices, guint n_indices,
                           const MpRenderOptions *options, gdouble width, gdouble height,
@@ -24,13 +45,13 @@ mp_render_compare_layout (MpRenderIndex * const *indices, guint n_indices,
 {
   MpRenderOptions po;
   gdouble         f = mp_render_font_px (options);
-  gdouble         top = 0, axis_h, panel_h;
+  gdouble         top, strip_h, axis_h, panel_h;
   MpViewport      shared = { 0 };
 
   g_return_if_fail (indices != NULL && n_indices > 0 && layouts != NULL);
   panel_options (options, &po);
-  if (options == NULL || !(options->flags & MP_RENDER_HIDE_LEGEND))
-    top = ceil (f * 2.3);
+  strip_rect (n_indices, options, height, &top, &strip_h);
+  top += strip_h;
   axis_h = (po.flags & MP_RENDER_HIDE_AXES) ? 0 : f * 3.0;
   panel_h = MAX ((height - top - axis_h) / n_indices, 1);
 
@@ -86,6 +107,7 @@ mp_render_compare (cairo_t *cr, MpRenderIndex * const *indices, guint n_indices,
   MpRenderOptions            po;
   const MpPalette           *palette;
   MpText                     text;
+  gdouble                    strip_y, strip_h;
 
   g_return_if_fail (cr != NULL && indices != NULL && n_indices > 0);
   panel_options (options, &po);
@@ -97,6 +119,15 @@ mp_render_compare (cairo_t *cr, MpRenderIndex * const *indices, guint n_indices,
   mp_cairo_set_rgb (cr, palette->background);
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_fill (cr);
+  strip_rect (n_indices, options, height, &strip_y, &strip_h);
+  if (strip_h > 0)
+    {
+      /* memory over time first, as the app shows it: who holds how much when */
+      cairo_save (cr);
+      cairo_translate (cr, 0, strip_y);
+      mp_render_memory (cr, indices, n_indices, options, width, strip_h);
+      cairo_restore (cr);
+    }
   mp_text_init (&text, cr, mp_render_font_px (options));
   for (guint i = 0; i < n_indices; i++)
     mp_render_frame (cr, indices[i], &po, &layouts[i], i + 1 == n_indices, &text);

@@ -400,7 +400,9 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   const MpPalette *palette = mp_palette_get (options->theme);
   const MpPlan    *plan = index->plan;
   const char      *graph_name = plan->graph_name ? plan->graph_name : index->graph->name;
-  g_autofree char *head = g_strdup_printf ("%s · %s", graph_name ? graph_name : "graph",
+  g_autofree char *rank = index->rank == 0 ? g_strdup ("")
+                          : g_strdup_printf ("%s%u. ", index->rank == 1 ? "★ " : "", index->rank);
+  g_autofree char *head = g_strdup_printf ("%s%s · %s", rank, graph_name ? graph_name : "graph",
                                            plan->planner ? plan->planner : "plan");
   g_autofree char *arena = mp_format_bytes (plan->arena);
   g_autofree char *lb = mp_format_bytes (plan->lower_bound);

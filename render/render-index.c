@@ -274,7 +274,12 @@ mp_render_step_words (const MpRenderIndex *index, guint step)
   if (index->plan->parallel)
     return g_strdup_printf ("parallel group %u", step);
   if (graph->has_ops && step < graph->n_ops)
-    return g_strdup_printf ("step %u (op %s)", step, graph->ops[step].name);
+    {
+      /* the op's name from the file, shown not obeyed (labels, status) */
+      g_autofree char *op = mp_escape_name (graph->ops[step].name);
+
+      return g_strdup_printf ("step %u (op %s)", step, op);
+    }
   if (index->step_time && step < index->n_steps)
     return g_strdup_printf ("step %u (time %" G_GINT64_FORMAT " in the file)", step,
                             index->step_time[step]);
@@ -385,4 +390,11 @@ mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport)
   viewport->addr_min = 0;
   /* headroom above the arena line for its label */
   viewport->addr_max = top > 0 ? top * 1.08 : 1024;
+}
+
+void
+mp_render_index_set_rank (MpRenderIndex *index, guint rank)
+{
+  g_return_if_fail (index != NULL);
+  index->rank = rank;
 }

@@ -43,6 +43,7 @@ struct _MpRenderIndex
   /* an observed plan's allocator segments (mp_render_index_set_segments) */
   MpTraceRange  *segments;
   guint          n_segments;
+  guint          rank;       /* mp_render_index_set_rank; 0: not ranked */
 };
 
 

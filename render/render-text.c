@@ -40,15 +40,16 @@ mp_text_set (MpText *text, const char *str, gboolean bold)
 {
   pango_layout_set_font_description (text->layout, bold ? text->bold : text->normal);
   pango_layout_set_width (text->layout, -1);
-  /* names come from files, which a reader may let through as they are */
-  if (g_utf8_validate (str, -1, NULL))
-    pango_layout_set_text (text->layout, str, -1);
-  else
+  /* names come from files: one line each, a U+202E or an escape shown as
+   * \u202e or \x1b, not obeyed (the terminal's rule, mp_escape_name) */
+  if (mp_text_has_control (str, FALSE))
     {
-      g_autofree char *valid = g_utf8_make_valid (str, -1);
+      g_autofree char *shown = mp_escape_name (str);
 
-      pango_layout_set_text (text->layout, valid, -1);
+      pango_layout_set_text (text->layout, shown, -1);
     }
+  else
+    pango_layout_set_text (text->layout, str, -1);
 }
 
 void
@@ -71,6 +72,40 @@ mp_text_collect_svg (cairo_surface_t *surface, GString *sink)
   cairo_surface_set_user_data (surface, &svg_text_key, sink, NULL);
 }
 
+/* What a line ellipsized at its end shows: the longest start of its text
+ * that fits the layout's width with "…" after it (one text measurement per
+ * halving). */
+static char *
+shown_text (PangoLayout *layout)
+{
+  const char            *str = pango_layout_get_text (layout);
+  gint                   width = pango_layout_get_width (layout);
+  g_autoptr (PangoLayout) probe = pango_layout_copy (layout);
+  glong                  lo = 0, hi = g_utf8_strlen (str, -1);
+
+  pango_layout_set_ellipsize (probe, PANGO_ELLIPSIZE_NONE);
+  pango_layout_set_width (probe, -1);
+  while (lo < hi)
+    {
+      glong            mid = (lo + hi + 1) / 2;
+      g_autofree char *start = g_utf8_substring (str, 0, mid);
+      g_autofree char *line = g_strconcat (start, "…", NULL);
+      PangoRectangle   logical;
+
+      pango_layout_set_text (probe, line, -1);
+      pango_layout_get_extents (probe, NULL, &logical);
+      if (logical.width <= width)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  {
+    g_autofree char *start = g_utf8_substring (str, 0, lo);
+
+    return g_strconcat (start, "…", NULL);
+  }
+}
+
 /* Text as an SVG <text> element at its baseline, in device units, so a
  * slide can select and edit it (cairo's SVG writes glyph outlines). */
 static gboolean
@@ -83,13 +118,26 @@ svg_text (MpText *text, cairo_t *cr, gdouble x, gdouble y)
   gdouble          size = text->px, zero = 0, r = 0, g = 0, b = 0, a = 1;
   char             num[4][G_ASCII_DTOSTR_BUF_SIZE];
 
-  /* an ellipsized line shows other text than it holds: outlines then */
-  if (sink == NULL || pango_layout_is_ellipsized (text->layout))
+  if (sink == NULL)
     return FALSE;
   cairo_user_to_device (cr, &bx, &by);
   cairo_user_to_device_distance (cr, &size, &zero);
   cairo_pattern_get_rgba (cairo_get_source (cr), &r, &g, &b, &a);
-  escaped = g_markup_escape_text (pango_layout_get_text (text->layout), -1);
+  /* an ellipsized line shows other text than it holds: what it shows */
+  if (pango_layout_is_ellipsized (text->layout))
+    {
+      g_autofree char *shown = shown_text (text->layout);
+      g_autofree char *valid = mp_xml_valid_text (shown);
+
+      escaped = g_markup_escape_text (valid, -1);
+    }
+  else
+    {
+      /* XML 1.0 has no &#x1b;: a parser would refuse the whole file */
+      g_autofree char *valid = mp_xml_valid_text (pango_layout_get_text (text->layout));
+
+      escaped = g_markup_escape_text (valid, -1);
+    }
   g_string_append_printf (sink,
                           "<text x=\"%s\" y=\"%s\" font-family=\"sans-serif\" "
                           "font-size=\"%s\"%s fill=\"rgb(%d,%d,%d)\" fill-opacity=\"%s\" "

@@ -265,12 +265,46 @@ fill_boxes (cairo_t *cr, const Frame *f, const MpPalette *palette)
   cairo_stroke (cr);
 }
 
+/* Row r of the grid's bounding box: each pixel's coverage (0 where no
+ * colour reached it) and colour + 1. */
+static void
+cover_row (const Frame *f, gint r, gint w, gfloat *cov, guint8 *slots)
+{
+  gsize         k = (gsize) (r + f->by0) * f->gw + f->bx0;
+  const gfloat *diff = f->diff + (gsize) (r + f->by0) * (f->gw + 1) + f->bx0;
+  gfloat        run = 0;
+  guint8        run_slot = 0;
+
+  for (gint c = 0; c < w; c++, k++)
+    {
+      run += diff[c];
+      if (f->run_slot[k])
+        run_slot = f->run_slot[k];
+      slots[c] = f->point_slot[k] ? f->point_slot[k] : run_slot;
+      cov[c] = slots[c] ? f->cover[k] + run : 0;
+    }
+}
+
+/* The coverage turned into whole pixels where items crowd: down each
+ * column the coverage is summed and a pixel painted solid once half a pixel
+ * has gathered, the rest carried on; where the crowd ends (nothing in the
+ * pixel below) the carry is painted as opacity. A column keeps its live
+ * share, and gaps thinner than a pixel add up to free pixels instead of a
+ * uniform tint that reads as solid (the app's 100k panes: every pixel 70%
+ * live). Buffers are horizontal, so neighbouring columns agree: stripes,
+ * not noise. Row by row, with the next row read ahead. */
 static void
 paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
 {
+  const gfloat      empty = 0.5f / 255;
   MpRgb             fill[MP_N_SLOTS], outline[MP_N_SLOTS];
   g_autofree guint32 *premul = g_new (guint32, MP_N_SLOTS * 256);
+  g_autofree gfloat  *rows = NULL;
+  g_autofree guint8  *row_slots = NULL;
+  g_autofree gfloat  *carry = NULL;
   gint              w = f->bx1 - f->bx0, h = f->by1 - f->by0, stride;
+  gfloat           *cur, *next;
+  guint8           *cur_slot, *next_slot;
   cairo_surface_t  *img;
   guint8           *data;
   gboolean          any = FALSE;
@@ -284,37 +318,57 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
       premul[s * 256 + a] = a << 24 | (guint32) (fill[s].r * a + 0.5) << 16 |
                             (guint32) (fill[s].g * a + 0.5) << 8 | (guint32) (fill[s].b * a + 0.5);
 
+  rows = g_new (gfloat, 2 * (gsize) w);
+  row_slots = g_new (guint8, 2 * (gsize) w);
+  carry = g_new0 (gfloat, w);
+  cur = rows, next = rows + w;
+  cur_slot = row_slots, next_slot = row_slots + w;
+  cover_row (f, 0, w, cur, cur_slot);
+
   img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
   stride = cairo_image_surface_get_stride (img);
   cairo_surface_flush (img);
   data = cairo_image_surface_get_data (img);
   for (gint r = 0; r < h; r++)
     {
-      guint32      *out = (guint32 *) (void *) (data + (gsize) r * stride);
-      gsize         k = (gsize) (r + f->by0) * f->gw + f->bx0;
-      const gfloat *diff = f->diff + (gsize) (r + f->by0) * (f->gw + 1) + f->bx0;
-      gfloat        run = 0;
-      guint8        run_slot = 0;
+      guint32 *out = (guint32 *) (void *) (data + (gsize) r * stride);
 
-      for (gint c = 0; c < w; c++, k++)
+      if (r + 1 < h)
+        cover_row (f, r + 1, w, next, next_slot);
+      else
+        memset (next, 0, (gsize) w * sizeof *next);
+      for (gint c = 0; c < w; c++)
         {
-          gfloat cov;
-          guint8 slot;
+          gfloat a;
 
-          run += diff[c];
-          if (f->run_slot[k])
-            run_slot = f->run_slot[k];
-          cov = f->cover[k] + run;
-          slot = f->point_slot[k] ? f->point_slot[k] : run_slot;
-          if (cov < 0.5f / 255 || slot == 0)
+          if (cur[c] < empty)
+            {
+              out[c] = 0;
+              carry[c] = 0;
+              continue;
+            }
+          carry[c] += MIN (cur[c], 1.0f);
+          if (next[c] < empty)
+            {
+              a = MIN (carry[c], 1.0f);
+              carry[c] = 0;
+            }
+          else
+            {
+              a = carry[c] >= 0.5f ? 1.0f : 0.0f;
+              carry[c] -= a;
+            }
+          if (a < empty)
             {
               out[c] = 0;
               continue;
             }
-          /* opacity is coverage: a pixel 30% live shows 30% colour */
-          out[c] = premul[(slot - 1) * 256 + (guint) lround (255 * MIN (1.0f, cov))];
+          /* opacity is coverage, gathered: a column 30% live shows 30% colour */
+          out[c] = premul[(cur_slot[c] - 1) * 256 + (guint) lround (255 * a)];
           any = TRUE;
         }
+      { gfloat *t = cur; cur = next; next = t; }
+      { guint8 *t = cur_slot; cur_slot = next_slot; next_slot = t; }
     }
   cairo_surface_mark_dirty (img);
   if (any)
