@@ -34,7 +34,22 @@ static const char *const order_names[] = {
   "size-latest",
 };
 
+/* for explain: the trace keeps these pointers, so they are static */
+static const char *const order_rules[] = {
+  "best-of's winner, size order: largest first (ties in first appearance)",
+  "best-of's winner, conflict order: the most lifetime-overlapping tensors first (ties: larger "
+  "first)",
+  "best-of's winner, conflict-size order: the largest conflicts × size first (ties: larger first)",
+  "best-of's winner, duration order: the longest lifetime first (ties in first appearance)",
+  "best-of's winner, area order: the largest size × lifetime first (ties in first appearance)",
+  "best-of's winner, start order: the earliest start first (ties: larger first)",
+  "best-of's winner, the given order",
+  "best-of's winner, size order: largest first (ties: the longer lifetime first)",
+  "best-of's winner, size order: largest first (ties: the last to appear first)",
+};
+
 G_STATIC_ASSERT (G_N_ELEMENTS (order_names) == MP_BEST_OF_N_ORDERS);
+G_STATIC_ASSERT (G_N_ELEMENTS (order_rules) == MP_BEST_OF_N_ORDERS);
 
 const char *
 mp_best_of_order_name (MpBestOfOrder order)
@@ -293,10 +308,8 @@ mp_planner_best_of (const MpGraph *graph, const MpLifetimes *lifetimes,
     {
       /* the winner again, its decisions recorded */
       g_autofree guint *order = mp_best_of_order (plan->records, n, times, member / 2);
-      g_autofree char  *rule = g_strdup_printf ("the best of %u members: %s order",
-                                                MP_BEST_OF_N_MEMBERS, order_names[member / 2]);
 
-      mp_decision_trace_rules (options->trace, rule,
+      mp_decision_trace_rules (options->trace, order_rules[member / 2],
                                member % 2 ? MP_RULE_SMALLEST_GAP
                                           : "each into the lowest gap between the placed "
                                             "tensors that overlap it in time that holds it, "

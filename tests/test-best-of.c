@@ -330,6 +330,31 @@ test_real_instances (void)
     }
 }
 
+/* explain: the trace holds the winner's decisions, one per tensor, under
+ * its order's rule, and the same offsets as the untraced plan. */
+static void
+test_traced (void)
+{
+  static const TestRecord recs[] = { { 45, 2, 2 }, { 30, 0, 0 }, { 15, 1, 2 },
+                                     { 12, 1, 1 }, { 10, 0, 1 }, { 5, 1, 1 } };
+  g_autoptr (MpGraph)         graph = test_graph_from_records (recs, G_N_ELEMENTS (recs));
+  g_autoptr (MpLifetimes)     lt = mp_lifetimes_compute (graph, NULL, NULL);
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
+  MpPlannerOptions            opts = { .trace = trace };
+  g_autoptr (GError)          error = NULL;
+  g_autoptr (MpPlan)          traced = mp_planner_run (mp_planner_lookup ("best-of"), graph, lt,
+                                                       &opts, NULL, &error);
+  g_autoptr (MpPlan)          plain = test_run_planner ("best-of", graph, lt);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (traced->note, ==, "size + first-fit");
+  g_assert_cmpstr (trace->order_rule, ==,
+                   "best-of's winner, size order: largest first (ties in first appearance)");
+  g_assert_cmpuint (mp_decision_trace_n_steps (trace), ==, G_N_ELEMENTS (recs));
+  g_assert_cmpmem (traced->offsets, sizeof (guint64) * G_N_ELEMENTS (recs), plain->offsets,
+                   sizeof (guint64) * G_N_ELEMENTS (recs));
+}
+
 static void
 test_cancelled (void)
 {
@@ -357,6 +382,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/planner/best-of/members-are-planners", test_members_are_planners);
   g_test_add_func ("/analysis/planner/best-of/planner", test_planner);
   g_test_add_func ("/analysis/planner/best-of/real-instances", test_real_instances);
+  g_test_add_func ("/analysis/planner/best-of/traced", test_traced);
   g_test_add_func ("/analysis/planner/best-of/cancelled", test_cancelled);
   return g_test_run ();
 }
