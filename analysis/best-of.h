@@ -24,6 +24,9 @@ typedef enum
 } MpBestOfOrder;
 
 #define MP_BEST_OF_N_MEMBERS (MP_BEST_OF_N_ORDERS * 2)
+/* Members run at most this many at a time: each holds its own offsets and
+ * time index (memory-estimate.c counts four). */
+#define MP_BEST_OF_MAX_THREADS 4
 
 /* A member: order member / 2 with first fit (even) or best fit (odd). */
 const char *mp_best_of_order_name (MpBestOfOrder order);

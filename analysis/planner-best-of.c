@@ -256,9 +256,7 @@ mp_best_of_place (const MpUsage *records, guint n, guint n_steps, const gint64 *
                   GError **error)
 {
   Portfolio p = { records, n, n_steps, times, cancellable };
-  /* at most four members at a time: each holds its own offsets and index
-   * (memory-estimate.c counts four) */
-  guint     n_threads = MIN ((guint) g_get_num_processors (), 4);
+  guint     n_threads = MIN ((guint) g_get_num_processors (), MP_BEST_OF_MAX_THREADS);
 
   g_mutex_init (&p.lock);
   /* a few thousand records take less than starting threads costs */

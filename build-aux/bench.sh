@@ -59,7 +59,7 @@ if [ -x "$build/tests/test-planner-first-fit" ]; then
   echo "== first-fit against TensorFlow Lite Micro's GreedyMemoryPlanner (offset for offset)"
   "$build/tests/test-planner-first-fit" -p /analysis/planner/first-fit/matches-tflm | grep '^ok'
 fi
-echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS resnet50/pangu-2.6B"
+echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS"
 r=tests/data/real
 real="data/minimalloc/A.1048576.csv data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv
   data/minimalloc/D.1048576.csv data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv

@@ -217,9 +217,8 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
       g_autoptr (MpPlan) plan = NULL;
       gint64               began = g_get_monotonic_time ();
       gboolean             portfolio = g_str_equal (info->name, "best-of");
-      gint64               expect = portfolio ? longest * MP_BEST_OF_N_MEMBERS /
-                                                  MAX (g_get_num_processors (), 1)
-                                              : longest;
+      gint                 threads = CLAMP (g_get_num_processors (), 1, MP_BEST_OF_MAX_THREADS);
+      gint64               expect = portfolio ? longest * MP_BEST_OF_N_MEMBERS / threads : longest;
 
       /* the next one is likely to take as long as the slowest so far */
       if (k > 0 && began + expect > cutoff)
