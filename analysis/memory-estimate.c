@@ -32,6 +32,8 @@ static const struct
   { "naive", 32 },         { "greedy-by-size", 208 }, { "greedy-by-breadth", 256 },
   { "partition", 128 },    { "multistream", 264 },    { "best-fit", 240 },
   { "optimal", 320 },
+  /* four members at a time, each with its own offsets, order and index */
+  { "best-of", 720 },
 };
 /* a planner not in the table (a new one) is taken as the costliest */
 #define PLAN_DEFAULT_PER_RECORD 320

@@ -83,6 +83,8 @@ MpPlan *mp_planner_best_fit       (const MpGraph *, const MpLifetimes *, const M
                                    GCancellable *, GError **);
 MpPlan *mp_planner_first_fit      (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
+MpPlan *mp_planner_best_of       (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
+                                   GCancellable *, GError **);
 MpPlan *mp_planner_optimal        (const MpGraph *, const MpLifetimes *, const MpPlannerOptions *,
                                    GCancellable *, GError **);
 

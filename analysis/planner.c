@@ -35,6 +35,11 @@ static const MpPlannerInfo planners[] = {
     "branch and bound over canonical placements with a time budget: proves the plan optimal "
     "or reports its gap to the lower bound (after MiniMalloc, Moffitt 2023)",
     FALSE, mp_planner_optimal, TRUE, MP_PLANNER_SEARCHES },
+  { "best-of", "Best of (portfolio)",
+    "every order (size, conflicts, conflicts × size, duration, area, start, given; size with "
+    "best-fit's and first-fit's ties) with first and best fit, the smallest arena kept (XLA, "
+    "ExecuTorch, TVM USMP, SOMAS, OmniMalloc)",
+    FALSE, mp_planner_best_of },
 };
 
 const MpPlannerInfo *

@@ -3,16 +3,25 @@
 # Every figure the README quotes, in one run (several minutes; best on an idle
 # machine; CPU times move far less than wall times on a shared one):
 #   build-aux/bench.sh [--long] [BUILDDIR]     (default: build)
-# --long adds the exact search's long runs (about 15 minutes more): optimal
-# at 100,000 buffers (random and long-lived) with a 60 s budget, and the
-# minimisation of D with a 600 s budget.
+# --long adds the exact search's long runs (about 18 minutes more): optimal
+# at 100,000 buffers (random and long-lived) and on IOPDDL S, Y and SOMAS
+# pangu-2.6B with a 60 s budget, and the minimisation of D with a 600 s
+# budget. --peers adds OmniMalloc's one-pass
+# heuristics on the same files (build-aux/omnimalloc-bench.py installs it in
+# a throwaway virtual environment; PyPI must be reachable).
+#   build-aux/bench.sh [--long] [--peers] [BUILDDIR]
 set -eu
 cd "$(dirname "$0")/.."
 long=false
-if [ "${1:-}" = "--long" ]; then
-  long=true
+peers=false
+while [ $# -gt 0 ]; do
+  case $1 in
+    --long) long=true ;;
+    --peers) peers=true ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 build=${1:-build}
 cli="$build/cli/memplan-cli"
 [ -x "$cli" ] || { echo "bench: build first ($cli is missing)" >&2; exit 2; }
@@ -50,15 +59,34 @@ if [ -x "$build/tests/test-planner-first-fit" ]; then
   echo "== first-fit against TensorFlow Lite Micro's GreedyMemoryPlanner (offset for offset)"
   "$build/tests/test-planner-first-fit" -p /analysis/planner/first-fit/matches-tflm | grep '^ok'
 fi
-echo "== optimal on the MiniMalloc challenging set"
+echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS"
+r=tests/data/real
+real="data/minimalloc/A.1048576.csv data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv
+  data/minimalloc/D.1048576.csv data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv
+  $r/H.1048576.csv $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv $r/iopddl-G_1.csv.gz
+  $r/somas-resnet50.csv.gz $r/somas-pangu_2.6B.csv.gz $r/iopddl-S_1.csv.gz $r/iopddl-Y_1.csv.gz"
+for f in $real; do
+  "$cli" plan "$f" --planner greedy-by-size,best-fit,first-fit,best-of |
+    grep -E '^[^ ]+: [0-9]+ tensors|^(greedy-by-size|best-fit|first-fit|best-of) |^best-of:'
+done
+if $peers; then
+  echo "== OmniMalloc 1.0.0's one-pass heuristics on the same files (CPU of each call)"
+  # shellcheck disable=SC2086
+  python3 build-aux/omnimalloc-bench.py $real
+fi
+echo "== optimal on the MiniMalloc challenging set (F-K from tests/data/real/)"
 "$cli" bench-optimal --capacity 1048576 data/minimalloc/A.1048576.csv \
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
-  data/minimalloc/E.1048576.csv
+  data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv $r/H.1048576.csv \
+  $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv
 if $long; then
   echo "== optimal at scale: 100,000 buffers, 60 s budget (random, then long-lived)"
   "$cli" gen random --csv -n 100000 -o "$tmp/random-100k.csv"
   "$cli" gen random --csv -n 100000 --lifetimes long -o "$tmp/long-100k.csv"
   "$cli" bench-optimal --time-budget 60 "$tmp/random-100k.csv" "$tmp/long-100k.csv"
+  echo "== optimal at 60 s on the large real instances (IOPDDL S, Y; SOMAS pangu-2.6B): against best-of"
+  "$cli" bench-optimal --time-budget 60 tests/data/real/iopddl-S_1.csv.gz \
+    tests/data/real/iopddl-Y_1.csv.gz tests/data/real/somas-pangu_2.6B.csv.gz
   echo "== minimising D with a 600 s budget"
   "$cli" bench-optimal --time-budget 600 data/minimalloc/D.1048576.csv
   rm -f "$tmp"/*

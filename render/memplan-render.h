@@ -94,7 +94,7 @@ typedef struct
 } MpRgb;
 
 #define MP_PALETTE_N_KEYS 8
-#define MP_PALETTE_N_PLANNERS 9
+#define MP_PALETTE_N_PLANNERS 10
 
 /* Colour-blind safe (Okabe–Ito hues for categories, a viridis-like ramp for
  * size classes), tuned for a light or a dark background. */

@@ -13,13 +13,15 @@
     RGB (0xd55e00), RGB (0xf0e442), RGB (0x999999)
 /* Planners: Paul Tol's "muted" scheme on light backgrounds and his "light"
  * scheme (one hue changed, to keep nine apart) on dark ones, both made for
- * colour-blind readers (P. Tol, "Colour Schemes", SRON/EPS/TN/09-002). */
+ * colour-blind readers (P. Tol, "Colour Schemes", SRON/EPS/TN/09-002); the
+ * tenth (best-of) from his "vibrant" scheme, orange and magenta, the
+ * furthest of it from the others. */
 #define TOL_MUTED                                                                 \
   RGB (0x332288), RGB (0x88ccee), RGB (0x44aa99), RGB (0x117733), RGB (0x999933),  \
-    RGB (0xddcc77), RGB (0xcc6677), RGB (0x882255), RGB (0xaa4499)
+    RGB (0xddcc77), RGB (0xcc6677), RGB (0x882255), RGB (0xee7733), RGB (0xaa4499)
 #define TOL_LIGHT                                                                 \
   RGB (0x77aadd), RGB (0x99ddff), RGB (0x44bb99), RGB (0xbbcc33), RGB (0xeedd88),  \
-    RGB (0xee8866), RGB (0xffaabb), RGB (0xcc99ff), RGB (0xdddddd)
+    RGB (0xee8866), RGB (0xffaabb), RGB (0xcc99ff), RGB (0xee3377), RGB (0xdddddd)
 #define VIRIDIS                                                                   \
   RGB (0x440154), RGB (0x414487), RGB (0x2a788e), RGB (0x22a884), RGB (0x7ad151),  \
     RGB (0xfde725)

@@ -18,10 +18,11 @@ static const TestRecord case3[] = { { 32, 0, 1 }, { 28, 1, 4 }, { 36, 2, 5 }, { 
 static const TestRecord case4[] = { { 56, 1, 1 }, { 40, 0, 1 }, { 64, 1, 1 }, { 152, 0, 0 },
                                     { 20, 1, 1 } };
 
-/* Five buffers where every heuristic, first-fit included, stops at 17 MiB
- * and only the exact search reaches the lower bound, 16 MiB (live at step
- * 0: 5 + 5 + 2 + 4). */
+/* Seven buffers where every heuristic, first-fit and all of best-of's
+ * orders included, stops at 28 MiB and only the exact search reaches the
+ * lower bound, 27 MiB (live at step 3: 6 + 7 + 7 + 7). */
 #define MIB (G_GUINT64_CONSTANT (1) << 20)
-static const TestRecord search_only[] = { { 6 * MIB, 1, 2 }, { 5 * MIB, 0, 0 },
-                                          { 5 * MIB, 0, 1 }, { 2 * MIB, 0, 2 },
-                                          { 4 * MIB, 0, 0 } };
+static const TestRecord search_only[] = { { 6 * MIB, 3, 4 }, { 7 * MIB, 2, 3 },
+                                          { 7 * MIB, 0, 0 }, { 6 * MIB, 0, 0 },
+                                          { 7 * MIB, 3, 3 }, { 8 * MIB, 0, 2 },
+                                          { 7 * MIB, 2, 4 } };

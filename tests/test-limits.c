@@ -466,7 +466,7 @@ test_cli_memory_estimate (void)
   g_assert_cmpstr (err, ==, expected);
   g_clear_pointer (&err, g_free);
   g_clear_pointer (&expected, g_free);
-  expected = g_strdup_printf ("memplan-cli: %s: planning 5 records needs about 9.88 KiB of "
+  expected = g_strdup_printf ("memplan-cli: %s: planning 5 records needs about 12.0 KiB of "
                               "memory, more than the limit of 8.00 KiB set by --max-memory\n",
                               graph);
   g_assert_cmpint (test_run_cli_argv (plan_run, NULL, &err), ==, 2);
@@ -501,7 +501,7 @@ test_cli_memory_estimate_import_exec (void)
     { { "exec", graph, "-b", "cpu", "--max-memory", "1K" }, graph,
       "loading needs about 7.38 KiB of memory, more than the limit of 1.00 KiB" },
     { { "exec", graph, "-b", "cpu", "--max-memory", "8K" }, graph,
-      "planning 5 records needs about 9.88 KiB of memory, more than the limit of 8.00 KiB" },
+      "planning 5 records needs about 12.0 KiB of memory, more than the limit of 8.00 KiB" },
     { { "import", snapshot, "--max-memory", "12Q" }, NULL,
       "--max-memory takes a size such as 512M or 8G, not '12Q'" },
   };

@@ -826,7 +826,7 @@ test_cancelled (void)
           g_assert_no_error (error);
           g_assert_nonnull (plan);
           g_assert_false (plan->proved_optimal);
-          g_assert_cmpuint (plan->arena, ==, 17 * MIB);
+          g_assert_cmpuint (plan->arena, ==, 28 * MIB);
           g_assert_true (mp_plan_judge (hard, NULL, plan));
           continue;
         }

@@ -917,7 +917,7 @@ test_segments (void)
 }
 
 /* Issue 33, item 5: a planner's colour is its own, whatever else is
- * planned, and the nine (eight planners and observed) stay apart for every
+ * planned, and the ten (nine planners and observed) stay apart for every
  * reader: CIE76 distance >= 20 between any two, WCAG contrast >= 1.5 against
  * the background, in each theme. */
 static gdouble

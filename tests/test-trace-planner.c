@@ -614,10 +614,10 @@ test_optimal_summary (void)
   last = &g_array_index (trace->search.incumbents, MpSearchIncumbent,
                          trace->search.incumbents->len - 1);
   g_assert_cmpstr (first->source, ==, "first-fit"); /* runs first: it wins the tie */
-  g_assert_cmpuint (first->arena, ==, 17 * MIB);
+  g_assert_cmpuint (first->arena, ==, 28 * MIB);
   g_assert_cmpstr (last->source, ==, "search");
   g_assert_cmpuint (last->arena, ==, plan->arena);
-  g_assert_cmpuint (plan->arena, ==, 16 * MIB);
+  g_assert_cmpuint (plan->arena, ==, 27 * MIB);
   g_assert_cmpuint (trace->search.prunes->len, ==, 4);
   g_assert_cmpuint (trace->search.nodes, >, 0);
   g_assert_true (trace->search.proved);

@@ -36,7 +36,8 @@ test_04_ties_and_winner (void)
 
   g_assert_cmpint (test_run_cli (&out, NULL, "plan", gpt2, NULL), ==, 0);
   g_assert_nonnull (strstr (out, "\nsmallest arena: greedy-by-size (tied with multistream, "
-                                 "best-fit, first-fit, optimal): 60 B below greedy-by-breadth, "
+                                 "best-fit, first-fit, optimal, best-of): 60 B below "
+                                 "greedy-by-breadth, "
                                  "at the lower bound\n"));
 }
 

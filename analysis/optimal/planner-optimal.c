@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "best-of.h"
 #include "optimal-bounds.h"
 #include "optimal-lns.h"
 #include "optimal-search.h"
@@ -179,8 +180,9 @@ heuristic_plan (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
 }
 
 /* The best plan of the other planners (those that place these very records):
- * the first incumbent. First-fit and partition run first (the tightest on
- * most inputs, and among the quickest); each of the others only when it
+ * the first incumbent. First-fit, the best-of portfolio and partition run
+ * first (the tightest on most inputs; best-of costs its members' time over
+ * the processors); each of the others only when it
  * would end, at the pace of the slowest so far, before half the budget is
  * spent: on shapes where they are slow (100,000 long-lived buffers: 30 s
  * each) the search gets its time, and from names the heuristics left out. */
@@ -201,11 +203,12 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
   quiet.trace = NULL;
   quiet.progress = NULL;
   g_ptr_array_add (order, (gpointer) mp_planner_lookup ("first-fit"));
+  g_ptr_array_add (order, (gpointer) mp_planner_lookup ("best-of"));
   g_ptr_array_add (order, (gpointer) mp_planner_lookup ("partition"));
   for (guint k = 0; k < n_info; k++)
     if (!(infos[k].traits & (MP_PLANNER_SEARCHES | MP_PLANNER_BASELINE)) &&
-        !g_str_equal (infos[k].name, "first-fit") && !g_str_equal (infos[k].name, "partition") &&
-        !(infos[k].needs_ops && !graph->has_ops))
+        !g_str_equal (infos[k].name, "first-fit") && !g_str_equal (infos[k].name, "best-of") &&
+        !g_str_equal (infos[k].name, "partition") && !(infos[k].needs_ops && !graph->has_ops))
       g_ptr_array_add (order, (gpointer) &infos[k]);
 
   for (guint k = 0; k < order->len; k++)
@@ -213,9 +216,12 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
       const MpPlannerInfo *info = order->pdata[k];
       g_autoptr (MpPlan) plan = NULL;
       gint64               began = g_get_monotonic_time ();
+      gboolean             portfolio = g_str_equal (info->name, "best-of");
+      gint                 threads = CLAMP (g_get_num_processors (), 1, MP_BEST_OF_MAX_THREADS);
+      gint64               expect = portfolio ? longest * MP_BEST_OF_N_MEMBERS / threads : longest;
 
       /* the next one is likely to take as long as the slowest so far */
-      if (k > 0 && began + longest > cutoff)
+      if (k > 0 && began + expect > cutoff)
         {
           g_string_append_printf (skipped, "%s%s", skipped->len ? ", " : "", info->name);
           continue;
@@ -231,7 +237,9 @@ best_heuristic (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerOpti
           best_arena = plan->arena;
           memcpy (best, plan->offsets, sizeof (guint64) * lt->n_records);
           g_free (*from);
-          *from = g_strdup (info->name);
+          /* best-of's note names its winning member */
+          *from = portfolio && plan->note ? g_strdup_printf ("%s: %s", info->name, plan->note)
+                                          : g_strdup (info->name);
         }
     }
   if (best_arena == G_MAXUINT64)
