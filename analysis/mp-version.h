@@ -4,7 +4,8 @@
 /* What libmemplan-1 exports. The library is compiled with hidden symbols, so
  * only a declaration marked here is part of its ABI; the mark also says
  * since which version it is there, as GLib's GLIB_AVAILABLE_IN_* do. A
- * public header's every function carries one (the house test checks). */
+ * public header's every function carries one (the house test checks); a
+ * variable's mark stands in for its extern. */
 
 #define MP_API_VERSION 1
 

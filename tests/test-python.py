@@ -211,5 +211,38 @@ class Workload(unittest.TestCase):
             self.assertIn("plan.gif", str(cm.exception))
 
 
+class Examples(unittest.TestCase):
+    """examples/ run with nothing but memplan."""
+
+    def run_example(self, *args):
+        return subprocess.run([sys.executable, os.path.join(SRC, "examples", args[0]), *args[1:]],
+                              capture_output=True, text=True)
+
+    def test_executorch_and_omnimalloc(self):
+        out = self.run_example("executorch_planner.py")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("greedy-by-size  arena  36864 B  offsets [16384, 0, 16384, 0, 32768]",
+                      out.stdout)
+        out = self.run_example("omnimalloc_equivalent.py")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("best-fit offsets of the first five", out.stdout)
+
+    def test_regression_fails_on_growth(self):
+        folder = os.path.join(DATA, "teaching")
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.join(tmp, "base.json")
+            out = self.run_example("regression.py", folder, "--save", base, "--baseline", base)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("PASS", out.stdout)
+            with open(base, encoding="utf-8") as f:
+                arenas = json.load(f)
+            arenas["search-only.csv"]["best-fit"] //= 2
+            with open(base, "w", encoding="utf-8") as f:
+                json.dump(arenas, f)
+            out = self.run_example("regression.py", folder, "--baseline", base)
+            self.assertEqual(out.returncode, 1, out.stderr)
+            self.assertIn("GREW search-only.csv: best-fit: arena", out.stdout)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
