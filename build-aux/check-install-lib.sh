@@ -15,7 +15,7 @@ trap 'rm -rf "$dest"' EXIT
 skip () { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 abs () { case $1 in /*) echo "$dest$1" ;; *) echo "$dest$prefix/$1" ;; esac; }
 
-echo "1..10"
+echo "1..11"
 check "meson install --destdir" meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
 lib=$(abs "$libdir")
 inc=$dest$prefix/include/memplan-1
@@ -23,6 +23,8 @@ data=$(abs "$datadir")/memplan
 check "libmemplan-1.so.0 installed with its soname" sh -c \
   "readelf -d '$lib/libmemplan-1.so.0' | grep -q 'SONAME.*\\[libmemplan-1.so.0\\]'"
 # only the marked API is exported: no internal engine function, no protobuf-c
+check "the API reference installed, naming mp_workload_open" \
+  grep -q 'id="mp_workload_open"' "$(abs "$datadir")/doc/memplan-1/memplan-1-api.html"
 check "libmemplan-1 exports mp_* functions only" sh -c \
   "nm -D --defined-only '$lib/libmemplan-1.so.0' | awk '{print \$3}' | grep -v '^mp_' | \
    grep -v '^_' | { ! grep .; }"
