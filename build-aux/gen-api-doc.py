@@ -10,6 +10,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import c_decls  # noqa: E402 (beside this script)
+
 out_path, headers = sys.argv[1], sys.argv[2:]
 # the umbrella headers first, then the rest by name
 ORDER = ["memplan-analysis.h", "workload.h", "buffers.h", "memplan-render.h", "mp-version.h"]
@@ -17,10 +20,6 @@ headers.sort(key=lambda p: (ORDER.index(os.path.basename(p)) if os.path.basename
                             else len(ORDER), os.path.basename(p)))
 SKIP_LINE_RE = re.compile(r"^\s*(#\s*(pragma|include|if|endif|else|error)\b|G_BEGIN_DECLS|"
                           r"G_END_DECLS|G_DEFINE_AUTO\w*\s*\(.*\)\s*$)")
-
-
-def blank(m):
-    return re.sub(r"[^\n]", " ", m.group(0))
 
 
 def comment_text(raw):
@@ -33,23 +32,7 @@ def comment_text(raw):
 def blocks(text):
     """('intro', comment) for the file's opening comment, then (comment, code)
     per top-level declaration or #define."""
-    s = re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
-    s = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", blank, s, flags=re.M)
-    s = re.sub(r"^[ \t]*G_[A-Z_]+\b[^;\n]*$", blank, s, flags=re.M)
-    spans, depth, start = [], 0, None
-    for i, c in enumerate(s):
-        if start is None and not c.isspace():
-            start = i
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0 and s[start:i].lstrip().startswith("static"):
-                spans.append((start, i + 1))
-                start = None
-        elif c == ";" and depth == 0:
-            spans.append((start, i + 1))
-            start = None
+    spans = [(a, b) for a, b, _ in c_decls.spans(text)]
     out, prev = [], 0
     for n, (a, b) in enumerate(spans + [(len(text), len(text))]):
         gap = text[prev:a]

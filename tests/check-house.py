@@ -256,33 +256,17 @@ for top in FRONT_ENDS:
 
 # ---- 4. every public declaration is exported ----
 
-MACRO_LINE_RE = re.compile(r"^[ \t]*(G_BEGIN_DECLS|G_END_DECLS|G_[A-Z_]+[ \t]*\([^;\n]*\))[ \t]*$",
-                           re.M)
-
-
-def blank(m):
-    return re.sub(r"[^\n]", " ", m.group(0))
+sys.path.insert(0, os.path.join(src, "build-aux"))
+import c_decls  # noqa: E402 (found through the source root)
 
 
 def top_level_statements(text):
-    """(line, statement) of each top-level declaration; comments,
-    preprocessor lines and G_* macro lines blanked, offsets kept."""
-    s = re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
-    s = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", blank, s, flags=re.M)
-    s = MACRO_LINE_RE.sub(blank, s)
-    depth, start = 0, None
-    for i, c in enumerate(s):
-        if start is None and not c.isspace():
-            start = i
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0 and s[start:i].lstrip().startswith("static"):
-                start = None  # a static inline function: nothing to export
-        elif c == ";" and depth == 0:
-            yield s.count("\n", 0, start) + 1, " ".join(s[start:i].split())
-            start = None
+    """(line, statement) of each top-level declaration but static inline
+    functions (nothing to export), its words joined by single spaces."""
+    s = c_decls.structure(text)
+    for start, end, inline in c_decls.spans(text):
+        if not inline:
+            yield s.count("\n", 0, start) + 1, " ".join(s[start:end - 1].split())
 
 
 def declared_symbol(stmt):
