@@ -8,6 +8,7 @@ message, and a million buffers are planned. Standard library only.
 import array
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -212,7 +213,21 @@ class Workload(unittest.TestCase):
 
 
 class Examples(unittest.TestCase):
-    """examples/ run with nothing but memplan."""
+    """examples/ and the README's Python block run with nothing but memplan."""
+
+    def test_readme(self):
+        with open(os.path.join(SRC, "README.md"), encoding="utf-8") as f:
+            block = re.search(r"<!-- python-example -->\s*```python\n(.*?)```", f.read(), re.S)
+        self.assertIsNotNone(block, "README.md has no '<!-- python-example -->' block")
+        with tempfile.TemporaryDirectory() as tmp:
+            os.symlink(os.path.abspath(DATA), os.path.join(tmp, "data"))
+            out = subprocess.run([sys.executable, "-c", block.group(1)], cwd=tmp,
+                                 capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertTrue(os.path.getsize(os.path.join(tmp, "plans.svg")) > 0)
+        self.assertEqual(out.stdout.splitlines()[:4],
+                         ["array('q', [20, 0, 20])", "30 30 valid True",
+                          "array('q', [0, 64, 0])", "30"])
 
     def run_example(self, *args):
         return subprocess.run([sys.executable, os.path.join(SRC, "examples", args[0]), *args[1:]],
