@@ -15,7 +15,7 @@ trap 'rm -rf "$dest"' EXIT
 skip () { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 abs () { case $1 in /*) echo "$dest$1" ;; *) echo "$dest$prefix/$1" ;; esac; }
 
-echo "1..11"
+echo "1..12"
 check "meson install --destdir" meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
 lib=$(abs "$libdir")
 inc=$dest$prefix/include/memplan-1
@@ -28,7 +28,12 @@ check "the API reference installed, naming mp_workload_open" \
 check "libmemplan-1 exports mp_* functions only" sh -c \
   "nm -D --defined-only '$lib/libmemplan-1.so.0' | awk '{print \$3}' | grep -v '^mp_' | \
    grep -v '^_' | { ! grep .; }"
-# the front-ends are clients: every engine function they call is exported
+# the programs are clients: they link the library, and every engine
+# function their code calls is exported
+bin=$dest$prefix/bin
+check "the installed memplan-cli (and memplan) link libmemplan-1.so.0" sh -c \
+  "for p in '$bin/memplan-cli' '$bin/memplan'; do [ -f \$p ] || continue; \
+     readelf -d \$p | grep -q 'NEEDED.*\\[libmemplan-1.so.0\\]' || { echo \$p; exit 1; }; done"
 undefined=$(for a in cli/libmemplan-cli.a exec/libmemplan-exec.a app/libmemplan-gui.a \
                      cli/memplan-cli.p/main.c.o; do
               [ -f "$build/$a" ] && nm -u "$build/$a"
