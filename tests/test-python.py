@@ -69,6 +69,8 @@ class Buffers(unittest.TestCase):
         want = memplan.plan([(10, 0, 2), (20, 1, 3)]).offsets
         self.assertEqual(memplan.plan([Buf(10, 0, 2), Buf(20, 1, 3)]).offsets, want)
         self.assertEqual(memplan.plan(b for b in [(10, 0, 2), [20, 1, 3]]).offsets, want)
+        empty = memplan.plan([])
+        self.assertEqual((len(empty.offsets), empty.arena, empty.valid), (0, 0, True))
 
     def test_all(self):
         results = memplan.plan([(10, 0, 2), (20, 1, 3)], planner="all", time_budget=1)
