@@ -319,9 +319,10 @@ result_new (MpWorkload *w, const MpPlan *plan)
   return result;
 }
 
-/* Runs infos on w without the GIL. */
+/* Runs infos on w without the GIL; lock (a Workload's) keeps two Python
+ * threads from running the same workload at once. */
 static MpPlanRun *
-run_planners (MpWorkload *w, GPtrArray *infos, gdouble time_budget)
+run_planners (MpWorkload *w, GPtrArray *infos, gdouble time_budget, GMutex *lock)
 {
   MpRunOptions     options = { 0 };
   g_autoptr (GError) error = NULL;
@@ -330,8 +331,12 @@ run_planners (MpWorkload *w, GPtrArray *infos, gdouble time_budget)
   options.planner.time_budget = time_budget;
   options.n_threads = infos->len > 1 ? 0 : 1;
   Py_BEGIN_ALLOW_THREADS
+  if (lock)
+    g_mutex_lock (lock);
   run = mp_workload_run (w, (const MpPlannerInfo * const *) infos->pdata, infos->len, &options,
                          NULL, &error);
+  if (lock)
+    g_mutex_unlock (lock);
   Py_END_ALLOW_THREADS
   if (!run)
     raise_gerror (error);
@@ -443,7 +448,7 @@ memplan_plan (PyObject *self, PyObject *args, PyObject *kwargs)
     return NULL;
   w = workload_from_buffers (&b, alignment);
   buffers_clear (&b);
-  if (!w || !(run = run_planners (w, infos, budget)))
+  if (!w || !(run = run_planners (w, infos, budget, NULL)))
     return NULL;
   return results_new (w, run, single);
 }
@@ -515,6 +520,7 @@ typedef struct
 {
   PyObject_HEAD
   MpWorkload *w;
+  GMutex      lock;
 } WorkloadObject;
 
 static PyTypeObject workload_type;
@@ -523,6 +529,7 @@ static void
 workload_dealloc (WorkloadObject *self)
 {
   g_clear_pointer (&self->w, mp_workload_unref);
+  g_mutex_clear (&self->lock);
   Py_TYPE (self)->tp_free ((PyObject *) self);
 }
 
@@ -541,7 +548,7 @@ workload_plan (WorkloadObject *self, PyObject *args, PyObject *kwargs)
   infos = planners_from_object (planner, "first-fit", &single);
   if (!infos || !time_budget_from_object (budget_obj, &budget))
     return NULL;
-  if (!(run = run_planners (self->w, infos, budget)))
+  if (!(run = run_planners (self->w, infos, budget, &self->lock)))
     return NULL;
   return results_new (self->w, run, single);
 }
@@ -555,7 +562,7 @@ workload_run_named (WorkloadObject *self, PyObject *planners)
 
   if (!(infos = planners_from_object (planners, "all", &single)))
     return NULL;
-  return run_planners (self->w, infos, 0);
+  return run_planners (self->w, infos, 0, &self->lock);
 }
 
 static PyObject *
@@ -767,6 +774,7 @@ memplan_open (PyObject *self, PyObject *args, PyObject *kwargs)
       return NULL;
     }
   obj->w = w;
+  g_mutex_init (&obj->lock);
   return (PyObject *) obj;
 }
 

@@ -186,6 +186,19 @@ class Workload(unittest.TestCase):
                     if planner != "multistream":
                         self.assertEqual(w.lower_bound, want["lower_bound"])
 
+    def test_threads(self):
+        # one workload planned from two threads at once: its runs take turns
+        w = memplan.open(os.path.join(DATA, "default.json"))
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(
+            list(w.plan("best-fit").offsets))) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(len(results), 4)
+        self.assertTrue(all(r == results[0] for r in results))
+
     def test_tensors(self):
         w = memplan.open(os.path.join(DATA, "default.json"))
         self.assertEqual((w.name, w.format), ("encoder-4x512", "memplan graph"))
