@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 /* Decision traces: what a planner did for each tensor, in the order it
  * placed them, for teaching (memplan-cli explain, the app's step-through).
  *
@@ -112,11 +114,15 @@ struct _MpDecisionTrace
   GArray         *busy;              /* scratch span union of the tracing path */
 };
 
+MP_AVAILABLE_IN_1_0
 MpDecisionTrace *mp_decision_trace_new    (void);
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_free   (MpDecisionTrace *trace);
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_reset  (MpDecisionTrace *trace);
 /* Fills what is known only at the end (partition offsets, the arena after
  * each step); mp_planner_run calls it. */
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_finish (MpDecisionTrace *trace, const MpPlan *plan);
 
 static inline const MpDecisionStep *
@@ -143,6 +149,7 @@ mp_decision_trace_candidate (const MpDecisionTrace *trace, const MpDecisionStep 
  * order they were opened, each as large as the member that opened it.
  * FALSE when the trace is inconsistent (a record twice or out of range, an
  * unknown partition, a full replay that leaves a record out). */
+MP_AVAILABLE_IN_1_0
 gboolean     mp_decision_trace_replay (const MpDecisionTrace *trace,
                                    const MpUsage     *records,
                                    guint              n_records,
@@ -152,12 +159,14 @@ gboolean     mp_decision_trace_replay (const MpDecisionTrace *trace,
 
 /* One step in words: "conv3_out (3.1 MiB, steps 12–19): 2 gaps fit; the
  * smallest, at 6.0 MiB, wastes 0.4 MiB". */
+MP_AVAILABLE_IN_1_0
 char        *mp_decision_trace_explain_step (const MpDecisionTrace *trace,
                                          const MpGraph     *graph,
                                          const MpPlan      *plan,
                                          guint              k);
 /* The whole trace: a header (planner, order rule), one numbered line per
  * step with the arena after it, the search summary, the result. */
+MP_AVAILABLE_IN_1_0
 char        *mp_decision_trace_explain      (const MpDecisionTrace *trace,
                                          const MpGraph     *graph,
                                          const MpPlan      *plan);
@@ -168,14 +177,17 @@ char        *mp_decision_trace_explain      (const MpDecisionTrace *trace,
  * and search.proved at the end. It must run the heuristics that give its
  * first incumbent with a copy of the options whose trace is NULL, or their
  * steps land in its trace. */
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_search_incumbent (MpDecisionTrace *trace,
                                              gdouble      seconds,
                                              guint64      nodes,
                                              guint64      arena,
                                              const char  *source);
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_search_prune     (MpDecisionTrace *trace,
                                              const char  *reason,
                                              guint64      count);
+MP_AVAILABLE_IN_1_0
 void         mp_decision_trace_search_bound     (MpDecisionTrace *trace,
                                              guint64      value,
                                              const char  *proof);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <stdio.h>
 #include <glib.h>
 
@@ -25,20 +27,24 @@ typedef enum
 } MpOutputKind;
 
 /* What the rule does with an existing node of this st_mode. */
+MP_AVAILABLE_IN_1_0
 MpOutputKind mp_output_kind_of (guint mode);
 
+MP_AVAILABLE_IN_1_0
 gboolean mp_write_file_atomic (const char *path, const char *contents, gssize length,
                                GError **error);
 /* Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT that remove the
  * temporary files of writes in progress, then die of the signal (programs
  * call it once; a signal ignored by the parent stays ignored). SIGKILL
  * cannot be caught: its leftover is named memplan-*.tmp. */
+MP_AVAILABLE_IN_1_0
 void     mp_remove_temp_files_on_signal (void);
 
 /* The same for output too large to hold: fill writes it to out (the
  * temporary file is renamed over path only when fill returns TRUE and every
  * write succeeded). NULL or "-" is standard output. */
 typedef gboolean (*MpFileFill) (FILE *out, gpointer data);
+MP_AVAILABLE_IN_1_0
 gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data, GError **error);
 
 /* The whole file in memory, or what it inflates to when it is gzip
@@ -51,25 +57,33 @@ gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data,
  * Errors name the file. */
 #define MP_MAX_INFLATED_SIZE ((gsize) G_MAXINT)
 
+MP_AVAILABLE_IN_1_0
 gboolean mp_read_file         (const char *path, char **contents, gsize *length, GError **error);
 /* Where the readers' notes go (zero padding after gzip data, ignored as
  * gzip -d does): text is one line without the path. NULL: g_debug. */
 typedef void (*MpFileNoteFunc) (const char *path, const char *text);
+MP_AVAILABLE_IN_1_0
 void     mp_file_set_note_func (MpFileNoteFunc func);
 /* At most max leading bytes, inflated when gzip, for sniffing a format;
  * FALSE when the file cannot be read. */
+MP_AVAILABLE_IN_1_0
 gboolean mp_read_file_head    (const char *path, gsize max, char **contents, gsize *length);
+MP_AVAILABLE_IN_1_0
 gboolean mp_file_is_gzip      (const char *path);
 /* fopen (path, "rb"), except that a pipe or FIFO (a shell's <(…),
  * /dev/stdin from a pipe) is read whole on its first open and each open
  * reads those bytes again (formats are sniffed before they are read), and
  * a device or socket is refused. */
+MP_AVAILABLE_IN_1_0
 FILE    *mp_file_open_input   (const char *path, GError **error);
 /* The name's suffix with a trailing ".gz" ignored: "x.csv.gz" has ".csv". */
+MP_AVAILABLE_IN_1_0
 gboolean mp_file_has_suffix   (const char *path, const char *suffix);
 
 /* Human units for tables and titles: "1.31 MiB", "250 µs". */
+MP_AVAILABLE_IN_1_0
 char    *mp_format_bytes      (guint64 bytes);
+MP_AVAILABLE_IN_1_0
 char    *mp_format_seconds    (gdouble seconds);
 
 G_END_DECLS

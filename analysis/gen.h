@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -24,12 +26,14 @@ typedef struct
 } MpGenRandomOptions;
 
 /* "random", "long" or "staircase"; FALSE for anything else. */
+MP_AVAILABLE_IN_1_0
 gboolean mp_gen_lifetimes_from_string (const char *name, MpGenLifetimes *lifetimes);
 
 /* A random graph with realistic lifetimes: most tensors are read by the next
  * one to three ops, a few live for thousands of steps (skip connections,
  * saved activations), so the live set stays in the low thousands at any size.
  * Returns memplan.graph/1 JSON, or MiniMalloc CSV when csv is TRUE. */
+MP_AVAILABLE_IN_1_0
 char *mp_gen_random (const MpGenRandomOptions *options, gboolean csv, gsize *length);
 
 /* The model zoo: well-known architectures op by op with their published
@@ -50,9 +54,11 @@ typedef struct
   const char *description;
 } MpGenZooModel;
 
+MP_AVAILABLE_IN_1_0
 const MpGenZooModel *mp_gen_zoo_models (guint *n_models);
 /* memplan.graph/1 JSON of a model; an unknown model or an option the model
  * does not take is an error. */
+MP_AVAILABLE_IN_1_0
 char *mp_gen_zoo (const char *model, const MpGenZooOptions *options, gsize *length,
                   GError **error);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -84,46 +86,66 @@ typedef struct
   GDestroyNotify origins_free;
 } MpGraph;
 
+MP_AVAILABLE_IN_1_0
 MpGraph    *mp_graph_new           (const char *name);
+MP_AVAILABLE_IN_1_0
 void        mp_graph_free          (MpGraph *graph);
+MP_AVAILABLE_IN_1_0
 gint        mp_graph_find_tensor   (const MpGraph *graph, const char *name);
+MP_AVAILABLE_IN_1_0
 gint        mp_graph_find_op       (const MpGraph *graph, const char *name);
+MP_AVAILABLE_IN_1_0
 guint       mp_graph_n_streams     (const MpGraph *graph);
+MP_AVAILABLE_IN_1_0
 gint        mp_graph_view_root     (const MpGraph *graph, guint tensor, guint64 *offset);
 
+MP_AVAILABLE_IN_1_0
 const char *mp_tensor_kind_to_string (MpTensorKind kind);
+MP_AVAILABLE_IN_1_0
 gboolean    mp_tensor_kind_from_string (const char *str, MpTensorKind *kind);
+MP_AVAILABLE_IN_1_0
 const char *mp_dtype_to_string     (MpDType dtype);
+MP_AVAILABLE_IN_1_0
 gboolean    mp_dtype_from_string   (const char *str, MpDType *dtype);
+MP_AVAILABLE_IN_1_0
 guint       mp_dtype_size          (MpDType dtype);
 
 /* The one alignment rule, for every reader and for the lifetimes: a power of
  * two from 1 to MP_MAX_ALIGNMENT. */
 #define MP_MAX_ALIGNMENT (G_GUINT64_CONSTANT (1) << 30)
+MP_AVAILABLE_IN_1_0
 gboolean    mp_alignment_valid     (guint64 alignment);
 /* The one message for an alignment that breaks the rule, wherever it was
  * given: "WHAT must be a power of two from 1 to 2^30, got VALUE". */
+MP_AVAILABLE_IN_1_0
 char       *mp_alignment_message   (const char *what, const char *value);
 /* The rule as a file's error ("PATH: alignment must be …"). */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_graph_check_alignment (guint64 alignment, const char *path, GError **error);
 /* Streams a graph may use: an op's "stream" is from 0 to MP_MAX_STREAMS - 1. */
 #define MP_MAX_STREAMS 1024
 
 /* Loaders: every error names the file and the tensor or op at fault. Any
  * input by its content: input.h; opened and planned: workload.h. */
+MP_AVAILABLE_IN_1_0
 MpGraph    *mp_graph_load_json     (const char *path, GError **error);
+MP_AVAILABLE_IN_1_0
 MpGraph    *mp_graph_parse_json    (const char *data, gsize length, const char *path, GError **error);
+MP_AVAILABLE_IN_1_0
 MpGraph    *mp_graph_parse_csv     (const char *data, gsize length, const char *path,
                                     guint64 **offsets_out, GError **error);
 
 /* The graph as memplan.graph/1 JSON text (a graph with ops). */
+MP_AVAILABLE_IN_1_0
 char       *mp_graph_to_json       (const MpGraph *graph);
 
 /* Elements in the params (bytes for a param without a dtype); their bytes
  * in *bytes when not NULL. */
+MP_AVAILABLE_IN_1_0
 guint64     mp_graph_count_params  (const MpGraph *graph, guint64 *bytes);
 
 /* Checks the finished graph: names, producers, views. Loaders call it. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_graph_check         (MpGraph *graph, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpGraph, mp_graph_free)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "graph.h"
 #include "onnx.h"
 #include "trace.h"
@@ -24,15 +26,18 @@ typedef struct
   MpOnnxOptions  onnx;  /* symbolic dimensions, views or copies */
 } MpInputOptions;
 
+MP_AVAILABLE_IN_1_0
 const char *mp_input_format_name (MpInputFormat format);
 
 /* The one recogniser: what data (the start of path, gzip inflated) holds,
  * by its content; FALSE, with an error saying what each format would
  * need, for none of them. The loaders, the memory estimate and the suites
  * all ask it. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_input_sniff       (const char *data, gsize length, const char *path,
                                   MpInputFormat *format, GError **error);
 /* The same for a file's first bytes; FALSE for an unreadable file too. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_input_sniff_file  (const char *path, MpInputFormat *format);
 
 /* What a file holds once read: a graph (with ops, or usage records) and, for
@@ -50,9 +55,12 @@ typedef struct
  * name is read as ONNX, so that a broken model gets the ONNX reader's
  * reason). options NULL: the defaults. A file that is none of the formats
  * gets an error saying what each would need. */
+MP_AVAILABLE_IN_1_0
 MpInput *mp_input_load  (const char *path, const MpInputOptions *options, GError **error);
+MP_AVAILABLE_IN_1_0
 MpInput *mp_input_parse (const char *data, gsize length, const char *path,
                          const MpInputOptions *options, GError **error);
+MP_AVAILABLE_IN_1_0
 void     mp_input_free  (MpInput *input);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpInput, mp_input_free)

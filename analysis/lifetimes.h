@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "graph.h"
 
 G_BEGIN_DECLS
@@ -39,12 +41,15 @@ typedef struct
   gint    *record_of;   /* per graph tensor: its record (a view: its root's), or -1 */
 } MpLifetimes;
 
+MP_AVAILABLE_IN_1_0
 MpLifetimes *mp_lifetimes_compute     (const MpGraph           *graph,
                                        const MpLifetimeOptions *options,
                                        GError                 **error);
+MP_AVAILABLE_IN_1_0
 void         mp_lifetimes_free        (MpLifetimes *lifetimes);
 
 /* Max over steps of the sum of live bytes; fills live (n_steps) when given. */
+MP_AVAILABLE_IN_1_0
 guint64      mp_usage_lower_bound     (const MpUsage *records,
                                        guint          n_records,
                                        guint          n_steps,
@@ -53,6 +58,7 @@ guint64      mp_usage_lower_bound     (const MpUsage *records,
 
 /* A record's lifetime in the user's own units: op indices for a graph, the
  * file's time stamps for usage records (whose steps are ranks). */
+MP_AVAILABLE_IN_1_0
 void         mp_usage_times           (const MpGraph *graph,
                                        const MpUsage *record,
                                        gint64        *first,

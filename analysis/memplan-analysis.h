@@ -5,8 +5,10 @@
  * judge each plan (workload.h), write what came out, and the suites, reports
  * and generators. Loaders, lifetimes and the validator stay behind the
  * workload; tests include their own headers. */
+#include "mp-version.h"
 #include "mp-error.h"
 #include "workload.h"
+#include "buffers.h"
 #include "file-util.h"
 #include "text-util.h"
 #include "memory-estimate.h"

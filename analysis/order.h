@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <gio/gio.h>
 #include "graph.h"
 
@@ -22,9 +24,12 @@ typedef enum
   MP_ORDER_N
 } MpOrderMethod;
 
+MP_AVAILABLE_IN_1_0
 const char *mp_order_method_name        (MpOrderMethod method);
+MP_AVAILABLE_IN_1_0
 gboolean    mp_order_method_from_string (const char *str, MpOrderMethod *method);
 /* The names a user may type, joined by sep. */
+MP_AVAILABLE_IN_1_0
 char       *mp_order_method_names       (const char *sep);
 
 typedef struct
@@ -56,29 +61,35 @@ typedef struct
 /* Fails with MP_ANALYSIS_ERROR_UNSUPPORTED on a graph without ops (usage
  * records, traces: their order is what happened) and on a cancelled search
  * with G_IO_ERROR_CANCELLED. */
+MP_AVAILABLE_IN_1_0
 MpOrderResult *mp_order_compute      (const MpGraph        *graph,
                                       MpOrderMethod         method,
                                       const MpOrderOptions *options,
                                       GError              **error);
+MP_AVAILABLE_IN_1_0
 void           mp_order_result_free  (MpOrderResult *result);
 
 /* Peak of live bytes of graph's ops run in order (given indices); live
  * (n_ops entries) gets the live bytes at each step when not NULL. */
+MP_AVAILABLE_IN_1_0
 guint64        mp_order_peak         (const MpGraph *graph,
                                       const guint   *order,
                                       gboolean       plan_inputs,
                                       guint64       *live);
 /* Checks that order is a permutation of the ops that keeps every dependency
  * and, with several streams, each stream's order; the error names the op. */
+MP_AVAILABLE_IN_1_0
 gboolean       mp_order_check        (const MpGraph *graph,
                                       const guint   *order,
                                       GError       **error);
 /* A copy of graph with its ops in order (checked as above). */
+MP_AVAILABLE_IN_1_0
 MpGraph       *mp_graph_reorder      (const MpGraph *graph,
                                       const guint   *order,
                                       GError       **error);
 
 /* In words: which ops moved and what that saved at the peak (explain). */
+MP_AVAILABLE_IN_1_0
 char          *mp_order_explain      (const MpGraph       *graph,
                                       const MpOrderResult *result,
                                       gboolean             plan_inputs);

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
  * the rule never picks (invalid, racing where it refuses them, empty),
  * smallest arena first. Ties keep the given order. order receives n_plans
  * indices into plans; returns how many the rule ranked. */
+MP_AVAILABLE_IN_1_0
 guint mp_plans_rank (MpPlan * const *plans, guint n_plans, guint *order);
 
 G_END_DECLS

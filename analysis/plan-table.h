@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "plan.h"
 
 G_BEGIN_DECLS
@@ -32,12 +34,16 @@ typedef struct
   gboolean     numeric;  /* right-aligned figures */
 } MpPlanColumnInfo;
 
+MP_AVAILABLE_IN_1_0
 const MpPlanColumnInfo *mp_plan_column_info   (MpPlanColumn column);
 /* The column whose id is id, or NULL. */
+MP_AVAILABLE_IN_1_0
 const MpPlanColumnInfo *mp_plan_column_lookup (const char *id);
 /* The cell's words (newly allocated). */
+MP_AVAILABLE_IN_1_0
 char                   *mp_plan_cell          (const MpPlan *plan, MpPlanColumn column);
 /* Whether the cell tells a failure, for the front-ends that mark it. */
+MP_AVAILABLE_IN_1_0
 gboolean                mp_plan_cell_fails    (const MpPlan *plan, MpPlanColumn column);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "lifetimes.h"
 #include "schedule.h"
 
@@ -52,12 +54,18 @@ typedef struct
   char    *concurrent_problem;
 } MpPlan;
 
+MP_AVAILABLE_IN_1_0
 MpPlan  *mp_plan_new            (const char *planner, const MpLifetimes *lifetimes);
+MP_AVAILABLE_IN_1_0
 MpPlan  *mp_plan_new_records    (const char *planner, const MpUsage *records, guint n_records,
                                  guint n_steps, guint64 alignment);
+MP_AVAILABLE_IN_1_0
 void     mp_plan_free           (MpPlan *plan);
+MP_AVAILABLE_IN_1_0
 void     mp_plan_finish         (MpPlan *plan); /* arena = max(offset + bytes) */
+MP_AVAILABLE_IN_1_0
 gdouble  mp_plan_ratio          (const MpPlan *plan);
+MP_AVAILABLE_IN_1_0
 gdouble  mp_plan_fragmentation  (const MpPlan *plan);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpPlan, mp_plan_free)

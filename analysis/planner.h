@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <gio/gio.h>
 #include "plan.h"
 #include "decision-trace.h"
@@ -25,6 +27,7 @@ typedef struct
 typedef void (*MpSearchProgressFunc) (const MpSearchProgress *progress, gpointer data);
 
 /* "2.0 s, best 1.50 MiB, 4.17% above the lower bound 1.44 MiB, 1234 nodes" */
+MP_AVAILABLE_IN_1_0
 char *mp_search_progress_format (const MpSearchProgress *progress);
 
 typedef struct
@@ -66,17 +69,23 @@ typedef struct
   MpPlannerTraits traits;
 } MpPlannerInfo;
 
+MP_AVAILABLE_IN_1_0
 const MpPlannerInfo *mp_planners        (guint *n_planners);
+MP_AVAILABLE_IN_1_0
 const MpPlannerInfo *mp_planner_lookup  (const char *name);
+MP_AVAILABLE_IN_1_0
 char                *mp_planner_names   (const char *separator);
 /* The traits of the planner that made plan (MP_PLANNER_OBSERVED for a
  * trace's observed plan; 0 for a plan file's unknown planner). */
+MP_AVAILABLE_IN_1_0
 MpPlannerTraits      mp_plan_traits     (const MpPlan *plan);
 /* A heuristic whose decisions can be watched one buffer at a time: neither
  * the baseline, nor a search, nor an allocator's trace. */
+MP_AVAILABLE_IN_1_0
 gboolean             mp_plan_is_heuristic (const MpPlan *plan);
 
 /* Runs the planner, times it, fills lower bound and arena. */
+MP_AVAILABLE_IN_1_0
 MpPlan              *mp_planner_run     (const MpPlannerInfo    *info,
                                          const MpGraph          *graph,
                                          const MpLifetimes      *lifetimes,
@@ -85,7 +94,9 @@ MpPlan              *mp_planner_run     (const MpPlannerInfo    *info,
                                          GError                **error);
 
 /* Record-level cores, reusable by other planners. Both return the arena. */
+MP_AVAILABLE_IN_1_0
 guint64 mp_place_naive          (const MpUsage *records, guint n, guint64 *offsets);
+MP_AVAILABLE_IN_1_0
 guint64 mp_place_greedy_by_size (const MpUsage *records, guint n, guint n_steps, guint64 *offsets);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "lifetimes.h"
 
 G_BEGIN_DECLS
@@ -25,19 +27,24 @@ typedef struct
   guint   *group_ops;   /* ops of each group, in op order */
 } MpSchedule;
 
+MP_AVAILABLE_IN_1_0
 MpSchedule *mp_schedule_sequential (const MpGraph *graph);
+MP_AVAILABLE_IN_1_0
 MpSchedule *mp_schedule_parallel   (const MpGraph *graph, guint max_parallel_ops);
+MP_AVAILABLE_IN_1_0
 void        mp_schedule_free       (MpSchedule *schedule);
 
 /* The lifetimes of records' tensors measured in the schedule's groups: a new
  * array, same order and sizes, first and last replaced (inputs live from the
  * first group, outputs to the last, views extend their root). */
+MP_AVAILABLE_IN_1_0
 MpUsage    *mp_schedule_usage      (const MpSchedule *schedule,
                                     const MpGraph    *graph,
                                     const MpUsage    *records,
                                     guint             n_records);
 
 /* "ops 'a', 'b' and 3 more" for the ops of a group, for messages. */
+MP_AVAILABLE_IN_1_0
 char       *mp_schedule_describe_group (const MpSchedule *schedule,
                                         const MpGraph    *graph,
                                         guint             group);

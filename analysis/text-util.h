@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -14,10 +16,13 @@ G_BEGIN_DECLS
  * function for display; files have their own (CSV quoting, XML-valid SVG). */
 
 /* A name inline: newlines and tabs escaped too. */
+MP_AVAILABLE_IN_1_0
 char     *mp_escape_name         (const char *name);
 /* Lines of text: newlines and tabs kept. */
+MP_AVAILABLE_IN_1_0
 char     *mp_escape_text         (const char *text);
 /* Whether text needs either (so that clean text is not copied). */
+MP_AVAILABLE_IN_1_0
 gboolean  mp_text_has_control    (const char *text, gboolean keep_lines);
 
 /* A CSV field as RFC 4180 writes it: in double quotes, its quotes doubled,

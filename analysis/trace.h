@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "plan.h"
 
 G_BEGIN_DECLS
@@ -83,21 +85,28 @@ typedef struct
 
 /* device: "cuda:N" or "cpu"; NULL picks the first CUDA device with events,
  * else the CPU. */
+MP_AVAILABLE_IN_1_0
 MpTrace      *mp_trace_parse          (const char *data, gsize length, const char *path,
                                        const char *device, GError **error);
+MP_AVAILABLE_IN_1_0
 MpTrace      *mp_trace_load           (const char *path, const char *device, GError **error);
+MP_AVAILABLE_IN_1_0
 MpTrace      *mp_trace_load_full      (const char *path, const MpTraceOptions *options,
                                        GError **error);
+MP_AVAILABLE_IN_1_0
 MpTrace      *mp_trace_parse_full     (const char *data, gsize length, const char *path,
                                        const MpTraceOptions *options, GError **error);
 /* Refuses output that would expand the texts the file shares between
  * allocations past trace->text_limit (a few KB of pickle memo references
  * must not become gigabytes of JSON). */
+MP_AVAILABLE_IN_1_0
 gboolean      mp_trace_check_expansion (const MpTrace *trace, GError **error);
 /* Bytes (and, where lines is not NULL, lines) of the ops, modules and stack
  * frames that writing every allocation out expands to; counting stops once
  * past cap. */
+MP_AVAILABLE_IN_1_0
 guint64       mp_trace_site_text      (const MpTrace *trace, guint64 cap, guint64 *lines);
+MP_AVAILABLE_IN_1_0
 void          mp_trace_free           (MpTrace *trace);
 
 /* Where the memory went, per op (innermost op of each allocation; in a
@@ -111,27 +120,34 @@ typedef struct
 } MpTraceOpUse;
 
 /* An array of MpTraceOpUse (it frees their names). */
+MP_AVAILABLE_IN_1_0
 GArray       *mp_trace_by_op          (const MpTrace *trace);
 /* The same per module path (with_modules), "(no module)" where the trace
  * has none; MpTraceOpUse.op holds the module. */
+MP_AVAILABLE_IN_1_0
 GArray       *mp_trace_by_module      (const MpTrace *trace);
+MP_AVAILABLE_IN_1_0
 gboolean      mp_trace_has_modules    (const MpTrace *trace);
 
 /* Who allocated a tensor of a graph imported from a trace, for a tooltip:
  * "aten::addmm in MLP_0.Linear_0 at 0x1000" then the op stack and the
  * Python frames, one per line (at most max_lines of them); NULL for a tensor
  * of any other graph. */
+MP_AVAILABLE_IN_1_0
 char         *mp_trace_describe_origin (const MpGraph *graph, guint tensor, guint max_lines);
 
 /* The allocator's layout as a plan named "observed" over lifetimes of
  * trace->graph; its note gives the reserved peak. */
+MP_AVAILABLE_IN_1_0
 MpPlan       *mp_trace_observed_plan  (const MpTrace *trace, const MpLifetimes *lifetimes);
 
 /* What `import` writes (trace-write.c): memplan.trace/1 JSON with every
  * allocation's address, lifetime, observed offset, op and frames; or
  * MiniMalloc CSV records whose offset column is the allocator's layout. */
+MP_AVAILABLE_IN_1_0
 char         *mp_trace_to_json        (const MpTrace *trace, const MpGraph *graph,
                                        const MpLifetimes *lifetimes);
+MP_AVAILABLE_IN_1_0
 char         *mp_trace_to_csv         (const MpTrace *trace, const MpGraph *graph);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTrace, mp_trace_free)

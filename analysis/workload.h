@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <gio/gio.h>
 #include "input.h"
 #include "memory-estimate.h"
@@ -49,30 +51,37 @@ typedef struct
   MpGraph       *given_graph;
 } MpWorkload;
 
+MP_AVAILABLE_IN_1_0
 MpWorkload *mp_workload_open       (const char              *path,
                                     const MpWorkloadOptions *options,
                                     GError                 **error);
 /* The same for an input already read (taken over). */
+MP_AVAILABLE_IN_1_0
 MpWorkload *mp_workload_new_from_input (MpInput                 *input,
                                         const MpWorkloadOptions *options,
                                         GError                 **error);
 /* The same for a graph made in memory (taken over). */
+MP_AVAILABLE_IN_1_0
 MpWorkload *mp_workload_new        (MpGraph                 *graph,
                                     const MpWorkloadOptions *options,
                                     GError                 **error);
+MP_AVAILABLE_IN_1_0
 MpWorkload *mp_workload_ref        (MpWorkload *workload);
+MP_AVAILABLE_IN_1_0
 void        mp_workload_unref      (MpWorkload *workload);
 
 /* Runs one planner and judges its plan (no memory check: mp_workload_run
  * makes it). A planner that cannot run on this input (one that needs ops, on
  * usage records) fails with MP_ANALYSIS_ERROR_UNSUPPORTED and says why; a
  * cancelled run with G_IO_ERROR_CANCELLED. */
+MP_AVAILABLE_IN_1_0
 MpPlan     *mp_workload_plan       (MpWorkload             *workload,
                                     const MpPlannerInfo    *info,
                                     const MpPlannerOptions *options,
                                     GCancellable           *cancellable,
                                     GError                **error);
 /* Judges a plan made elsewhere (a plan file) by the same rule. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_workload_judge      (MpWorkload *workload, MpPlan *plan);
 
 /* Several planners: the one planner loop of every front-end. */
@@ -142,6 +151,7 @@ typedef struct
  * that they fit in the memory limit (MP_ANALYSIS_ERROR_MEMORY); a planner
  * that cannot run on this input is skipped with its reason; a cancelled run
  * fails with G_IO_ERROR_CANCELLED. options NULL: one thread, no progress. */
+MP_AVAILABLE_IN_1_0
 MpPlanRun  *mp_workload_run        (MpWorkload                *workload,
                                     const MpPlannerInfo * const *infos,
                                     guint                      n_infos,
@@ -150,6 +160,7 @@ MpPlanRun  *mp_workload_run        (MpWorkload                *workload,
                                     GError                   **error);
 /* The same on a worker thread; progress is called on the caller's thread
  * default main context. */
+MP_AVAILABLE_IN_1_0
 void        mp_workload_run_async  (MpWorkload                *workload,
                                     const MpPlannerInfo * const *infos,
                                     guint                      n_infos,
@@ -157,13 +168,17 @@ void        mp_workload_run_async  (MpWorkload                *workload,
                                     GCancellable              *cancellable,
                                     GAsyncReadyCallback        callback,
                                     gpointer                   user_data);
+MP_AVAILABLE_IN_1_0
 MpPlanRun  *mp_workload_run_finish (GAsyncResult              *result,
                                     GError                   **error);
+MP_AVAILABLE_IN_1_0
 void        mp_plan_run_free       (MpPlanRun *run);
+MP_AVAILABLE_IN_1_0
 MpPlan     *mp_plan_run_find       (const MpPlanRun *run, const char *planner);
 
 /* The memory planning infos would need on workload, above what loading it
  * took: refused past the workload's limit with MP_ANALYSIS_ERROR_MEMORY. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_workload_check_memory (MpWorkload                *workload,
                                       const MpPlannerInfo * const *infos,
                                       guint                      n_infos,

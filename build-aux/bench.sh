@@ -54,6 +54,13 @@ measure "$cli" plan "$tmp/records.csv" --planner "$heuristics" -f json -o "$tmp/
 "$cli" gen random -n 1000000 -o "$tmp/graph.json"
 printf 'graph (JSON; all seven): '
 measure "$cli" plan "$tmp/graph.json" --planner "$heuristics" -f json -o "$tmp/plan.json"
+# the library from Python (issue 32): the same 1,000,000 records as
+# (size, start, end) tuples through memplan.plan, against the CLI's own
+# planning time, and what `import memplan` adds to an interpreter's start
+if [ -f "$build/python/memplan.cpython"*.so ]; then
+  echo "== memplan.plan of 1,000,000 tuples (greedy-by-size) and import memplan"
+  PYTHONPATH="$build/python" python3 build-aux/bench-python.py "$cli" "$tmp/records.csv"
+fi
 rm -f "$tmp"/*
 if [ -x "$build/tests/test-planner-first-fit" ]; then
   echo "== first-fit against TensorFlow Lite Micro's GreedyMemoryPlanner (offset for offset)"

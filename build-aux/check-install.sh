@@ -10,18 +10,8 @@ build=$1 src=$2 prefix=$3 bindir=$4 datadir=$5 mandir=$6
 dest=$(mktemp -d "${TMPDIR:-/tmp}/memplan-install-XXXXXX")
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/memplan-scratch-XXXXXX")
 trap 'rm -rf "$dest" "$scratch"' EXIT
-n=0 failed=0
-check () { # NAME COMMAND…: one TAP line
-  name=$1; shift
-  n=$((n + 1))
-  if out=$("$@" 2>&1); then
-    echo "ok $n $name"
-  else
-    echo "not ok $n $name"
-    printf '%s\n' "$out" | sed 's/^/# /'
-    failed=1
-  fi
-}
+# shellcheck source=build-aux/tap-check.sh
+. "$(dirname "$0")/tap-check.sh"
 
 echo "1..13"
 check "meson install --destdir" meson install -C "$build" --destdir "$dest" --no-rebuild --quiet

@@ -13,7 +13,8 @@ what=${1:-run}
 packages="meson ninja-build pkg-config gcc libglib2.0-dev libjson-c-dev libgtk-4-dev
 libcairo2-dev libpango1.0-dev zlib1g-dev libxml2-utils xvfb xauth dbus dbus-x11 python3
 clang libclang-rt-14-dev valgrind appstream desktop-file-utils shared-mime-info gettext man-db
-protobuf-c-compiler libprotobuf-c-dev libonnx-dev libprotobuf-dev protobuf-compiler g++"
+protobuf-c-compiler libprotobuf-c-dev libonnx-dev libprotobuf-dev protobuf-compiler g++
+python3-dev python3-mesonpy"
 
 missing=""
 for p in $packages; do

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 /* Drawing plans onto any cairo_t: a window (gtk_snapshot_append_cairo), a
  * PNG, an SVG or a PDF. x = execution step, y = address; every planned
  * buffer is a rectangle from its first to its last step at its offset.
@@ -25,6 +27,7 @@ typedef enum
   MP_RENDER_ERROR_SIZE,   /* width or height out of range */
 } MpRenderError;
 
+MP_AVAILABLE_IN_1_0
 GQuark mp_render_error_quark (void);
 
 typedef enum
@@ -119,9 +122,11 @@ typedef struct
   gdouble dim;        /* share of background mixed into dimmed tensors */
 } MpPalette;
 
+MP_AVAILABLE_IN_1_0
 const MpPalette *mp_palette_get (MpTheme theme);
 /* The colour of the planner that made plan, the same in every picture and
  * on every graph (a plan file's unknown planner: the foreground). */
+MP_AVAILABLE_IN_1_0
 MpRgb            mp_planner_color (const MpPalette *palette, const MpPlan *plan);
 
 /* A rectangle in device units (the cairo_t's user space at identity). */
@@ -148,11 +153,16 @@ typedef struct
  * O(log n) queries, the live-bytes curve of the plan's own records. */
 typedef struct _MpRenderIndex MpRenderIndex;
 
+MP_AVAILABLE_IN_1_0
 MpRenderIndex *mp_render_index_new   (const MpGraph *graph, const MpPlan *plan);
+MP_AVAILABLE_IN_1_0
 void           mp_render_index_free  (MpRenderIndex *index);
+MP_AVAILABLE_IN_1_0
 const MpPlan  *mp_render_index_plan  (const MpRenderIndex *index);
+MP_AVAILABLE_IN_1_0
 const MpGraph *mp_render_index_graph (const MpRenderIndex *index);
 /* The first step where the plan's records are the most bytes live. */
+MP_AVAILABLE_IN_1_0
 guint          mp_render_index_peak_step (const MpRenderIndex *index);
 
 /* For the observed plan of a trace (mp_trace_observed_plan): the caching
@@ -160,30 +170,37 @@ guint          mp_render_index_peak_step (const MpRenderIndex *index);
  * PyTorch's memory_viz segment view) with "segment" in the legend. A trace
  * without an arena (CPU blocks from malloc) has none. The ranges are
  * copied. */
+MP_AVAILABLE_IN_1_0
 void  mp_render_index_set_segments (MpRenderIndex *index, const MpTrace *trace);
+MP_AVAILABLE_IN_1_0
 guint mp_render_index_n_segments   (const MpRenderIndex *index);
 
 /* The plan's place in a figure that ranks plans (mp_plans_rank): its title
  * starts "1.", "2.", …, the winner's with a star; 0 (the default): none. */
+MP_AVAILABLE_IN_1_0
 void  mp_render_index_set_rank     (MpRenderIndex *index, guint rank);
 
 /* The records live at step (index into plan->records), calling func for
  * each: O(log n + k) for k records, in no particular order. */
 typedef void (*MpRecordFunc) (guint record, gpointer user_data);
+MP_AVAILABLE_IN_1_0
 void mp_render_index_foreach_at (const MpRenderIndex *index, guint step, MpRecordFunc func,
                                  gpointer user_data);
 
 /* The full viewport of a plan: steps [0, n_steps), addresses [0, arena
  * plus room for the arena label). */
+MP_AVAILABLE_IN_1_0
 void mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport);
 
 /* One plan filling width × height device units at the cairo_t's current
  * origin. */
+MP_AVAILABLE_IN_1_0
 void mp_render_layout (const MpRenderIndex   *index,
                        const MpRenderOptions *options,
                        gdouble                width,
                        gdouble                height,
                        MpRenderLayout        *layout);
+MP_AVAILABLE_IN_1_0
 void mp_render_plan   (cairo_t               *cr,
                        const MpRenderIndex   *index,
                        const MpRenderOptions *options,
@@ -193,6 +210,7 @@ void mp_render_plan   (cairo_t               *cr,
 /* The record (index into plan->records; its tensor is
  * plan->records[r].tensor) drawn at (x, y), or -1 for free space, the
  * margins or the curve strip. O(log² n). */
+MP_AVAILABLE_IN_1_0
 gint mp_render_hit_test (const MpRenderIndex   *index,
                          const MpRenderOptions *options,
                          gdouble                width,
@@ -200,11 +218,14 @@ gint mp_render_hit_test (const MpRenderIndex   *index,
                          gdouble                x,
                          gdouble                y);
 /* Same, in data coordinates (step, address). */
+MP_AVAILABLE_IN_1_0
 gint mp_render_index_lookup (const MpRenderIndex *index, guint step, guint64 address);
 
 /* Pixel <-> data conversions for a layout's plot. */
+MP_AVAILABLE_IN_1_0
 void mp_render_layout_to_data   (const MpRenderLayout *layout, gdouble x, gdouble y,
                                  gdouble *step, gdouble *address);
+MP_AVAILABLE_IN_1_0
 void mp_render_layout_to_device (const MpRenderLayout *layout, gdouble step, gdouble address,
                                  gdouble *x, gdouble *y);
 
@@ -215,12 +236,14 @@ void mp_render_layout_to_device (const MpRenderLayout *layout, gdouble step, gdo
  * step range applies to all; its address range only with shared_scale
  * (otherwise each plan shows its whole arena). The plans are drawn in the
  * order given: rank them first (mp_plans_rank, mp_render_index_set_rank). */
+MP_AVAILABLE_IN_1_0
 void mp_render_compare_layout (MpRenderIndex * const *indices,
                                guint                  n_indices,
                                const MpRenderOptions *options,
                                gdouble                width,
                                gdouble                height,
                                MpRenderLayout        *layouts /* n_indices */);
+MP_AVAILABLE_IN_1_0
 void mp_render_compare        (cairo_t               *cr,
                                MpRenderIndex * const *indices,
                                guint                  n_indices,
@@ -228,6 +251,7 @@ void mp_render_compare        (cairo_t               *cr,
                                gdouble                width,
                                gdouble                height);
 /* The record at (x, y) and the plan it belongs to (*panel), or -1. */
+MP_AVAILABLE_IN_1_0
 gint mp_render_compare_hit_test (MpRenderIndex * const *indices,
                                  guint                  n_indices,
                                  const MpRenderOptions *options,
@@ -243,12 +267,14 @@ gint mp_render_compare_hit_test (MpRenderIndex * const *indices,
  * and on the step axis, a dot where each plan first reaches its arena. The
  * viewport's step range applies; the byte scale is the largest arena but
  * naive's. The layout gives the plot for pointer conversions. */
+MP_AVAILABLE_IN_1_0
 void mp_render_memory_layout (MpRenderIndex * const *indices,
                               guint                  n_indices,
                               const MpRenderOptions *options,
                               gdouble                width,
                               gdouble                height,
                               MpRenderLayout        *layout);
+MP_AVAILABLE_IN_1_0
 void mp_render_memory        (cairo_t               *cr,
                               MpRenderIndex * const *indices,
                               guint                  n_indices,
@@ -282,17 +308,21 @@ typedef struct
 } MpRenderOutput;
 
 /* The page's size in points; FALSE for MP_PAGE_NONE. */
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_page_size        (MpPageSize page, gdouble *width, gdouble *height);
 /* "a4", "letter" or "none", any case. */
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_page_from_string (const char *str, MpPageSize *page);
 
 /* From the extension (.png, .svg, .pdf, any case); error names the path. */
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_format_from_path (const char *path, MpRenderFormat *format, GError **error);
 
 /* Draws one plan (n_indices == 1) or the comparison figure into a file,
  * atomically: the picture is rendered in memory, then written to a
  * temporary file that is renamed over path, so a failure leaves no file.
  * width and height are pixels (PNG) or points (SVG, PDF). */
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_write_file (const char            *path,
                                MpRenderFormat         format,
                                MpRenderIndex * const *indices,
@@ -302,6 +332,7 @@ gboolean mp_render_write_file (const char            *path,
                                gint                   height,
                                GError               **error);
 /* The same with a page layout (NULL: as mp_render_write_file). */
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_write_output (const char            *path,
                                  MpRenderFormat         format,
                                  MpRenderIndex * const *indices,
@@ -312,7 +343,9 @@ gboolean mp_render_write_output (const char            *path,
                                  gint                   height,
                                  GError               **error);
 
+MP_AVAILABLE_IN_1_0
 const char *mp_color_by_to_string   (MpColorBy color_by);
+MP_AVAILABLE_IN_1_0
 gboolean    mp_color_by_from_string (const char *str, MpColorBy *color_by);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpRenderIndex, mp_render_index_free)
@@ -330,25 +363,30 @@ typedef struct
  * room above it), at least min_gap pixels apart where there is room, and
  * every label in the one unit of the largest ("256 MiB", "512 MiB", or
  * "0.5 GiB", "1 GiB", never both). Returns how many. */
+MP_AVAILABLE_IN_1_0
 guint mp_render_value_ticks (gdouble lo, gdouble top, gdouble pixels, gdouble min_gap,
                              MpTick ticks[MP_MAX_TICKS]);
 
 /* One step numbering everywhere: the plan's steps (op indices for a graph,
  * ranks of the start times for usage records, parallel groups for
  * multistream). The axis label of a step: its number. */
+MP_AVAILABLE_IN_1_0
 char          *mp_render_step_label (const MpRenderIndex *index, guint step);
 /* A step in words for the slider, the status, the live list and tooltips:
  * "step 14 (op fc2)", "step 63 (time 966656 in the file)",
  * "parallel group 3". */
+MP_AVAILABLE_IN_1_0
 char          *mp_render_step_words (const MpRenderIndex *index, guint step);
 
 /* Memory over time of two orders of one graph (--order) on the same axes:
  * the given order's live bytes (n_steps values, one per op) as a line, the
  * chosen order's as an area, both peaks marked and the saving in the
  * legend; and the same written to a PNG, SVG or PDF file. */
+MP_AVAILABLE_IN_1_0
 void     mp_render_order_curves (cairo_t *cr, const guint64 *given, const guint64 *chosen,
                                  guint n_steps, const char *chosen_name,
                                  const MpRenderOptions *options, gdouble width, gdouble height);
+MP_AVAILABLE_IN_1_0
 gboolean mp_render_order_write  (const char *path, MpRenderFormat format, const guint64 *given,
                                  const guint64 *chosen, guint n_steps, const char *chosen_name,
                                  const MpRenderOptions *options, gint width, gint height,

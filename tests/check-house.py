@@ -13,7 +13,10 @@
    can fail for a real reason.
 2. Every source list of every meson.build is sorted.
 3. No file of app/, cli/, render/ or exec/ includes a header internal to
-   another layer (the compile check is the proof; this names the line)."""
+   another layer (the compile check is the proof; this names the line).
+4. Every function and variable declared in a public header of analysis/
+   or render/ (those libmemplan-1 installs) carries MP_AVAILABLE_IN_*: the
+   library hides every other symbol, so an unmarked one would not link."""
 import concurrent.futures
 import json
 import os
@@ -250,6 +253,47 @@ for top in FRONT_ENDS:
                        % (rel(path), line, m.group(1), layer, header[1],
                           header[2] or "use its public header"))
     check(not bad, "%s/ includes no other layer's internal header" % top, "\n".join(bad))
+
+# ---- 4. every public declaration is exported ----
+
+sys.path.insert(0, os.path.join(src, "build-aux"))
+import c_decls  # noqa: E402 (found through the source root)
+
+
+def top_level_statements(text):
+    """(line, statement) of each top-level declaration but static inline
+    functions (nothing to export), its words joined by single spaces."""
+    s = c_decls.structure(text)
+    for start, end, inline in c_decls.spans(text):
+        if not inline:
+            yield s.count("\n", 0, start) + 1, " ".join(s[start:end - 1].split())
+
+
+def declared_symbol(stmt):
+    """The function or variable a statement declares, or None for a type."""
+    if re.match(r"(typedef|struct|enum|union|static)\b", stmt) and "(" not in stmt.split("{")[0]:
+        return None
+    if re.match(r"(typedef|static)\b", stmt):
+        return None
+    m = re.search(r"([A-Za-z_]\w*)\s*\(", stmt)
+    if m and not stmt.startswith("extern"):
+        return m.group(1)
+    m = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\]\s*)?$", stmt)
+    return m.group(1) if m else None
+
+
+for name, (path, guard, _) in sorted(headers.items()):
+    layer = rel(path).split(os.sep)[0]
+    if guard or layer not in ("analysis", "render") or name in ("mp-internal.h", "mp-version.h"):
+        continue
+    bad = []
+    for line, stmt in top_level_statements(read(path)):
+        symbol = declared_symbol(stmt)
+        if symbol and not stmt.startswith("MP_AVAILABLE_IN_"):
+            bad.append("%s:%d: %s is not marked MP_AVAILABLE_IN_1_0 (mp-version.h): the line "
+                       "before it should say so" % (rel(path), line, symbol))
+    check(not bad, "%s: every declaration is exported (MP_AVAILABLE_IN_*)" % rel(path),
+          "\n".join(bad))
 
 print("1..%d" % len(results))
 for n, (ok, name, why) in enumerate(results, 1):

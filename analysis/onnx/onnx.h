@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "graph.h"
 
 G_BEGIN_DECLS
@@ -24,7 +26,9 @@ typedef struct
 
 /* TRUE when data (the start of a file) looks like a serialized ONNX
  * ModelProto: recognised by content, whatever the file is called. */
+MP_AVAILABLE_IN_1_0
 gboolean  mp_onnx_sniff      (const char *data, gsize length);
+MP_AVAILABLE_IN_1_0
 gboolean  mp_onnx_sniff_file (const char *path);
 
 /* Ops are the graph's nodes in file order; tensors are node outputs
@@ -32,9 +36,11 @@ gboolean  mp_onnx_sniff_file (const char *path);
  * read, never their data) and graph outputs. Sizes come from value_info,
  * from ONNX's own shape inference where it is missing. options may be NULL.
  * Built without protobuf-c (-Donnx), both refuse every model saying so. */
+MP_AVAILABLE_IN_1_0
 MpGraph  *mp_onnx_load       (const char          *path,
                               const MpOnnxOptions *options,
                               GError             **error);
+MP_AVAILABLE_IN_1_0
 MpGraph  *mp_onnx_parse      (const char          *data,
                               gsize                length,
                               const char          *path,
@@ -46,6 +52,7 @@ MpGraph  *mp_onnx_parse      (const char          *data,
  * order the file first gives them: what a front-end asks the user to bind
  * before it loads the model. An empty list when every dimension is a
  * number. */
+MP_AVAILABLE_IN_1_0
 char    **mp_onnx_symbolic_dims (const char  *path,
                                  GError     **error);
 

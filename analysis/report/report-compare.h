@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "report.h"
 
 G_BEGIN_DECLS
@@ -81,35 +83,47 @@ typedef struct
   GPtrArray       *notes; /* char *: e.g. "graph 'g': the input file changed" */
 } MpComparison;
 
+MP_AVAILABLE_IN_1_0
 void          mp_compare_options_init (MpCompareOptions *options);
 /* Whether the two reports can be compared at all: made with the same
  * options that change the figures (alignment, inputs planned, parallel
  * groups, ONNX dimensions, op order, the search's budget); FALSE with the
  * difference named otherwise. */
+MP_AVAILABLE_IN_1_0
 gboolean      mp_report_comparable    (const MpReport         *base,
                                        const MpReport         *new_report,
                                        GError                **error);
+MP_AVAILABLE_IN_1_0
 MpComparison *mp_report_compare       (const MpReport         *base,
                                        const MpReport         *new_report,
                                        const MpCompareOptions *options);
+MP_AVAILABLE_IN_1_0
 void          mp_comparison_free      (MpComparison *comparison);
+MP_AVAILABLE_IN_1_0
 gboolean      mp_comparison_failed    (const MpComparison *comparison);
 /* Nothing but MP_CHANGE_UNCHANGED rows, and no time flagged. */
+MP_AVAILABLE_IN_1_0
 gboolean      mp_comparison_unchanged (const MpComparison *comparison);
 
+MP_AVAILABLE_IN_1_0
 const char   *mp_change_to_string      (MpChange change);
+MP_AVAILABLE_IN_1_0
 const char   *mp_time_change_to_string (MpTimeChange time);
 
 /* "0.5%" (or "0.5") -> 0.005; FALSE for anything but a percentage >= 0. */
+MP_AVAILABLE_IN_1_0
 gboolean      mp_parse_percentage     (const char *text, gdouble *value);
 
 /* Output; labels name BASE and NEW (usually their file names). */
+MP_AVAILABLE_IN_1_0
 char         *mp_comparison_to_table    (const MpComparison *comparison,
                                          const char         *base_label,
                                          const char         *new_label);
+MP_AVAILABLE_IN_1_0
 char         *mp_comparison_to_json     (const MpComparison *comparison,
                                          const char         *base_label,
                                          const char         *new_label);
+MP_AVAILABLE_IN_1_0
 char         *mp_comparison_to_markdown (const MpComparison *comparison,
                                          const char         *base_label,
                                          const char         *new_label);

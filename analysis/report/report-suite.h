@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include "report.h"
 
 G_BEGIN_DECLS
@@ -44,16 +46,20 @@ typedef struct
   char    *not_regular; /* scanned: what it is when not a regular file ("a FIFO"), or NULL */
 } MpSuiteFile;
 
+MP_AVAILABLE_IN_1_0
 GPtrArray      *mp_suite_collect   (char **inputs, GError **error);
 
 /* Every planner (const MpPlannerInfo *) but those whose result depends on a
  * wall-clock budget (optimal): two runs of those may differ, so a suite
  * runs them only when they are named. */
+MP_AVAILABLE_IN_1_0
 GPtrArray      *mp_suite_default_planners (void);
 
 /* Starts a report that records the options. */
+MP_AVAILABLE_IN_1_0
 MpReport       *mp_suite_report_new (const MpSuiteOptions *options, char **inputs);
 
+MP_AVAILABLE_IN_1_0
 MpSuiteOutcome  mp_suite_plan_file (MpReport             *report,
                                     const MpSuiteFile    *file,
                                     const MpSuiteOptions *options,
@@ -62,9 +68,11 @@ MpSuiteOutcome  mp_suite_plan_file (MpReport             *report,
 
 /* A suite that writes no report writes no plan files either: removes the
  * --plans files written so far. */
+MP_AVAILABLE_IN_1_0
 void            mp_suite_discard_plans (MpReport *report);
 
 /* path relative to dir when both lie under one top folder, else absolute. */
+MP_AVAILABLE_IN_1_0
 char           *mp_path_relative   (const char *dir, const char *path);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include "mp-version.h"
+
 #include <gio/gio.h>
 #include "plan.h"
 #include "planner.h"
@@ -73,40 +75,56 @@ typedef struct
   GPtrArray  *plan_files;     /* suite --plans: the files written so far, or NULL */
 } MpReport;
 
+MP_AVAILABLE_IN_1_0
 MpReport       *mp_report_new              (void);
+MP_AVAILABLE_IN_1_0
 void            mp_report_free             (MpReport *report);
 
 /* Appends a graph; a name already taken gets " #2", " #3"… appended so that
  * keys stay unique and stable for the same inputs. */
+MP_AVAILABLE_IN_1_0
 MpReportGraph  *mp_report_add_graph        (MpReport *report, const char *name, const char *file);
+MP_AVAILABLE_IN_1_0
 void            mp_report_remove_graph     (MpReport *report, MpReportGraph *graph);
 /* Records a planned (and checked) plan, or a planner that did not run. */
+MP_AVAILABLE_IN_1_0
 MpReportResult *mp_report_graph_add_plan   (MpReportGraph *graph, const MpPlan *plan);
 /* Sets a result's time from n runs: the median and the spread. */
+MP_AVAILABLE_IN_1_0
 void            mp_report_result_set_times (MpReportResult *result,
                                             const gdouble  *seconds,
                                             guint           n);
+MP_AVAILABLE_IN_1_0
 MpReportResult *mp_report_graph_add_missed (MpReportGraph *graph, const char *planner,
                                             MpResultStatus status, const char *why);
 
+MP_AVAILABLE_IN_1_0
 MpReportGraph  *mp_report_find_graph       (const MpReport *report, const char *name);
+MP_AVAILABLE_IN_1_0
 MpReportResult *mp_report_graph_find       (const MpReportGraph *graph, const char *planner);
 /* Result has figures (VALID or INVALID). */
+MP_AVAILABLE_IN_1_0
 gboolean        mp_report_result_planned   (const MpReportResult *result);
+MP_AVAILABLE_IN_1_0
 const char     *mp_result_status_to_string (MpResultStatus status);
 
+MP_AVAILABLE_IN_1_0
 char           *mp_report_to_json          (const MpReport *report);
+MP_AVAILABLE_IN_1_0
 MpReport       *mp_report_parse            (const char *data, gsize length, const char *path,
                                             GError **error);
+MP_AVAILABLE_IN_1_0
 MpReport       *mp_report_load             (const char *path, GError **error);
 /* A graph's file or plans as a path to open: the suite stores them relative
  * to the report's directory (to the current one when it wrote to stdout). */
+MP_AVAILABLE_IN_1_0
 char           *mp_report_resolve          (const MpReport *report, const char *relative);
 
 /* Opens what a row of the report was made from: the workload (with the
  * report's options) and the plans the suite saved (--plans), one MpPlan per
  * planner, judged. Fails, naming the file, when the report has no plans, or
  * when the graph file is no longer the one the report was made from. */
+MP_AVAILABLE_IN_1_0
 GPtrArray      *mp_report_open_plans       (const MpReport       *report,
                                             const MpReportGraph  *graph,
                                             MpWorkload          **workload_out,
