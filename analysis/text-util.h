@@ -28,11 +28,13 @@ gboolean  mp_text_has_control    (const char *text, gboolean keep_lines);
 /* A CSV field as RFC 4180 writes it: in double quotes, its quotes doubled,
  * when it holds a comma, a quote, CR or LF; as it is otherwise. The usage-
  * record reader takes it back unchanged. */
+MP_AVAILABLE_IN_1_0
 char     *mp_csv_field           (const char *text);
 /* Text for XML 1.0 character data or attributes, still to be markup-
  * escaped: the characters XML 1.0 forbids (C0 controls but tab, LF and CR;
  * U+FFFE, U+FFFF) and bytes that are not UTF-8 replaced by U+FFFD, so any
  * XML parser reads the file. */
+MP_AVAILABLE_IN_1_0
 char     *mp_xml_valid_text      (const char *text);
 
 G_END_DECLS

@@ -140,7 +140,7 @@ class Errors(unittest.TestCase):
 
     def test_bad_options(self):
         self.check("unknown planner 'fastest' (known: naive, greedy-by-size, greedy-by-breadth, "
-                   "partition, multistream, best-fit, first-fit, optimal, all)",
+                   "partition, multistream, best-fit, first-fit, optimal, best-of, all)",
                    [(1, 0, 1)], planner="fastest")
         self.check("alignment must be a power of two from 1 to 2^30, got 3",
                    [(1, 0, 1)], alignment=3)
