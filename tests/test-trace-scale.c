@@ -116,11 +116,73 @@ test_gen_trace (void)
   check_generated (mp_gen_torch_trace, 2000, "t.json", "t.json.gz", 2000);
 }
 
+/* A snapshot as Python writes it at each protocol: a frames list the two
+ * entries share (a memo reference), frame dicts shared between stacks, a
+ * free's own stack, an empty device list before the used one. */
+static const char snapshot_py[] =
+  "import pickle, sys\n"
+  "f1 = {'filename': 'model.py', 'line': 7, 'name': 'forward'}\n"
+  "f2 = {'filename': 'train.py', 'line': 40, 'name': 'main'}\n"
+  "stack = [f1, f2]\n"
+  "t = [{'action': 'segment_alloc', 'addr': 4096, 'size': 8192, 'frames': stack},\n"
+  "     {'action': 'alloc', 'addr': 4096, 'size': 512, 'frames': stack},\n"
+  "     {'action': 'alloc', 'addr': 5120, 'size': 256, 'frames': [f2]},\n"
+  "     {'action': 'free_requested', 'addr': 4096, 'size': 512, 'frames': [f2, f1]},\n"
+  "     {'action': 'free_completed', 'addr': 4096, 'size': 512, 'frames': [f2, f1]}]\n"
+  "d = {'segments': [], 'device_traces': [[], t]}\n"
+  "open(sys.argv[2], 'wb').write(pickle.dumps(d, protocol=int(sys.argv[1])))\n";
+
+static void
+test_protocols (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-trace-scale-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "p.pickle", NULL);
+
+  for (guint proto = 2; proto <= 5; proto++)
+    {
+      g_autofree char    *arg = g_strdup_printf ("%u", proto);
+      const char         *argv[] = { "python3", "-c", snapshot_py, arg, path, NULL };
+      gint                status;
+      g_autoptr (GError)  error = NULL;
+      g_autoptr (MpTrace) trace = NULL;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      trace = load (path);
+      g_assert_cmpstr (trace->device, ==, "cuda:1");
+      g_assert_cmpuint (trace->n_events, ==, 5);
+      g_assert_cmpuint (trace->n_allocations, ==, 2);
+      g_assert_cmpuint (trace->live_peak, ==, 768);
+      g_assert_cmpuint (trace->reserved_peak, ==, 8192);
+      g_assert_cmpstr (trace->sites[0].frames, ==, "forward (model.py:7)\nmain (train.py:40)");
+      g_assert_cmpstr (trace->sites[1].frames, ==, "main (train.py:40)");
+    }
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* Protocol 5's out-of-band buffers are not in the file: said so. */
+static void
+test_out_of_band (void)
+{
+  static const char data[] = "\x80\x05\x97.";
+  g_autoptr (GError) error = NULL;
+
+  g_assert_null (mp_trace_parse (data, sizeof data - 1, "oob.pickle", NULL, &error));
+  g_assert_cmpstr (error->message, ==, "oob.pickle: pickle: opcode 0x97 at byte 2 refers to a "
+                   "protocol 5 out-of-band buffer, which lives outside the file; save it again "
+                   "without buffer_callback (pickle.dump's default)");
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/analysis/trace-scale/gen-snapshot", test_gen_snapshot);
   g_test_add_func ("/analysis/trace-scale/gen-trace", test_gen_trace);
+  g_test_add_func ("/analysis/trace-scale/protocols", test_protocols);
+  g_test_add_func ("/analysis/trace-scale/out-of-band", test_out_of_band);
   return g_test_run ();
 }
