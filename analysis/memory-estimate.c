@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "file-util.h"
@@ -97,6 +98,29 @@ mp_memory_estimate_load (const char *path, guint64 file_size)
   return file_size > G_MAXUINT64 / factor ? G_MAXUINT64 : file_size * factor;
 }
 
+/* What a gzip file inflates to, from its trailer (ISIZE: the last
+ * member's size mod 4 GiB; the reader refuses more than 2 GiB anyway); 0
+ * for any other file. The compressed size would let a 13 MB file that
+ * inflates to half a gigabyte past --max-memory. */
+static guint64
+inflated_size (const char *path)
+{
+  g_autoptr (GFile)            file = NULL;
+  g_autoptr (GFileInputStream) in = NULL;
+  guint8                       trailer[4];
+  gsize                        n = 0;
+
+  if (!mp_file_is_gzip (path))
+    return 0;
+  file = g_file_new_for_path (path);
+  if (!(in = g_file_read (file, NULL, NULL)) ||
+      !g_seekable_seek (G_SEEKABLE (in), -4, G_SEEK_END, NULL, NULL) ||
+      !g_input_stream_read_all (G_INPUT_STREAM (in), trailer, 4, &n, NULL, NULL) || n != 4)
+    return 0;
+  return (guint64) trailer[0] | (guint64) trailer[1] << 8 | (guint64) trailer[2] << 16 |
+         (guint64) trailer[3] << 24;
+}
+
 gboolean
 mp_memory_check_load (const char *path, guint64 limit, guint64 *estimate, GError **error)
 {
@@ -106,7 +130,7 @@ mp_memory_check_load (const char *path, guint64 limit, guint64 *estimate, GError
   *estimate = 0;
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
     return TRUE; /* the reader says why */
-  *estimate = mp_memory_estimate_load (path, st.st_size);
+  *estimate = mp_memory_estimate_load (path, MAX ((guint64) st.st_size, inflated_size (path)));
   what = g_strdup_printf ("%s: loading", path);
   return mp_memory_check (what, *estimate, limit, error);
 }

@@ -17,10 +17,17 @@ struct _MpPickle
 typedef struct
 {
   MpPickle      *pickle;
-  const guint8  *data;
-  gsize          length;
-  gsize          pos;
-  gsize          op_pos; /* where the current opcode starts */
+  const guint8  *data;   /* the bytes at hand: the whole input, or a window on a source */
+  gsize          length; /* bytes at hand */
+  gsize          pos;    /* in data */
+  gsize          base;   /* the input's byte at data[0] */
+  gsize          total;  /* the input's size, for limits and messages */
+  MpPickleRead   read;   /* a source, or NULL when data is the whole input */
+  gpointer       read_data;
+  guint8        *window;
+  gsize          window_size;
+  gboolean       eof;
+  gsize          op_pos; /* where the current opcode starts, in the input */
   guint8         op;
   const char    *path;
   GPtrArray     *stack;  /* MpPickleValue *, borrowed */
@@ -164,9 +171,42 @@ fail (Reader *r, GError **error, const char *format, ...)
   return FALSE;
 }
 
+/* Reads from the source until n bytes are at hand or it ends; the window
+ * grows only as bytes arrive, so a length field cannot reserve memory. */
+static gboolean
+fill (Reader *r, gsize n, GError **error)
+{
+  while (r->read && !r->eof && n > r->length - r->pos)
+    {
+      gssize got;
+
+      if (r->pos > 0)
+        {
+          memmove (r->window, r->window + r->pos, r->length - r->pos);
+          r->base += r->pos;
+          r->length -= r->pos;
+          r->pos = 0;
+        }
+      if (r->length == r->window_size)
+        {
+          r->window_size = MAX (r->window_size * 2, 1 << 20);
+          r->window = g_realloc (r->window, r->window_size);
+        }
+      got = r->read (r->read_data, r->window + r->length, r->window_size - r->length, error);
+      if (got < 0)
+        return FALSE;
+      r->eof = got == 0;
+      r->length += got;
+      r->data = r->window;
+    }
+  return TRUE;
+}
+
 static gboolean
 take (Reader *r, gsize n, const guint8 **out, GError **error)
 {
+  if (!fill (r, n, error))
+    return FALSE;
   if (n > r->length - r->pos)
     {
       if (n > 16)
@@ -180,6 +220,17 @@ take (Reader *r, gsize n, const guint8 **out, GError **error)
   *out = r->data + r->pos;
   r->pos += n;
   return TRUE;
+}
+
+static const guint8 *
+find_newline (Reader *r, GError **error)
+{
+  const guint8 *nl;
+
+  while (!(nl = memchr (r->data + r->pos, '\n', r->length - r->pos)))
+    if (!r->read || r->eof || !fill (r, r->length - r->pos + 1, error))
+      return NULL;
+  return nl;
 }
 
 static gboolean
@@ -198,8 +249,10 @@ take_uint (Reader *r, guint n, guint64 *value, GError **error)
 static gboolean
 take_line (Reader *r, char **line, GError **error)
 {
-  const guint8 *nl = memchr (r->data + r->pos, '\n', r->length - r->pos);
+  const guint8 *nl = find_newline (r, error);
 
+  if (nl == NULL && error && *error)
+    return FALSE;
   if (nl == NULL)
     return fail (r, error, "the file is truncated inside opcode 0x%02x at byte %" G_GSIZE_FORMAT,
                  r->op, r->op_pos);
@@ -392,7 +445,7 @@ reduce (Reader *r, GError **error)
           if (src->items->len > r->copies_left)
             return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " copies %u items, more than "
                          "a file of %" G_GSIZE_FORMAT " bytes may (%d per byte of input): the "
-                         "file amplifies itself", r->op_pos, src->items->len, r->length,
+                         "file amplifies itself", r->op_pos, src->items->len, r->total,
                          MP_PICKLE_COPIES_PER_BYTE);
           r->copies_left -= src->items->len;
         }
@@ -536,10 +589,12 @@ step (Reader *r, gboolean *done, GError **error)
   MpPickleValue *v, *container;
   guint          from;
 
-  r->op_pos = r->pos;
+  if (!fill (r, 1, error))
+    return FALSE;
+  r->op_pos = r->base + r->pos;
   if (r->pos >= r->length)
     return fail (r, error, "the file ends at byte %" G_GSIZE_FORMAT " before the STOP opcode",
-                 r->pos);
+                 r->op_pos);
   r->op = r->data[r->pos++];
   switch (r->op)
     {
@@ -753,40 +808,65 @@ step (Reader *r, gboolean *done, GError **error)
     }
 }
 
-MpPickle *
-mp_pickle_parse_stream (const char *data, gsize length, const char *path, MpPickleSink sink,
-                        gpointer sink_data, GError **error)
+static MpPickle *
+parse (Reader *r, GError **error)
 {
   g_autoptr (MpPickle) pickle = g_new0 (MpPickle, 1);
-  Reader   r = { 0 };
-  gboolean done = FALSE, ok = TRUE;
+  gboolean done = FALSE, ok;
 
-  pickle->reader = &r;
-  r.sink = sink;
-  r.sink_data = sink_data;
-  r.pickle = pickle;
-  r.data = (const guint8 *) data;
-  r.length = length;
-  r.path = path;
-  r.stack = g_ptr_array_new ();
-  r.marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  r.memo = g_ptr_array_new ();
-  r.memo_far = g_hash_table_new (NULL, NULL);
-  r.copies_left = (guint64) length * MP_PICKLE_COPIES_PER_BYTE;
+  pickle->reader = r;
+  r->pickle = pickle;
+  r->stack = g_ptr_array_new ();
+  r->marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->memo = g_ptr_array_new ();
+  r->memo_far = g_hash_table_new (NULL, NULL);
+  r->copies_left = (guint64) r->total * MP_PICKLE_COPIES_PER_BYTE;
 
-  if (length < 2 || r.data[0] != 0x80)
-    ok = fail (&r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
+  ok = fill (r, 2, error);
+  if (ok && (r->length < 2 || r->data[0] != 0x80))
+    ok = fail (r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
   while (ok && !done)
-    ok = step (&r, &done, error);
-  g_ptr_array_unref (r.stack);
-  g_array_unref (r.marks);
+    ok = step (r, &done, error);
+  g_ptr_array_unref (r->stack);
+  g_array_unref (r->marks);
   /* what the stack and the memo still hold goes with the pickle */
-  g_ptr_array_unref (r.memo);
-  g_hash_table_unref (r.memo_far);
+  g_ptr_array_unref (r->memo);
+  g_hash_table_unref (r->memo_far);
+  g_free (r->window);
   pickle->reader = NULL;
   if (!ok)
     return NULL;
   return g_steal_pointer (&pickle);
+}
+
+MpPickle *
+mp_pickle_parse_stream (const char *data, gsize length, const char *path, MpPickleSink sink,
+                        gpointer sink_data, GError **error)
+{
+  Reader r = { 0 };
+
+  r.data = (const guint8 *) data;
+  r.length = r.total = length;
+  r.path = path;
+  r.sink = sink;
+  r.sink_data = sink_data;
+  return parse (&r, error);
+}
+
+MpPickle *
+mp_pickle_parse_source (MpPickleRead read, gpointer read_data, gsize total, const char *path,
+                        MpPickleSink sink, gpointer sink_data, GError **error)
+{
+  Reader r = { 0 };
+
+  r.read = read;
+  r.read_data = read_data;
+  r.data = (const guint8 *) "";
+  r.total = total;
+  r.path = path;
+  r.sink = sink;
+  r.sink_data = sink_data;
+  return parse (&r, error);
 }
 
 MpPickle *

@@ -87,6 +87,15 @@ typedef MpPickleSinkResult (*MpPickleSink) (MpPickle *pickle, MpPickleValue *lis
 MpPickle            *mp_pickle_parse_stream (const char *data, gsize length, const char *path,
                                              MpPickleSink sink, gpointer sink_data,
                                              GError **error);
+/* The same from a source read in pieces (a file, a gzip stream): only a
+ * window of it is held. read returns the bytes it put in buf (at most n),
+ * 0 at the end, -1 with error set. total is the input's size as far as
+ * known (the file's), for the limits that scale with it. */
+typedef gssize (*MpPickleRead) (gpointer read_data, guint8 *buf, gsize n, GError **error);
+
+MpPickle            *mp_pickle_parse_source (MpPickleRead read, gpointer read_data, gsize total,
+                                             const char *path, MpPickleSink sink,
+                                             gpointer sink_data, GError **error);
 /* During a sink's call: value is done with; later memo references to it
  * read as MP_PICKLE_CONSUMED carrying text (which must outlive the
  * MpPickle), and its memory goes once nothing else holds it. */

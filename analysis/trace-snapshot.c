@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "graph-private.h"
@@ -368,16 +370,43 @@ parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file
   return TRUE;
 }
 
-TraceFile *
-mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
+typedef struct
+{
+  const char *data; /* the whole input, or NULL: read from in */
+  gsize       length;
+  FILE       *in;
+  const char *path;
+} Input;
+
+static gssize
+read_input (gpointer data, guint8 *buf, gsize n, GError **error)
+{
+  Input *input = data;
+  gsize  got = fread (buf, 1, n, input->in);
+
+  if (got == 0 && ferror (input->in))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, input->path, "cannot read the file: %s",
+                         g_strerror (errno));
+      return -1;
+    }
+  return got;
+}
+
+static TraceFile *
+read_snapshot (Input *input, const char *path, GError **error)
 {
   g_autoptr (MpPickle)   pickle = NULL;
-  g_autoptr (TraceFile)  file = mp_trace_file_new (path, length);
+  g_autoptr (TraceFile)  file = mp_trace_file_new (path, input->length);
   g_autoptr (GHashTable) lists = g_hash_table_new_full (NULL, NULL, NULL, list_entries_free);
   Reader                 r = { file, path, NULL, lists };
   const MpPickleValue  *root, *traces, *segments;
 
-  pickle = mp_pickle_parse_stream (data, length, path, take_entry, &r, error);
+  if (input->data)
+    pickle = mp_pickle_parse_stream (input->data, input->length, path, take_entry, &r, error);
+  else
+    pickle = mp_pickle_parse_source (read_input, input, input->length, path, take_entry, &r,
+                                     error);
   if (pickle == NULL)
     return NULL;
   root = mp_pickle_root (pickle);
@@ -431,4 +460,20 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
   if (segments && !parse_segments (segments, path, file, error))
     return NULL;
   return g_steal_pointer (&file);
+}
+
+TraceFile *
+mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
+{
+  Input input = { data, length, NULL, path };
+
+  return read_snapshot (&input, path, error);
+}
+
+TraceFile *
+mp_trace_read_snapshot (FILE *in, gsize length, const char *path, GError **error)
+{
+  Input input = { NULL, length, in, path };
+
+  return read_snapshot (&input, path, error);
 }

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
+#include "file-util.h"
 #include "graph-private.h"
 #include "plan-io.h"
 #include "planner.h"
@@ -707,11 +712,48 @@ mp_trace_parse (const char *data, gsize length, const char *path, const char *de
   return mp_trace_parse_full (data, length, path, &options, error);
 }
 
+/* A plain snapshot is read as it goes, never held whole (a gzip one is
+ * inflated first: its reader checks every member and what follows). */
+static MpTrace *
+load_snapshot_stream (const char *path, const MpTraceOptions *options, GError **error)
+{
+  static const MpTraceOptions defaults = { NULL, FALSE };
+  g_autoptr (TraceFile)       file = NULL;
+  FILE                       *in = fopen (path, "rb");
+  GStatBuf                    st;
+
+  if (in == NULL || fstat (fileno (in), &st) != 0)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
+                         g_strerror (errno));
+      if (in)
+        fclose (in);
+      return NULL;
+    }
+  file = mp_trace_read_snapshot (in, st.st_size, path, error);
+  fclose (in);
+  if (file == NULL)
+    return NULL;
+  return build (file, MP_TRACE_FORMAT_SNAPSHOT, options ? options : &defaults, error);
+}
+
+gboolean
+mp_trace_streams (const char *path)
+{
+  MpInputFormat format;
+
+  return !mp_file_is_gzip (path) && mp_input_sniff_file (path, &format) &&
+         format == MP_INPUT_SNAPSHOT;
+}
+
 MpTrace *
 mp_trace_load_full (const char *path, const MpTraceOptions *options, GError **error)
 {
   g_autofree char *data = NULL;
   gsize            length;
+
+  if (mp_trace_streams (path))
+    return load_snapshot_stream (path, options, error);
 
   if (!mp_read_file (path, &data, &length, error))
     return NULL;

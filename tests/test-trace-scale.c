@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 
 #include "memplan-analysis.h"
+#include "file-util.h"
 #include "gen.h"
+#include "memory-estimate.h"
+#include "trace-private.h"
 #include "test-util.h"
 
 /* Traces at the size people have them (issue 31): the generators behind
@@ -97,6 +101,25 @@ test_gen_snapshot (void)
       }
   g_assert_cmpuint (with_frames, ==, trace->n_allocations);
   g_assert_cmpuint (trace->n_allocations, >, 1000);
+  g_assert_true (mp_trace_streams (path));
+
+  /* read as it goes, a cut file fails as the same file held whole does */
+  {
+    g_autofree char *data = NULL;
+    gsize            length;
+
+    g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+    for (gsize cut = 1; cut < length; cut = cut * 3 + 7)
+      {
+        g_autoptr (GError) streamed = NULL;
+        g_autoptr (GError) whole = NULL;
+
+        g_assert_true (g_file_set_contents (path, data, cut, NULL));
+        g_assert_null (mp_trace_load (path, NULL, &streamed));
+        g_assert_null (mp_trace_parse (data, cut, path, NULL, &whole));
+        g_assert_cmpstr (streamed->message, ==, whole->message);
+      }
+  }
   remove_generated (path);
   check_generated (mp_gen_torch_snapshot, 3000, "s.pickle", "s.pickle.gz", 3000);
 }
@@ -176,6 +199,71 @@ test_out_of_band (void)
                    "without buffer_callback (pickle.dump's default)");
 }
 
+static void
+write_gzip (const char *path, const char *data, gsize length)
+{
+  g_autoptr (GFile)             file = g_file_new_for_path (path);
+  g_autoptr (GZlibCompressor)   gz = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+  g_autoptr (GFileOutputStream) out = g_file_replace (file, NULL, FALSE, 0, NULL, NULL);
+  g_autoptr (GOutputStream)     conv = NULL;
+
+  g_assert_nonnull (out);
+  conv = g_converter_output_stream_new (G_OUTPUT_STREAM (out), G_CONVERTER (gz));
+  g_assert_true (g_output_stream_write_all (conv, data, length, NULL, NULL, NULL));
+  g_assert_true (g_output_stream_close (conv, NULL, NULL));
+}
+
+/* --max-memory holds for gzip inputs of each format: the estimate is made
+ * from what the file inflates to (its trailer), not its compressed size. */
+static void
+test_gzip_estimate (void)
+{
+  g_autofree char *graph = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("memplan-trace-scale-XXXXXX", NULL);
+  g_autofree char *graph_path = g_build_filename (dir, "g.json.gz", NULL);
+  char            *paths[3];
+  MpGenRandomOptions o = { 20000, 1, 1, 0.05, MP_GEN_LIFETIMES_RANDOM };
+  gsize            length;
+
+  graph = mp_gen_random (&o, FALSE, &length);
+  write_gzip (graph_path, graph, length);
+  paths[0] = graph_path;
+  paths[1] = generate (mp_gen_torch_trace, 20000, TRUE, "t.json.gz");
+  paths[2] = generate (mp_gen_torch_snapshot, 20000, TRUE, "s.pickle.gz");
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char   *data = NULL;
+      g_autofree char   *expect = NULL;
+      g_autofree char   *need = NULL;
+      g_autofree char   *have = NULL;
+      g_autoptr (GError) error = NULL;
+      gsize              inflated;
+      guint64            estimate, limit;
+      GStatBuf           st;
+
+      g_assert_cmpint (g_stat (paths[i], &st), ==, 0);
+      g_assert_true (mp_read_file (paths[i], &data, &inflated, NULL));
+      g_assert_cmpuint (inflated, >, 4 * st.st_size);
+      limit = mp_memory_estimate_load (paths[i], inflated) - 1;
+      g_assert_false (mp_memory_check_load (paths[i], limit, &estimate, &error));
+      g_assert_cmpuint (estimate, ==, mp_memory_estimate_load (paths[i], inflated));
+      need = mp_format_bytes (estimate);
+      have = mp_format_bytes (limit);
+      expect = g_strdup_printf ("%s: loading needs about %s of memory, more than the limit of "
+                                "%s set by --max-memory", paths[i], need, have);
+      g_assert_cmpstr (error->message, ==, expect);
+      g_clear_error (&error);
+      g_assert_true (mp_memory_check_load (paths[i], limit + 1, &estimate, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpint (g_remove (graph_path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  remove_generated (paths[1]);
+  remove_generated (paths[2]);
+  g_free (paths[1]);
+  g_free (paths[2]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -184,5 +272,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-scale/gen-trace", test_gen_trace);
   g_test_add_func ("/analysis/trace-scale/protocols", test_protocols);
   g_test_add_func ("/analysis/trace-scale/out-of-band", test_out_of_band);
+  g_test_add_func ("/analysis/trace-scale/gzip-estimate", test_gzip_estimate);
   return g_test_run ();
 }
