@@ -741,9 +741,11 @@ gboolean
 mp_trace_streams (const char *path)
 {
   MpInputFormat format;
+  GStatBuf      st;
 
-  return !mp_file_is_gzip (path) && mp_input_sniff_file (path, &format) &&
-         format == MP_INPUT_SNAPSHOT;
+  /* a pipe's first bytes, once sniffed, are gone: only regular files */
+  return g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && !mp_file_is_gzip (path) &&
+         mp_input_sniff_file (path, &format) && format == MP_INPUT_SNAPSHOT;
 }
 
 MpTrace *
