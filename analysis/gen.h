@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #pragma once
 
+#include <stdio.h>
+
 #include "mp-version.h"
 
 #include <glib.h>
@@ -61,5 +63,15 @@ const MpGenZooModel *mp_gen_zoo_models (guint *n_models);
 MP_AVAILABLE_IN_1_0
 char *mp_gen_zoo (const char *model, const MpGenZooOptions *options, gsize *length,
                   GError **error);
+
+/* PyTorch-shaped files for the import benchmarks (gen-torch.c), written to
+ * out, gzip-compressed when gzip is TRUE: a memory snapshot pickle of
+ * n_actions trace entries (segment_alloc, alloc, free_requested,
+ * free_completed, each with 8 to 24 Python frames), or a profiler Chrome
+ * trace of n_events [memory] events. FALSE when a write failed. */
+MP_AVAILABLE_IN_1_0
+gboolean mp_gen_torch_snapshot (FILE *out, guint64 n_actions, guint64 seed, gboolean gzip);
+MP_AVAILABLE_IN_1_0
+gboolean mp_gen_torch_trace    (FILE *out, guint64 n_events, guint64 seed, gboolean gzip);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "file-util.h"
 #include "graph-private.h"
 #include "input.h"
+#include "trace-private.h"
 
 /* The profiler writes deviceProperties and other keys before traceEvents,
  * and a graph may hold long lists before its "format". */
@@ -186,6 +187,20 @@ mp_input_load (const char *path, const MpInputOptions *options, GError **error)
   gsize            length;
 
   g_return_val_if_fail (path != NULL, NULL);
+  /* a snapshot of gigabytes: read as it goes, not held whole */
+  if (mp_trace_streams (path) &&
+      !(options && options->onnx.dims && options->onnx.dims[0] && !options->onnx.lenient_dims))
+    {
+      static const MpInputOptions defaults = { 0 };
+      g_autoptr (MpInput) input = g_new0 (MpInput, 1);
+
+      input->format = MP_INPUT_SNAPSHOT;
+      input->trace = mp_trace_load_full (path, &(options ? options : &defaults)->trace, error);
+      if (input->trace == NULL)
+        return NULL;
+      input->graph = input->trace->graph;
+      return g_steal_pointer (&input);
+    }
   if (!mp_read_file (path, &data, &length, error))
     return NULL;
   return mp_input_parse (data, length, path, options, error);

@@ -8,39 +8,112 @@
 
 struct _MpPickle
 {
-  GPtrArray     *values; /* owns every value: the memo may share them, even in cycles */
+  MpPickleValue *values; /* every value alive: what the memo shares, even in cycles */
   MpPickleValue *root;
+  gpointer       reader; /* while parsing */
+  GPtrArray     *work;   /* value_unref's, kept between calls */
 };
 
 typedef struct
 {
   MpPickle      *pickle;
-  const guint8  *data;
-  gsize          length;
-  gsize          pos;
-  gsize          op_pos; /* where the current opcode starts */
+  const guint8  *data;   /* the bytes at hand: the whole input, or a window on a source */
+  gsize          length; /* bytes at hand */
+  gsize          pos;    /* in data */
+  gsize          base;   /* the input's byte at data[0] */
+  gsize          total;  /* the input's size, for limits and messages */
+  MpPickleRead   read;   /* a source, or NULL when data is the whole input */
+  gpointer       read_data;
+  guint8        *window;
+  gsize          window_size;
+  gboolean       eof;
+  gsize          op_pos; /* where the current opcode starts, in the input */
   guint8         op;
   const char    *path;
   GPtrArray     *stack;  /* MpPickleValue *, borrowed */
   GArray        *marks;  /* stack lengths at each MARK */
-  GHashTable    *memo;   /* index -> value */
+  GPtrArray     *memo;   /* index -> value, or a consumed value's text tagged (MEMO_TEXT) */
+  GHashTable    *memo_far; /* index -> value, for indices past the array */
+  guint64        memo_count; /* slots filled: MEMOIZE's next index */
   guint64        copies_left; /* items REDUCE may still copy */
+  MpPickleSink   sink;
+  gpointer       sink_data;
 } Reader;
+
+/* Memo slots of consumed values hold their text with the low bit set (the
+ * texts are malloc'd, so the bit is free): one word, not a value. */
+#define MEMO_TEXT(text)     ((gpointer) ((guintptr) (text) | 1))
+#define MEMO_IS_TEXT(slot)  (((guintptr) (slot)) & 1)
+#define MEMO_TEXT_OF(slot)  ((const char *) ((guintptr) (slot) & ~(guintptr) 1))
+/* Indices Python writes count up from 0; others go to the hash table. */
+#define MEMO_ARRAY_SLACK 4096
 
 /* Dicts this big are looked up through a hash index, not a scan. */
 #define INDEX_FROM 16
 
-static void
-value_free (gpointer data)
+static gboolean
+is_container (const MpPickleValue *v)
 {
-  MpPickleValue *v = data;
+  return v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT;
+}
 
+/* Frees v alone (its items are values of their own). */
+static void
+value_free (MpPickle *pickle, MpPickleValue *v)
+{
+  if (v->prev)
+    v->prev->next = v->next;
+  else
+    pickle->values = v->next;
+  if (v->next)
+    v->next->prev = v->prev;
   if (v->type == MP_PICKLE_STRING || v->type == MP_PICKLE_GLOBAL)
     g_free (v->str);
-  else if (v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT)
+  else if (is_container (v))
     g_ptr_array_unref (v->items);
   g_clear_pointer (&v->index, g_hash_table_unref);
   g_free (v);
+}
+
+static MpPickleValue *
+value_ref (MpPickleValue *v)
+{
+  v->ref_count++;
+  return v;
+}
+
+/* Drops a reference; what nothing holds any more goes, its items with it
+ * (without recursion: a list may nest a million deep). */
+static void
+value_unref (MpPickle *pickle, MpPickleValue *v)
+{
+  GPtrArray *work;
+
+  if (--v->ref_count > 0)
+    return;
+  if (!is_container (v) || v->items->len == 0)
+    {
+      value_free (pickle, v);
+      return;
+    }
+  if (pickle->work == NULL)
+    pickle->work = g_ptr_array_new ();
+  work = pickle->work;
+  g_ptr_array_add (work, v);
+  while (work->len)
+    {
+      MpPickleValue *w = g_ptr_array_steal_index (work, work->len - 1);
+
+      if (is_container (w))
+        for (guint i = 0; i < w->items->len; i++)
+          {
+            MpPickleValue *item = w->items->pdata[i];
+
+            if (--item->ref_count == 0)
+              g_ptr_array_add (work, item);
+          }
+      value_free (pickle, w);
+    }
 }
 
 void
@@ -48,8 +121,16 @@ mp_pickle_free (MpPickle *pickle)
 {
   if (pickle == NULL)
     return;
-  g_ptr_array_unref (pickle->values);
+  while (pickle->values)
+    value_free (pickle, pickle->values);
+  g_clear_pointer (&pickle->work, g_ptr_array_unref);
   g_free (pickle);
+}
+
+MpPickleValue *
+mp_pickle_hold (MpPickleValue *value)
+{
+  return value_ref (value);
 }
 
 const MpPickleValue *
@@ -64,9 +145,13 @@ new_value (Reader *r, MpPickleType type)
   MpPickleValue *v = g_new0 (MpPickleValue, 1);
 
   v->type = type;
-  if (type == MP_PICKLE_LIST || type == MP_PICKLE_TUPLE || type == MP_PICKLE_DICT)
+  v->ref_count = 1;
+  if (is_container (v))
     v->items = g_ptr_array_new ();
-  g_ptr_array_add (r->pickle->values, v);
+  v->next = r->pickle->values;
+  if (v->next)
+    v->next->prev = v;
+  r->pickle->values = v;
   return v;
 }
 
@@ -86,9 +171,42 @@ fail (Reader *r, GError **error, const char *format, ...)
   return FALSE;
 }
 
+/* Reads from the source until n bytes are at hand or it ends; the window
+ * grows only as bytes arrive, so a length field cannot reserve memory. */
+static gboolean
+fill (Reader *r, gsize n, GError **error)
+{
+  while (r->read && !r->eof && n > r->length - r->pos)
+    {
+      gssize got;
+
+      if (r->pos > 0)
+        {
+          memmove (r->window, r->window + r->pos, r->length - r->pos);
+          r->base += r->pos;
+          r->length -= r->pos;
+          r->pos = 0;
+        }
+      if (r->length == r->window_size)
+        {
+          r->window_size = MAX (r->window_size * 2, 1 << 20);
+          r->window = g_realloc (r->window, r->window_size);
+        }
+      got = r->read (r->read_data, r->window + r->length, r->window_size - r->length, error);
+      if (got < 0)
+        return FALSE;
+      r->eof = got == 0;
+      r->length += got;
+      r->data = r->window;
+    }
+  return TRUE;
+}
+
 static gboolean
 take (Reader *r, gsize n, const guint8 **out, GError **error)
 {
+  if (!fill (r, n, error))
+    return FALSE;
   if (n > r->length - r->pos)
     {
       if (n > 16)
@@ -102,6 +220,17 @@ take (Reader *r, gsize n, const guint8 **out, GError **error)
   *out = r->data + r->pos;
   r->pos += n;
   return TRUE;
+}
+
+static const guint8 *
+find_newline (Reader *r, GError **error)
+{
+  const guint8 *nl;
+
+  while (!(nl = memchr (r->data + r->pos, '\n', r->length - r->pos)))
+    if (!r->read || r->eof || !fill (r, r->length - r->pos + 1, error))
+      return NULL;
+  return nl;
 }
 
 static gboolean
@@ -120,8 +249,10 @@ take_uint (Reader *r, guint n, guint64 *value, GError **error)
 static gboolean
 take_line (Reader *r, char **line, GError **error)
 {
-  const guint8 *nl = memchr (r->data + r->pos, '\n', r->length - r->pos);
+  const guint8 *nl = find_newline (r, error);
 
+  if (nl == NULL && error && *error)
+    return FALSE;
   if (nl == NULL)
     return fail (r, error, "the file is truncated inside opcode 0x%02x at byte %" G_GSIZE_FORMAT,
                  r->op, r->op_pos);
@@ -191,6 +322,38 @@ append_items (MpPickleValue *container, GPtrArray *stack, guint from)
   for (guint i = from; i < stack->len; i++)
     g_ptr_array_add (container->items, stack->pdata[i]);
   g_ptr_array_set_size (stack, from);
+}
+
+/* An item appended to a list, which a sink may take instead. */
+static gboolean
+add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error)
+{
+  if (r->sink)
+    switch (r->sink (r->pickle, list, list->taken + list->items->len, item, r->sink_data,
+                     error))
+      {
+      case MP_PICKLE_FAILED:
+        return FALSE;
+      case MP_PICKLE_TAKEN:
+        list->taken++;
+        value_unref (r->pickle, item);
+        return TRUE;
+      case MP_PICKLE_KEEP:
+        break;
+      }
+  g_ptr_array_add (list->items, item);
+  return TRUE;
+}
+
+/* APPENDS: the items above the mark at from, in order. */
+static gboolean
+append_to_list (Reader *r, MpPickleValue *list, guint from, GError **error)
+{
+  for (guint i = from; i < r->stack->len; i++)
+    if (!add_to_list (r, list, r->stack->pdata[i], error))
+      return FALSE;
+  g_ptr_array_set_size (r->stack, from);
+  return TRUE;
 }
 
 /* Little-endian two's complement of n bytes (LONG1, LONG4). */
@@ -282,7 +445,7 @@ reduce (Reader *r, GError **error)
           if (src->items->len > r->copies_left)
             return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " copies %u items, more than "
                          "a file of %" G_GSIZE_FORMAT " bytes may (%d per byte of input): the "
-                         "file amplifies itself", r->op_pos, src->items->len, r->length,
+                         "file amplifies itself", r->op_pos, src->items->len, r->total,
                          MP_PICKLE_COPIES_PER_BYTE);
           r->copies_left -= src->items->len;
         }
@@ -300,40 +463,94 @@ reduce (Reader *r, GError **error)
               if (pair->type != MP_PICKLE_TUPLE || pair->items->len != 2)
                 return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds a dict from "
                              "something other than pairs", r->op_pos);
-              g_ptr_array_add (v->items, pair->items->pdata[0]);
-              g_ptr_array_add (v->items, pair->items->pdata[1]);
+              g_ptr_array_add (v->items, value_ref (pair->items->pdata[0]));
+              g_ptr_array_add (v->items, value_ref (pair->items->pdata[1]));
             }
         }
       else
         for (guint i = 0; i < src->items->len; i++)
-          g_ptr_array_add (v->items, src->items->pdata[i]);
+          g_ptr_array_add (v->items, value_ref (src->items->pdata[i]));
     }
   push (r, v);
+  value_unref (r->pickle, args);
+  value_unref (r->pickle, callable);
   return TRUE;
+}
+
+static void
+memo_slot_clear (Reader *r, gpointer old)
+{
+  if (old && !MEMO_IS_TEXT (old))
+    {
+      ((MpPickleValue *) old)->memo_slot = 0;
+      value_unref (r->pickle, old);
+    }
 }
 
 static gboolean
 memo_put (Reader *r, guint64 index, GError **error)
 {
   MpPickleValue *v = top (r, error);
+  gpointer       old = NULL;
 
   if (v == NULL)
     return FALSE;
-  g_hash_table_insert (r->memo, GSIZE_TO_POINTER ((gsize) index), v);
+  if (index < r->memo->len)
+    {
+      old = r->memo->pdata[index];
+      memo_slot_clear (r, old);
+      r->memo->pdata[index] = value_ref (v);
+      v->memo_slot = index + 1;
+    }
+  else if (index == r->memo->len)
+    {
+      g_ptr_array_add (r->memo, value_ref (v));
+      v->memo_slot = index + 1;
+    }
+  else
+    {
+      old = g_hash_table_lookup (r->memo_far, GSIZE_TO_POINTER ((gsize) index));
+      if (old)
+        value_unref (r->pickle, old);
+      g_hash_table_insert (r->memo_far, GSIZE_TO_POINTER ((gsize) index), value_ref (v));
+    }
+  if (old == NULL)
+    r->memo_count++;
   return TRUE;
 }
 
 static gboolean
 memo_get (Reader *r, guint64 index, GError **error)
 {
+  gpointer slot = index < r->memo->len ? r->memo->pdata[index]
+                  : g_hash_table_lookup (r->memo_far, GSIZE_TO_POINTER ((gsize) index));
   MpPickleValue *v;
 
-  if (!g_hash_table_lookup_extended (r->memo, GSIZE_TO_POINTER ((gsize) index), NULL,
-                                     (gpointer *) &v))
+  if (slot == NULL)
     return fail (r, error, "memo entry %" G_GUINT64_FORMAT " read at byte %" G_GSIZE_FORMAT
                  " was never stored", index, r->op_pos);
-  push (r, v);
+  if (MEMO_IS_TEXT (slot))
+    {
+      v = new_value (r, MP_PICKLE_CONSUMED);
+      v->str = (char *) MEMO_TEXT_OF (slot);
+      push (r, v);
+      return TRUE;
+    }
+  push (r, value_ref (slot));
   return TRUE;
+}
+
+void
+mp_pickle_consume (MpPickle *pickle, MpPickleValue *value, const char *text)
+{
+  Reader *r = pickle->reader;
+
+  g_return_if_fail (((guintptr) text & 1) == 0);
+  if (r == NULL || value->memo_slot == 0 || r->memo->pdata[value->memo_slot - 1] != value)
+    return;
+  r->memo->pdata[value->memo_slot - 1] = MEMO_TEXT (text);
+  value->memo_slot = 0;
+  value_unref (pickle, value);
 }
 
 static gboolean
@@ -372,10 +589,12 @@ step (Reader *r, gboolean *done, GError **error)
   MpPickleValue *v, *container;
   guint          from;
 
-  r->op_pos = r->pos;
+  if (!fill (r, 1, error))
+    return FALSE;
+  r->op_pos = r->base + r->pos;
   if (r->pos >= r->length)
     return fail (r, error, "the file ends at byte %" G_GSIZE_FORMAT " before the STOP opcode",
-                 r->pos);
+                 r->op_pos);
   r->op = r->data[r->pos++];
   switch (r->op)
     {
@@ -397,16 +616,20 @@ step (Reader *r, gboolean *done, GError **error)
       g_array_append_val (r->marks, r->stack->len);
       return TRUE;
     case '0': /* POP */
-      return pop (r, error) != NULL;
+      if ((v = pop (r, error)) == NULL)
+        return FALSE;
+      value_unref (r->pickle, v);
+      return TRUE;
     case '1': /* POP_MARK */
       if (!pop_mark (r, &from, error))
         return FALSE;
-      g_ptr_array_set_size (r->stack, from);
+      while (r->stack->len > from)
+        value_unref (r->pickle, g_ptr_array_steal_index (r->stack, r->stack->len - 1));
       return TRUE;
     case '2': /* DUP */
       if ((v = top (r, error)) == NULL)
         return FALSE;
-      push (r, v);
+      push (r, value_ref (v));
       return TRUE;
     case 'N':
       push (r, new_value (r, MP_PICKLE_NONE));
@@ -511,8 +734,7 @@ step (Reader *r, gboolean *done, GError **error)
       if ((v = pop (r, error)) == NULL || (container = top (r, error)) == NULL ||
           !expect (r, container, MP_PICKLE_LIST, "a list", error))
         return FALSE;
-      g_ptr_array_add (container->items, v);
-      return TRUE;
+      return add_to_list (r, container, v, error);
     case 'e':  /* APPENDS */
     case 0x90: /* ADDITEMS */
     case 'u':  /* SETITEMS */
@@ -528,6 +750,8 @@ step (Reader *r, gboolean *done, GError **error)
       if (r->op == 'u' && (r->stack->len - from) % 2 != 0)
         return fail (r, error, "SETITEMS at byte %" G_GSIZE_FORMAT " has a key without a value",
                      r->op_pos);
+      if (r->op != 'u')
+        return append_to_list (r, container, from, error);
       append_items (container, r->stack, from);
       return TRUE;
     case 's': /* SETITEM */
@@ -543,7 +767,7 @@ step (Reader *r, gboolean *done, GError **error)
         return TRUE;
       }
     case 0x94: /* MEMOIZE */
-      return memo_put (r, g_hash_table_size (r->memo), error);
+      return memo_put (r, r->memo_count, error);
     case 'q': /* BINPUT */
     case 'r': /* LONG_BINPUT */
       return take_uint (r, r->op == 'q' ? 1 : 4, &n, error) && memo_put (r, n, error);
@@ -563,12 +787,20 @@ step (Reader *r, gboolean *done, GError **error)
 
         if (name == NULL || (module = pop (r, error)) == NULL ||
             !expect (r, name, MP_PICKLE_STRING, "a name", error) ||
-            !expect (r, module, MP_PICKLE_STRING, "a module name", error))
+            !expect (r, module, MP_PICKLE_STRING, "a module name", error) ||
+            !global (r, module->str, name->str, error))
           return FALSE;
-        return global (r, module->str, name->str, error);
+        value_unref (r->pickle, name);
+        value_unref (r->pickle, module);
+        return TRUE;
       }
     case 'R': /* REDUCE */
       return reduce (r, error);
+    case 0x97: /* NEXT_BUFFER */
+    case 0x98: /* READONLY_BUFFER */
+      return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " refers to a protocol 5 "
+                   "out-of-band buffer, which lives outside the file; save it again without "
+                   "buffer_callback (pickle.dump's default)", r->op, r->op_pos);
     default:
       return fail (r, error, "unsupported opcode 0x%02x at byte %" G_GSIZE_FORMAT " (only "
                    "plain data is read: dicts, lists, tuples, strings, numbers)",
@@ -576,33 +808,71 @@ step (Reader *r, gboolean *done, GError **error)
     }
 }
 
-MpPickle *
-mp_pickle_parse (const char *data, gsize length, const char *path, GError **error)
+static MpPickle *
+parse (Reader *r, GError **error)
 {
   g_autoptr (MpPickle) pickle = g_new0 (MpPickle, 1);
-  Reader   r = { 0 };
-  gboolean done = FALSE, ok = TRUE;
+  gboolean done = FALSE, ok;
 
-  pickle->values = g_ptr_array_new_with_free_func (value_free);
-  r.pickle = pickle;
-  r.data = (const guint8 *) data;
-  r.length = length;
-  r.path = path;
-  r.stack = g_ptr_array_new ();
-  r.marks = g_array_new (FALSE, FALSE, sizeof (guint));
-  r.memo = g_hash_table_new (NULL, NULL);
-  r.copies_left = (guint64) length * MP_PICKLE_COPIES_PER_BYTE;
+  pickle->reader = r;
+  r->pickle = pickle;
+  r->stack = g_ptr_array_new ();
+  r->marks = g_array_new (FALSE, FALSE, sizeof (guint));
+  r->memo = g_ptr_array_new ();
+  r->memo_far = g_hash_table_new (NULL, NULL);
+  r->copies_left = (guint64) r->total * MP_PICKLE_COPIES_PER_BYTE;
 
-  if (length < 2 || r.data[0] != 0x80)
-    ok = fail (&r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
+  ok = fill (r, 2, error);
+  if (ok && (r->length < 2 || r->data[0] != 0x80))
+    ok = fail (r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
   while (ok && !done)
-    ok = step (&r, &done, error);
-  g_ptr_array_unref (r.stack);
-  g_array_unref (r.marks);
-  g_hash_table_unref (r.memo);
+    ok = step (r, &done, error);
+  g_ptr_array_unref (r->stack);
+  g_array_unref (r->marks);
+  /* what the stack and the memo still hold goes with the pickle */
+  g_ptr_array_unref (r->memo);
+  g_hash_table_unref (r->memo_far);
+  g_free (r->window);
+  pickle->reader = NULL;
   if (!ok)
     return NULL;
   return g_steal_pointer (&pickle);
+}
+
+MpPickle *
+mp_pickle_parse_stream (const char *data, gsize length, const char *path, MpPickleSink sink,
+                        gpointer sink_data, GError **error)
+{
+  Reader r = { 0 };
+
+  r.data = (const guint8 *) data;
+  r.length = r.total = length;
+  r.path = path;
+  r.sink = sink;
+  r.sink_data = sink_data;
+  return parse (&r, error);
+}
+
+MpPickle *
+mp_pickle_parse_source (MpPickleRead read, gpointer read_data, gsize total, const char *path,
+                        MpPickleSink sink, gpointer sink_data, GError **error)
+{
+  Reader r = { 0 };
+
+  r.read = read;
+  r.read_data = read_data;
+  r.data = (const guint8 *) "";
+  r.total = total;
+  r.path = path;
+  r.sink = sink;
+  r.sink_data = sink_data;
+  return parse (&r, error);
+}
+
+MpPickle *
+mp_pickle_parse (const char *data, gsize length, const char *path, GError **error)
+{
+  return mp_pickle_parse_stream (data, length, path, NULL, NULL, error);
 }
 
 const MpPickleValue *
@@ -657,7 +927,7 @@ const char *
 mp_pickle_type_name (const MpPickleValue *value)
 {
   static const char *names[] = { "None", "bool", "int", "int", "float", "str", "list", "tuple",
-                                 "dict", "mark", "type" };
+                                 "dict", "mark", "type", "value read already" };
 
   return value == NULL ? "nothing" : names[value->type];
 }

@@ -26,6 +26,8 @@ typedef enum
   MP_PICKLE_DICT,
   MP_PICKLE_MARK,   /* internal */
   MP_PICKLE_GLOBAL, /* internal: an allowed container type before REDUCE */
+  MP_PICKLE_CONSUMED, /* a memo reference to a value a sink took: str is the
+                       * text the sink left for it (mp_pickle_consume), or NULL */
 } MpPickleType;
 
 typedef struct _MpPickleValue MpPickleValue;
@@ -45,6 +47,13 @@ struct _MpPickleValue
     GPtrArray *items; /* LIST, TUPLE; DICT: key, value, key, value, … */
   };
   GHashTable  *index; /* DICT: key -> value, made on the first lookup of a big dict */
+  /* internal: references held (stack, containers, memo), the memo slot + 1
+   * holding it, items a sink took from this list, and the list of every
+   * value alive (what mp_pickle_free frees, cycles included) */
+  guint          ref_count;
+  guint          memo_slot;
+  guint          taken;
+  MpPickleValue *prev, *next;
 };
 
 typedef struct _MpPickle MpPickle;
@@ -59,6 +68,41 @@ MpPickle            *mp_pickle_parse      (const char *data, gsize length, const
                                            GError **error);
 void                 mp_pickle_free       (MpPickle *pickle);
 const MpPickleValue *mp_pickle_root       (const MpPickle *pickle);
+
+/* Streaming: sink sees each item appended to a list, at its index in the
+ * list, as the list is built. MP_PICKLE_TAKEN: the sink is done with it and
+ * the list does not keep it, so a trace of a million entries never exists
+ * whole in memory. */
+typedef enum
+{
+  MP_PICKLE_KEEP,
+  MP_PICKLE_TAKEN,
+  MP_PICKLE_FAILED, /* error set */
+} MpPickleSinkResult;
+
+typedef MpPickleSinkResult (*MpPickleSink) (MpPickle *pickle, MpPickleValue *list, guint index,
+                                            MpPickleValue *item, gpointer data,
+                                            GError **error);
+
+MpPickle            *mp_pickle_parse_stream (const char *data, gsize length, const char *path,
+                                             MpPickleSink sink, gpointer sink_data,
+                                             GError **error);
+/* The same from a source read in pieces (a file, a gzip stream): only a
+ * window of it is held. read returns the bytes it put in buf (at most n),
+ * 0 at the end, -1 with error set. total is the input's size as far as
+ * known (the file's), for the limits that scale with it. */
+typedef gssize (*MpPickleRead) (gpointer read_data, guint8 *buf, gsize n, GError **error);
+
+MpPickle            *mp_pickle_parse_source (MpPickleRead read, gpointer read_data, gsize total,
+                                             const char *path, MpPickleSink sink,
+                                             gpointer sink_data, GError **error);
+/* During a sink's call: value is done with; later memo references to it
+ * read as MP_PICKLE_CONSUMED carrying text (which must outlive the
+ * MpPickle), and its memory goes once nothing else holds it. */
+void                 mp_pickle_consume      (MpPickle *pickle, MpPickleValue *value,
+                                             const char *text);
+/* Keeps value alive until mp_pickle_free, though its container drops it. */
+MpPickleValue       *mp_pickle_hold         (MpPickleValue *value);
 
 /* Dict lookup by string key; NULL when absent or when dict is not a dict. */
 const MpPickleValue *mp_pickle_get        (const MpPickleValue *dict, const char *key);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "graph-private.h"
+#include "json-reader.h"
 #include "json-util.h"
 #include "trace-private.h"
 
@@ -433,6 +434,83 @@ distribute (Reader *r)
     }
 }
 
+/* The events read one at a time: the pull reader finds each event's bytes
+ * and json-c builds that event alone, so a trace of a million events never
+ * exists as one tree (about 20 bytes of memory per byte of file). FALSE
+ * with *whole set when the document is not plain well-formed JSON: the
+ * whole-document reader then says what is wrong, as it always did. */
+static gboolean
+read_events (Reader *r, const char *data, gsize length, gboolean *whole, GError **error)
+{
+  MpJsonReader         jr;
+  gsize                at = G_MAXSIZE;
+  guint                index = 0;
+  json_tokener        *tok;
+  gboolean             ok = TRUE;
+
+  *whole = TRUE;
+  if (length > G_MAXINT || !g_utf8_validate_len (data, length, NULL))
+    return FALSE;
+  mp_json_reader_init (&jr, data, length, r->path);
+  /* the last "traceEvents" counts, as in json-c's tree */
+  if (mp_json_reader_peek (&jr) == MP_JSON_ARRAY)
+    at = mp_json_reader_tell (&jr);
+  else if (mp_json_reader_begin_object (&jr))
+    while (mp_json_reader_next_member (&jr))
+      {
+        if (g_str_equal (jr.text->str, "traceEvents"))
+          at = mp_json_reader_tell (&jr);
+        mp_json_reader_skip (&jr);
+      }
+  if (at == G_MAXSIZE)
+    mp_json_reader_skip (&jr);
+  if (!mp_json_reader_finish (&jr) || jr.error)
+    {
+      mp_json_reader_clear (&jr);
+      return FALSE;
+    }
+  mp_json_reader_seek (&jr, at);
+  if (at == G_MAXSIZE || mp_json_reader_peek (&jr) != MP_JSON_ARRAY)
+    {
+      mp_json_reader_clear (&jr);
+      *whole = FALSE;
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_FORMAT, r->path,
+                         "\"traceEvents\" must be a list of events");
+      return FALSE;
+    }
+  tok = json_tokener_new_ex (64);
+  mp_json_reader_begin_array (&jr);
+  while (ok && mp_json_reader_next_element (&jr))
+    {
+      gsize        start = mp_json_reader_tell (&jr);
+      json_object *ev = NULL;
+
+      while (start < length && g_ascii_isspace (data[start]))
+        start++;
+      mp_json_reader_skip (&jr);
+      if (jr.error)
+        break;
+      if (data[start] == '{')
+        {
+          json_tokener_reset (tok);
+          ev = json_tokener_parse_ex (tok, data + start, mp_json_reader_tell (&jr) - start);
+          if (ev == NULL)
+            break;
+        }
+      ok = ev == NULL || read_event (r, ev, index, error);
+      *whole = ok; /* an event's own error is the answer */
+      index++;
+      json_object_put (ev);
+    }
+  json_tokener_free (tok);
+  if (ok && jr.error)
+    ok = FALSE;
+  else if (ok)
+    *whole = FALSE;
+  mp_json_reader_clear (&jr);
+  return ok;
+}
+
 TraceFile *
 mp_trace_parse_chrome (const char *data, gsize length, const char *path, GError **error)
 {
@@ -442,10 +520,23 @@ mp_trace_parse_chrome (const char *data, gsize length, const char *path, GError 
   g_autoptr (GArray) slices = g_array_new (FALSE, FALSE, sizeof (Slice));
   Reader             r = { file, path, threads, stamped, slices };
   json_object       *root, *events;
-  gboolean           ok = TRUE;
+  gboolean           ok = TRUE, whole;
 
-  if (!refuse_non_finite (data, length, path, error) ||
-      !(root = mp_json_parse (data, length, path, error)))
+  if (!refuse_non_finite (data, length, path, error))
+    return NULL;
+  if (read_events (&r, data, length, &whole, error))
+    {
+      if (!attribute (&r, error))
+        return NULL;
+      distribute (&r);
+      return g_steal_pointer (&file);
+    }
+  if (!whole)
+    return NULL;
+  /* what the events read so far made goes: the tree reads them again */
+  g_array_set_size (stamped, 0);
+  g_array_set_size (slices, 0);
+  if (!(root = mp_json_parse (data, length, path, error)))
     return NULL;
   events = root;
   if (json_object_is_type (root, json_type_object) &&

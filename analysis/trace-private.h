@@ -3,6 +3,8 @@
 
 #include "mp-internal.h"
 
+#include <stdio.h>
+
 #include "trace.h"
 
 G_BEGIN_DECLS
@@ -70,5 +72,10 @@ TraceFile   *mp_trace_parse_chrome   (const char *data, gsize length, const char
                                       GError **error);
 TraceFile   *mp_trace_parse_snapshot (const char *data, gsize length, const char *path,
                                       GError **error);
+/* The same read from in as it goes (length: the file's size), so a
+ * snapshot of gigabytes is never held whole. */
+TraceFile   *mp_trace_read_snapshot  (FILE *in, gsize length, const char *path, GError **error);
+/* Whether mp_trace_load_full reads path as it goes: a plain snapshot. */
+gboolean     mp_trace_streams        (const char *path);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan-analysis"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "graph-private.h"
@@ -15,11 +17,22 @@
 #define MAX_FRAMES 32
 #define MAX_NAME   256 /* bytes of a frame's name or file kept */
 
+/* The entries a list took in while it was read (the pickle VM hands them
+ * over one by one and forgets them): the events, and the index of the
+ * first item it kept, which can only be a bad entry. */
+typedef struct
+{
+  GArray  *events;
+  guint    first_kept;
+  gboolean kept;
+} ListEntries;
+
 typedef struct
 {
   TraceFile  *file;
   const char *path;
-  GHashTable *frames; /* frames list value -> its interned text: memo references format once */
+  MpPickle   *pickle;
+  GHashTable *lists; /* list value (held) -> ListEntries */
 } Reader;
 
 static const struct
@@ -60,56 +73,84 @@ found (const MpPickleValue *dict, const char *key)
   return v ? mp_pickle_type_name (v) : "nothing";
 }
 
-/* "name (file:line)" per frame, innermost first, as the snapshot lists them */
-static char *
-format_frames (const MpPickleValue *frames)
+/* "name (file:line)", interned: a frame dict the memo shares between
+ * stacks is read once and leaves its text behind */
+static gboolean
+frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
+{
+  const MpPickleValue *name = mp_pickle_get (f, "name");
+  const MpPickleValue *file = mp_pickle_get (f, "filename");
+  const MpPickleValue *line = mp_pickle_get (f, "line");
+
+  if (f->type == MP_PICKLE_CONSUMED)
+    {
+      *out = f->str ? f->str : "? (?:0)";
+      return TRUE;
+    }
+  if (!mp_trace_file_intern (r->file,
+                             g_strdup_printf ("%.*s (%.*s:%" G_GINT64_FORMAT ")", MAX_NAME,
+                                              name && name->type == MP_PICKLE_STRING
+                                                ? name->str : "?", MAX_NAME,
+                                              file && file->type == MP_PICKLE_STRING
+                                                ? file->str : "?",
+                                              line && line->type == MP_PICKLE_INT ? line->i : 0),
+                             out, error))
+    return FALSE;
+  mp_pickle_consume (r->pickle, f, *out);
+  return TRUE;
+}
+
+/* The interned text of a frames list, "name (file:line)" per frame,
+ * innermost first, as the snapshot lists them: one shared list (a memo
+ * reference) is formatted once, however many entries name it. */
+static gboolean
+frames_text (Reader *r, MpPickleValue *frames, const char **out, GError **error)
 {
   GString *s;
   guint    n = MIN (mp_pickle_len (frames), MAX_FRAMES);
 
+  *out = NULL;
+  if (frames && frames->type == MP_PICKLE_CONSUMED)
+    {
+      *out = frames->str;
+      return TRUE;
+    }
   if (n == 0)
-    return NULL;
+    return TRUE;
   s = g_string_new (NULL);
   for (guint i = 0; i < n; i++)
     {
-      const MpPickleValue *f = mp_pickle_item (frames, i);
-      const MpPickleValue *name = mp_pickle_get (f, "name");
-      const MpPickleValue *file = mp_pickle_get (f, "filename");
-      const MpPickleValue *line = mp_pickle_get (f, "line");
+      const char *line;
 
-      g_string_append_printf (s, "%s%.*s (%.*s:%" G_GINT64_FORMAT ")", i ? "\n" : "", MAX_NAME,
-                              name && name->type == MP_PICKLE_STRING ? name->str : "?", MAX_NAME,
-                              file && file->type == MP_PICKLE_STRING ? file->str : "?",
-                              line && line->type == MP_PICKLE_INT ? line->i : 0);
+      if (!frame_text (r, (MpPickleValue *) mp_pickle_item (frames, i), &line, error))
+        {
+          g_string_free (s, TRUE);
+          return FALSE;
+        }
+      if (i)
+        g_string_append_c (s, '\n');
+      g_string_append (s, line);
     }
-  return g_string_free (s, FALSE);
-}
-
-/* The interned text of a frames list: one shared list (a memo
- * reference) is formatted once, however many entries name it. */
-static gboolean
-frames_text (Reader *r, const MpPickleValue *frames, const char **out, GError **error)
-{
-  gpointer known;
-
-  if (frames == NULL)
-    {
-      *out = NULL;
-      return TRUE;
-    }
-  if (g_hash_table_lookup_extended (r->frames, frames, NULL, &known))
-    {
-      *out = known;
-      return TRUE;
-    }
-  if (!mp_trace_file_intern (r->file, format_frames (frames), out, error))
+  if (!mp_trace_file_intern (r->file, g_string_free (s, FALSE), out, error))
     return FALSE;
-  g_hash_table_insert (r->frames, (gpointer) frames, (gpointer) *out);
+  mp_pickle_consume (r->pickle, frames, *out);
   return TRUE;
 }
 
+/* A free's stack is not shown: its memory goes now. (PyTorch records a
+ * free's stack apart from its allocation's, so no allocation names it.) */
+static void
+drop_frames (Reader *r, MpPickleValue *frames)
+{
+  if (frames == NULL || frames->type == MP_PICKLE_CONSUMED)
+    return;
+  for (guint i = 0; i < mp_pickle_len (frames); i++)
+    mp_pickle_consume (r->pickle, (MpPickleValue *) mp_pickle_item (frames, i), NULL);
+  mp_pickle_consume (r->pickle, frames, NULL);
+}
+
 static gboolean
-parse_entry (Reader *r, const MpPickleValue *e, guint dev, guint index, TraceDevice *d,
+parse_entry (Reader *r, const MpPickleValue *e, guint dev, guint index, GArray *events,
              GError **error)
 {
   const char          *path = r->path;
@@ -160,11 +201,59 @@ parse_entry (Reader *r, const MpPickleValue *e, guint dev, guint index, TraceDev
                          dev, index, action->str, ev.size);
       return FALSE;
     }
-  if (ev.action == TRACE_ALLOC &&
-      !frames_text (r, mp_pickle_get (e, "frames"), &ev.site.frames, error))
+  /* a segment is allocated in its first block's call: the stack may be shared */
+  if ((ev.action == TRACE_ALLOC || ev.action == TRACE_SEGMENT_ALLOC) &&
+      !frames_text (r, (MpPickleValue *) mp_pickle_get (e, "frames"), &ev.site.frames, error))
     return FALSE;
-  g_array_append_val (d->events, ev);
+  if (ev.action != TRACE_ALLOC && ev.action != TRACE_SEGMENT_ALLOC)
+    drop_frames (r, (MpPickleValue *) mp_pickle_get (e, "frames"));
+  g_array_append_val (events, ev);
   return TRUE;
+}
+
+static void
+list_entries_free (gpointer data)
+{
+  ListEntries *l = data;
+
+  g_array_unref (l->events);
+  g_free (l);
+}
+
+/* The pickle VM's sink: entries (dicts with an "action") become events as
+ * they are read, in whichever list they are (the device lists are known
+ * only once the whole dict is). */
+static MpPickleSinkResult
+take_entry (MpPickle *pickle, MpPickleValue *list, guint index, MpPickleValue *item,
+            gpointer data, GError **error)
+{
+  Reader      *r = data;
+  ListEntries *l = g_hash_table_lookup (r->lists, list);
+  gboolean     entry = item->type == MP_PICKLE_DICT && mp_pickle_get (item, "action");
+
+  r->pickle = pickle;
+  if (!entry)
+    {
+      /* before any entry was taken, the item's place in the list is its index */
+      if (l && !l->kept)
+        {
+          l->first_kept = index;
+          l->kept = TRUE;
+        }
+      return MP_PICKLE_KEEP;
+    }
+  if (l == NULL)
+    {
+      l = g_new0 (ListEntries, 1);
+      l->events = g_array_new (FALSE, FALSE, sizeof (TraceEvent));
+      g_hash_table_insert (r->lists, mp_pickle_hold (list), l);
+    }
+  /* the device's number is its list's place in device_traces, known at
+   * the end; an error here names the lists in the order they began */
+  if (!parse_entry (r, item, g_hash_table_size (r->lists) - 1, index, l->events, error))
+    return MP_PICKLE_FAILED;
+  mp_pickle_consume (pickle, item, NULL);
+  return MP_PICKLE_TAKEN;
 }
 
 static gint
@@ -281,15 +370,43 @@ parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file
   return TRUE;
 }
 
-TraceFile *
-mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
+typedef struct
 {
-  g_autoptr (MpPickle)   pickle = mp_pickle_parse (data, length, path, error);
-  g_autoptr (TraceFile)  file = NULL;
-  g_autoptr (GHashTable) frames = g_hash_table_new (NULL, NULL);
-  Reader                 r = { NULL, path, frames };
+  const char *data; /* the whole input, or NULL: read from in */
+  gsize       length;
+  FILE       *in;
+  const char *path;
+} Input;
+
+static gssize
+read_input (gpointer data, guint8 *buf, gsize n, GError **error)
+{
+  Input *input = data;
+  gsize  got = fread (buf, 1, n, input->in);
+
+  if (got == 0 && ferror (input->in))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, input->path, "cannot read the file: %s",
+                         g_strerror (errno));
+      return -1;
+    }
+  return got;
+}
+
+static TraceFile *
+read_snapshot (Input *input, const char *path, GError **error)
+{
+  g_autoptr (MpPickle)   pickle = NULL;
+  g_autoptr (TraceFile)  file = mp_trace_file_new (path, input->length);
+  g_autoptr (GHashTable) lists = g_hash_table_new_full (NULL, NULL, NULL, list_entries_free);
+  Reader                 r = { file, path, NULL, lists };
   const MpPickleValue  *root, *traces, *segments;
 
+  if (input->data)
+    pickle = mp_pickle_parse_stream (input->data, input->length, path, take_entry, &r, error);
+  else
+    pickle = mp_pickle_parse_source (read_input, input, input->length, path, take_entry, &r,
+                                     error);
   if (pickle == NULL)
     return NULL;
   root = mp_pickle_root (pickle);
@@ -318,12 +435,12 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
       return NULL;
     }
 
-  file = r.file = mp_trace_file_new (path, length);
   for (guint dev = 0; dev < mp_pickle_len (traces); dev++)
     {
       const MpPickleValue *list = mp_pickle_item (traces, dev);
       g_autofree char     *name = g_strdup_printf ("cuda:%u", dev);
       TraceDevice         *d = mp_trace_file_device (file, name);
+      ListEntries         *l = g_hash_table_lookup (lists, list);
 
       if (list->type != MP_PICKLE_LIST)
         {
@@ -332,11 +449,31 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
                              mp_pickle_type_name (list));
           return NULL;
         }
+      if (l)
+        g_array_append_vals (d->events, l->events->data, l->events->len);
+      /* what the sink left: only bad entries */
       for (guint i = 0; i < mp_pickle_len (list); i++)
-        if (!parse_entry (&r, mp_pickle_item (list, i), dev, i, d, error))
+        if (!parse_entry (&r, mp_pickle_item (list, i), dev, l && l->kept ? l->first_kept : i,
+                          d->events, error))
           return NULL;
     }
   if (segments && !parse_segments (segments, path, file, error))
     return NULL;
   return g_steal_pointer (&file);
+}
+
+TraceFile *
+mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
+{
+  Input input = { data, length, NULL, path };
+
+  return read_snapshot (&input, path, error);
+}
+
+TraceFile *
+mp_trace_read_snapshot (FILE *in, gsize length, const char *path, GError **error)
+{
+  Input input = { NULL, length, in, path };
+
+  return read_snapshot (&input, path, error);
 }

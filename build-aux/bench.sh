@@ -106,6 +106,17 @@ echo "== the op order (issue 29): every data/ graph, the ONNX samples, gen gpt2 
   --random 100000
 "$cli" bench-order --dim batch=8 --dim seq=128 data/onnx/encoder-2x256.onnx
 rm -f "$tmp"/*
+echo "== PyTorch traces at scale (issue 31): import of generated snapshots and a Chrome trace"
+for n in 100000 1000000; do
+  "$cli" gen torch-snapshot -n "$n" -o "$tmp/snapshot.pickle"
+  printf 'snapshot pickle, %s actions (%s MB): ' "$n" "$(($(stat -c %s "$tmp/snapshot.pickle") / 1000000))"
+  measure "$cli" import "$tmp/snapshot.pickle" --by-op -o "$tmp/by-op.txt"
+done
+"$cli" gen torch-trace -n 1000000 -o "$tmp/trace.json.gz"
+printf 'Chrome trace .json.gz, 1,000,000 [memory] events (%s MB): ' \
+  "$(($(stat -c %s "$tmp/trace.json.gz") / 1000000))"
+measure "$cli" import "$tmp/trace.json.gz" --by-op -o "$tmp/by-op.txt"
+rm -f "$tmp"/*
 echo "== drawing"
 "$cli" render --bench -n 100000
 if [ -x "$build/app/memplan" ] && command -v xvfb-run >/dev/null 2>&1; then

@@ -3,6 +3,41 @@
 
 #include "cli.h"
 
+typedef struct
+{
+  gboolean snapshot;
+  guint64  n;
+  guint64  seed;
+  gboolean gzip;
+} TorchGen;
+
+static gboolean
+fill_torch (FILE *out, gpointer data)
+{
+  const TorchGen *g = data;
+
+  return g->snapshot ? mp_gen_torch_snapshot (out, g->n, g->seed, g->gzip)
+                     : mp_gen_torch_trace (out, g->n, g->seed, g->gzip);
+}
+
+/* gen torch-snapshot / torch-trace: PyTorch-shaped files streamed to the
+ * output, gzip when its name ends in .gz. */
+static int
+gen_torch (const char *model, gint n, gint64 seed, const char *output)
+{
+  TorchGen         g = { g_str_equal (model, "torch-snapshot"), n, seed,
+                         output && g_str_has_suffix (output, ".gz") };
+  g_autoptr (GError) error = NULL;
+
+  if (!mp_cli_check_output (output, &error) ||
+      !mp_write_file_stream (output, fill_torch, &g, &error))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
+  return MP_EXIT_OK;
+}
+
 int
 mp_cli_gen (int argc, char **argv)
 {
@@ -30,7 +65,8 @@ mp_cli_gen (int argc, char **argv)
     { "dtype", 0, 0, G_OPTION_ARG_STRING, &dtype_name, "Floating-point type: f32 (default), "
       "f16, bf16", "TYPE" },
     { "training", 0, 0, G_OPTION_ARG_NONE, &training, "gpt2: forward, loss and backward", NULL },
-    { "tensors", 'n', 0, G_OPTION_ARG_INT, &tensors, "random: tensors (default 1000)", "N" },
+    { "tensors", 'n', 0, G_OPTION_ARG_INT, &tensors, "random: tensors (default 1000); "
+      "torch-snapshot: trace entries; torch-trace: [memory] events", "N" },
     { "streams", 's', 0, G_OPTION_ARG_INT, &streams, "random: streams (default 1)", "S" },
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "random: seed (default 1)", "K" },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "random: write usage records (CSV)", NULL },
@@ -44,6 +80,9 @@ mp_cli_gen (int argc, char **argv)
 
   for (guint i = 0; i < n_models; i++)
     g_string_append_printf (summary, "  %-13s %s\n", models[i].name, models[i].description);
+  g_string_append (summary, "  torch-snapshot a PyTorch memory snapshot pickle (-n entries; "
+                   "-o F.pickle[.gz])\n  torch-trace    a PyTorch profiler Chrome trace (-n "
+                   "[memory] events; -o F.json[.gz])\n");
   summary_text = g_string_free (summary, FALSE);
   ctx = g_option_context_new ("MODEL — write a model-zoo graph (memplan.graph/1 JSON)");
   g_option_context_set_summary (ctx, summary_text);
@@ -76,6 +115,8 @@ mp_cli_gen (int argc, char **argv)
       return MP_EXIT_BAD_INPUT;
     }
 
+  if (g_str_equal (argv[1], "torch-snapshot") || g_str_equal (argv[1], "torch-trace"))
+    return gen_torch (argv[1], tensors, seed, out.output);
   o.batch = batch;
   o.seq = seq;
   o.layers = layers;
