@@ -132,6 +132,61 @@ test_01_winner_concurrent (void)
   g_rmdir (dir);
 }
 
+/* 2: one step numbering. Usage records count steps as ranks of their
+ * start times, as the app's axis, slider and live list do; the text of a
+ * decision says those steps, with the file's own times beside them where
+ * they differ. The step-through's decision 4 on only-search.csv said
+ * "query (3.00 MiB, step 3)" while its band sat at step 2; explain on
+ * A.1048576.csv said steps up to 1048575 where the app counts 0-68. */
+static void
+test_02_one_numbering (void)
+{
+  g_autofree char *search = test_data_path ("teaching/only-search.csv");
+  g_autofree char *a = test_data_path ("minimalloc/A.1048576.csv");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) w = mp_workload_open (search, NULL, &error);
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
+  MpPlannerOptions opts = { .trace = trace };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *out = NULL;
+  const MpUsage   *query;
+
+  g_assert_no_error (error);
+  plan = mp_workload_plan (w, mp_planner_lookup ("greedy-by-size"), &opts, NULL, &error);
+  g_assert_no_error (error);
+  line = mp_decision_trace_explain_step (trace, w->graph, plan, 3);
+  g_assert_cmpstr (line, ==, "query (3.00 MiB, step 2, time 3 in the file): its only gap, "
+                             "2.00 MiB, is too small; on top, at 9.00 MiB");
+  /* the band the app draws for it: the same step */
+  query = &plan->records[mp_decision_trace_step (trace, 3)->record];
+  g_assert_cmpstr (w->graph->tensors[query->tensor].name, ==, "query");
+  g_assert_cmpuint (query->first, ==, 2);
+  g_assert_cmpuint (query->last, ==, 2);
+
+  /* explain counts 69 steps, 0-68, as the app's live list does */
+  g_assert_cmpint (test_run_cli (&out, NULL, "explain", a, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\n  4. 125 (641 KiB, step 68, times 1029120–1048575 in the "
+                                 "file): "));
+  g_assert_nonnull (strstr (out, "\n120. 98 (14.0 KiB, steps 16–68, times 202752–1048575 in the "
+                                 "file): "));
+  for (const char *p = out; (p = strstr (p, " (")); p++)
+    {
+      guint64 first = 0, last = 0;
+      char   *end = NULL;
+
+      if (!(p = strstr (p, ", step")))
+        break;
+      p += strlen (", step");
+      p += *p == 's' ? 2 : 1;
+      first = g_ascii_strtoull (p, &end, 10);
+      last = g_str_has_prefix (end, "–") ? g_ascii_strtoull (end + strlen ("–"), NULL, 10)
+                                          : first;
+      g_assert_cmpuint (first, <=, last);
+      g_assert_cmpuint (last, <=, 68);
+    }
+}
+
 /* 4: exact ties are said as ties, a difference too small for a share in
  * bytes (the app said "3.3e-06% below"), and the CLI's table names the
  * winner in the app's words. */
@@ -381,6 +436,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/truth/01-winner-concurrent", test_01_winner_concurrent);
+  g_test_add_func ("/truth/02-one-numbering", test_02_one_numbering);
   g_test_add_func ("/truth/04-ties-and-winner", test_04_ties_and_winner);
   g_test_add_func ("/truth/07-compare-checks", test_07_compare_checks);
   g_test_add_func ("/truth/08-output-extension", test_08_output_extension);
