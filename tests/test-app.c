@@ -821,6 +821,10 @@ test_truth_01_winner (void)
         {
           g_assert_true (g_str_has_prefix (mp_summary_table_get_headline (summary),
                                            "Smallest arena — first-fit (tied with "));
+          /* the status counts the groups the plans were made for */
+          g_assert_true (mp_window_search (win, "left.h"));
+          g_assert_nonnull (strstr (mp_window_get_status_text (win),
+                                    "live parallel groups 1 – 2 "));
           g_object_set (win, "plan-for-op-order", TRUE, NULL);
           run_until (op_order_planned, win);
         }

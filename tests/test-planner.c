@@ -937,7 +937,8 @@ test_cli_validate_sample (void)
   g_autofree char *out = run_cli (args);
   g_autofree char *expected = g_strdup_printf (
     "%s: greedy-by-size: races when streams run concurrently: " SAMPLE_CONFLICT "\n"
-    "%s: greedy-by-size: races when streams run concurrently (valid in op order): 8 tensors, arena 1572864 bytes (1.50 MiB), 1.2000× "
+    "%s: greedy-by-size: races when streams run concurrently (valid in op order): 8 tensors, "
+    "arena 1572864 bytes (1.50 MiB), 1.2000× "
     "the lower bound\n"
     "%s: multistream: valid in parallel groups: 8 tensors, arena 1572864 bytes "
     "(1.50 MiB), 1.0000× the lower bound\n",
