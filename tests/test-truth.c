@@ -120,6 +120,20 @@ test_01_winner_concurrent (void)
       g_assert_cmpstr (plain, ==, ops);
     }
 
+    /* a CSV plan has no schedule field, but its lifetimes are the groups':
+     * it is judged there, as it was made */
+    {
+      g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
+      g_autofree char *said = NULL;
+
+      g_assert_cmpint (test_run_cli (NULL, NULL, "plan", towers, "-p", "greedy-by-size", "-f",
+                                     "csv", "-o", csv, NULL), ==, 0);
+      g_assert_cmpint (test_run_cli (&said, NULL, "validate", towers, csv, NULL), ==, 0);
+      g_assert_nonnull (strstr (said, ": plan: valid in parallel groups: 6 tensors, arena "
+                                      "10485760 bytes"));
+      g_unlink (csv);
+    }
+
     /* a report says what it planned for; compare refuses to mix them */
     g_assert_cmpint (test_run_cli (NULL, NULL, "suite", towers, "-o", conc, NULL), ==, 0);
     g_assert_cmpint (test_run_cli (NULL, NULL, "suite", towers, "--schedule", "sequential",
