@@ -48,7 +48,7 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
                                    "What every planner plans for on a graph with several "
                                    "streams: concurrent (the parallel groups they run in; the "
                                    "default) or sequential (op order, multistream alone for "
-                                   "the groups)", "concurrent|sequential" });
+                                   "the groups)", "SCHEDULE" });
   if (flags & MP_CLI_SEARCH)
     {
       p->budget_help = g_strdup_printf ("optimal: give up the proof after S seconds "
