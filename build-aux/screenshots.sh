@@ -66,8 +66,9 @@ shot app-onnx-encoder.png 1280x860 --planner naive,greedy-by-size,best-fit --the
   --dim batch=8 --dim seq=128 --cursor 24 data/onnx/encoder-2x256.onnx
 # The op order as a lever (issue 29): the Order page, the given order's
 # curve over the best order's, the saving in the headline; and render --curves
+# (planned for op order: the parallel groups follow the dependencies, not the order)
 shot app-order.png 1280x860 --theme light --order best --planner greedy-by-size,optimal \
-  data/multistream.json
+  --schedule sequential data/multistream.json
 "$cli" render data/zoo/random-2000.json --order best --curves -W 1000 -H 450 \
   -o screenshots/render-order-curves.png
 echo "screenshots/render-order-curves.png"
