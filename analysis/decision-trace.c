@@ -370,6 +370,31 @@ mp_decision_trace_finish (MpDecisionTrace *trace, const MpPlan *plan)
 
 /* Text ------------------------------------------------------------------ */
 
+/* A record's steps as every view counts them (ranks for usage records,
+ * groups for a plan over the parallel schedule), with a file's own times
+ * beside them where they differ, as the app's axis says them. */
+static void
+append_steps (GString *s, const MpGraph *graph, const MpPlan *plan, const MpUsage *r)
+{
+  const char *unit = plan->parallel ? "group" : "step";
+  gint64      first, last;
+
+  if (r->first == r->last)
+    g_string_append_printf (s, "%s %u", unit, r->first);
+  else
+    g_string_append_printf (s, "%ss %u–%u", unit, r->first, r->last);
+  if (plan->parallel || graph->has_ops)
+    return;
+  mp_usage_times (graph, r, &first, &last);
+  if (first == r->first && last == r->last)
+    return; /* the file counts as the ranks do */
+  if (first == last)
+    g_string_append_printf (s, ", time %" G_GINT64_FORMAT " in the file", first);
+  else
+    g_string_append_printf (s, ", times %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " in the file",
+                            first, last);
+}
+
 static void
 append_tensor (GString *s, const MpDecisionTrace *trace, const MpGraph *graph, const MpPlan *plan,
                const MpDecisionStep *step)
@@ -378,16 +403,9 @@ append_tensor (GString *s, const MpDecisionTrace *trace, const MpGraph *graph, c
   g_autofree char *size = mp_format_bytes (r->size);
   /* one line per tensor whatever its name holds */
   g_autofree char *name = mp_escape_name (graph->tensors[r->tensor].name);
-  gint64           first, last;
 
-  mp_usage_times (plan->parallel ? NULL : graph, r, &first, &last);
-  if (first == last)
-    g_string_append_printf (s, "%s (%s, %s %" G_GINT64_FORMAT, name,
-                            size, plan->parallel ? "group" : "step", first);
-  else
-    g_string_append_printf (s, "%s (%s, %s %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT,
-                            name, size,
-                            plan->parallel ? "groups" : "steps", first, last);
+  g_string_append_printf (s, "%s (%s, ", name, size);
+  append_steps (s, graph, plan, r);
   if (step->op >= 0 && (guint) step->op < graph->n_ops)
     {
       g_autofree char *op = mp_escape_name (graph->ops[step->op].name);

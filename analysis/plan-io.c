@@ -347,6 +347,65 @@ assign_offset (const char *path, const MpGraph *graph, const MpLifetimes *lt, Mp
   return TRUE;
 }
 
+/* A plan for the parallel groups (multistream's, or any planner's for a
+ * graph whose streams run concurrently) is checked under them. */
+static void
+make_parallel (const MpGraph *graph, MpPlan *plan, guint max_parallel_ops)
+{
+  g_autoptr (MpSchedule) schedule = NULL;
+
+  plan->parallel = TRUE;
+  plan->max_parallel_ops = max_parallel_ops;
+  schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
+  {
+    MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
+
+    g_atomic_rc_box_release (plan->records);
+    plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
+    g_free (records);
+  }
+  plan->n_steps = MAX (schedule->n_groups, 1);
+  plan->lower_bound = mp_usage_lower_bound (plan->records, plan->n_records, plan->n_steps, NULL,
+                                            NULL);
+}
+
+static void
+load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
+{
+  guint64 max_parallel = 0;
+
+  mp_json_get_u64 (json_object_object_get (item, "max_parallel_ops"), &max_parallel);
+  make_parallel (graph, plan, (guint) MIN (max_parallel, G_MAXUINT));
+}
+
+/* A CSV plan says no schedule, but its lifetimes do: those of the parallel
+ * groups (plan -f csv of a graph whose streams run concurrently, the
+ * default) rather than of op order. */
+static gboolean
+csv_in_groups (const MpGraph *graph, const MpGraph *csv, const MpLifetimes *lt)
+{
+  g_autoptr (MpSchedule) schedule = NULL;
+  g_autofree MpUsage *groups = NULL;
+  gboolean            ops = TRUE, grouped = TRUE;
+
+  if (!graph->has_ops || mp_graph_n_streams (graph) < 2)
+    return FALSE;
+  schedule = mp_schedule_parallel (graph, 0);
+  groups = mp_schedule_usage (schedule, graph, lt->records, lt->n_records);
+  for (guint i = 0; i < csv->n_tensors && (ops || grouped); i++)
+    {
+      const MpTensor *t = &csv->tensors[i];
+      gint            k = mp_graph_find_tensor (graph, t->name);
+      gint            r = k >= 0 ? lt->record_of[k] : -1;
+
+      if (r < 0)
+        return FALSE;
+      ops = ops && t->first == lt->records[r].first && t->last == lt->records[r].last;
+      grouped = grouped && t->first == groups[r].first && t->last == groups[r].last;
+    }
+  return grouped && !ops;
+}
+
 static GPtrArray *
 load_csv_plan (const char *path, const char *data, gsize length, const MpGraph *graph,
                const MpLifetimes *lt, GError **error)
@@ -369,31 +428,10 @@ load_csv_plan (const char *path, const char *data, gsize length, const MpGraph *
   for (guint i = 0; i < records->n_tensors; i++)
     if (!assign_offset (path, graph, lt, plan, records->tensors[i].name, offsets[i], error))
       return NULL;
+  if (csv_in_groups (graph, records, lt))
+    make_parallel (graph, plan, 0);
   mp_plan_finish (plan);
   return g_steal_pointer (&plans);
-}
-
-/* A multistream plan was made for, and is checked under, its parallel schedule. */
-static void
-load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
-{
-  g_autoptr (MpSchedule) schedule = NULL;
-  guint64 max_parallel = 0;
-
-  mp_json_get_u64 (json_object_object_get (item, "max_parallel_ops"), &max_parallel);
-  plan->parallel = TRUE;
-  plan->max_parallel_ops = (guint) MIN (max_parallel, G_MAXUINT);
-  schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
-  {
-    MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
-
-    g_atomic_rc_box_release (plan->records);
-    plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
-    g_free (records);
-  }
-  plan->n_steps = MAX (schedule->n_groups, 1);
-  plan->lower_bound = mp_usage_lower_bound (plan->records, plan->n_records, plan->n_steps, NULL,
-                                            NULL);
 }
 
 static GPtrArray *

@@ -16,14 +16,10 @@ mp_planner_multistream (const MpGraph *graph, const MpLifetimes *lifetimes,
                         GError **error)
 {
   g_autoptr (MpSchedule) schedule = mp_schedule_parallel (graph, options->max_parallel_ops);
-  g_autofree MpUsage *records = mp_schedule_usage (schedule, graph, lifetimes->records,
-                                                   lifetimes->n_records);
-  g_autoptr (MpPlan) plan = mp_plan_new_records ("multistream", records, lifetimes->n_records,
-                                                 MAX (schedule->n_groups, 1),
-                                                 lifetimes->alignment);
+  g_autoptr (MpLifetimes) groups = mp_schedule_lifetimes (schedule, graph, lifetimes);
+  g_autoptr (MpPlan) plan = mp_plan_new ("multistream", groups);
   g_autofree guint *order = mp_order_by_size (plan->records, plan->n_records);
 
-  plan->workspace = lifetimes->workspace;
   plan->parallel = TRUE;
   plan->max_parallel_ops = options->max_parallel_ops;
   mp_decision_trace_rules (options->trace, MP_RULE_LARGEST_FIRST, MP_RULE_SMALLEST_GAP);

@@ -131,6 +131,11 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
   if (plan == NULL)
     return NULL;
   plan->seconds = (g_get_monotonic_time () - start) / 1e6;
+  if (options && options->concurrent)
+    {
+      plan->parallel = TRUE;
+      plan->max_parallel_ops = options->max_parallel_ops;
+    }
   if (options && options->trace)
     mp_decision_trace_finish (options->trace, plan);
   if (plan->graph_name == NULL)

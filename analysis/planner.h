@@ -39,6 +39,9 @@ typedef struct
   MpSearchProgressFunc progress;
   gpointer             progress_data;
   MpDecisionTrace *trace;       /* record the decisions (decision-trace.h), or NULL */
+  /* the lifetimes are the parallel groups' (mp_schedule_lifetimes): the plan
+   * is for the concurrent schedule and judged there */
+  gboolean concurrent;
 } MpPlannerOptions;
 
 typedef MpPlan *(*MpPlannerFunc) (const MpGraph          *graph,

@@ -173,6 +173,53 @@ mp_schedule_usage (const MpSchedule *schedule, const MpGraph *graph, const MpUsa
   return out;
 }
 
+MpLifetimes *
+mp_schedule_lifetimes (const MpSchedule *schedule, const MpGraph *graph,
+                       const MpLifetimes *lifetimes)
+{
+  MpLifetimes        *lt = g_new0 (MpLifetimes, 1);
+  guint               n = lifetimes->n_records;
+  g_autofree MpUsage *records = mp_schedule_usage (schedule, graph, lifetimes->records, n);
+
+  lt->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (n, 1), records);
+  lt->n_records = n;
+  lt->n_steps = MAX (schedule->n_groups, 1);
+  lt->alignment = lifetimes->alignment;
+  lt->workspace = lifetimes->workspace;
+  lt->record_of = g_memdup2 (lifetimes->record_of, sizeof (gint) * MAX (graph->n_tensors, 1));
+  lt->live_bytes = g_new0 (guint64, lt->n_steps);
+  lt->lower_bound = mp_usage_lower_bound (lt->records, n, lt->n_steps, lt->live_bytes,
+                                          &lt->peak_step);
+  return lt;
+}
+
+const char *
+mp_plan_schedule_name (MpPlanSchedule schedule)
+{
+  switch (schedule)
+    {
+    case MP_PLAN_SCHEDULE_CONCURRENT:
+      return "concurrent";
+    case MP_PLAN_SCHEDULE_SEQUENTIAL:
+      return "sequential";
+    case MP_PLAN_SCHEDULE_AUTO:
+    default:
+      return "auto";
+    }
+}
+
+gboolean
+mp_plan_schedule_parse (const char *name, MpPlanSchedule *schedule)
+{
+  if (g_strcmp0 (name, "concurrent") == 0)
+    *schedule = MP_PLAN_SCHEDULE_CONCURRENT;
+  else if (g_strcmp0 (name, "sequential") == 0)
+    *schedule = MP_PLAN_SCHEDULE_SEQUENTIAL;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 char *
 mp_schedule_describe_group (const MpSchedule *schedule, const MpGraph *graph, guint group)
 {

@@ -43,6 +43,28 @@ MpUsage    *mp_schedule_usage      (const MpSchedule *schedule,
                                     const MpUsage    *records,
                                     guint             n_records);
 
+/* The same as lifetimes: records, live bytes and lower bound over the
+ * schedule's groups (n_steps = groups). Every planner that plans for the
+ * concurrent schedule plans on these (multistream, and the others under
+ * --schedule concurrent). */
+MpLifetimes *mp_schedule_lifetimes (const MpSchedule  *schedule,
+                                    const MpGraph     *graph,
+                                    const MpLifetimes *lifetimes);
+
+/* What planners plan for on a graph whose streams may run side by side:
+ * AUTO is the concurrent schedule there (the graph's real execution);
+ * SEQUENTIAL plans for op order. A graph with one stream has op order only. */
+typedef enum
+{
+  MP_PLAN_SCHEDULE_AUTO,
+  MP_PLAN_SCHEDULE_CONCURRENT,
+  MP_PLAN_SCHEDULE_SEQUENTIAL,
+} MpPlanSchedule;
+
+const char *mp_plan_schedule_name  (MpPlanSchedule schedule);
+/* "concurrent" or "sequential"; FALSE for anything else. */
+gboolean    mp_plan_schedule_parse (const char *name, MpPlanSchedule *schedule);
+
 /* "ops 'a', 'b' and 3 more" for the ops of a group, for messages. */
 MP_AVAILABLE_IN_1_0
 char       *mp_schedule_describe_group (const MpSchedule *schedule,

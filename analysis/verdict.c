@@ -100,6 +100,23 @@ mp_plan_fails_other (const MpPlan *plan)
   return plan->concurrent_checked && !plan->concurrent_valid;
 }
 
+gboolean
+mp_plan_races (const MpPlan *plan)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+  return plan->checked && plan->valid && !plan->parallel && plan->concurrent_checked &&
+         !plan->concurrent_valid;
+}
+
+/* A plan that may win: valid under its own schedule and, where the streams
+ * may run side by side, when they do (the graph's real execution). */
+static gboolean
+contends (const MpPlan *plan)
+{
+  return plan->valid && plan->n_records > 0 &&
+         (!plan->concurrent_checked || plan->concurrent_valid);
+}
+
 gint
 mp_plans_best (MpPlan * const *plans, guint n_plans)
 {
@@ -109,7 +126,7 @@ mp_plans_best (MpPlan * const *plans, guint n_plans)
     {
       const MpPlan *p = plans[i];
 
-      if (!p->valid || p->n_records == 0)
+      if (!contends (p))
         continue;
       if (best < 0 || p->arena < plans[best]->arena ||
           (p->arena == plans[best]->arena && !mp_plan_fails_other (p) &&
@@ -138,8 +155,7 @@ ties (MpPlan * const *plans, guint n_plans, guint best)
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; i < n_plans; i++)
-    if (i != best && plans[i]->valid && plans[i]->n_records > 0 &&
-        plans[i]->arena == plans[best]->arena)
+    if (i != best && contends (plans[i]) && plans[i]->arena == plans[best]->arena)
       g_string_append_printf (s, "%s%s", s->len ? ", " : "", plans[i]->planner);
   return s;
 }
@@ -158,7 +174,7 @@ mp_plans_margin_detail (MpPlan * const *plans, guint n_plans, guint best)
     {
       const MpPlan *p = plans[i];
 
-      if (i != best && p->valid && p->n_records > 0 && p->arena != b->arena &&
+      if (i != best && contends (p) && p->arena != b->arena &&
           (next == NULL || p->arena < next->arena))
         next = p;
     }
@@ -199,6 +215,8 @@ mp_plan_verdict (const MpPlan *plan)
 {
   if (!plan->checked)
     return g_strdup ("not checked");
+  if (mp_plan_races (plan))
+    return g_strdup ("races when streams run concurrently (valid in op order)");
   if (plan->valid)
     return g_strdup_printf ("valid%s", own_schedule (plan));
   if (plan->over_capacity)
@@ -227,8 +245,7 @@ mp_plan_verdict_other (const MpPlan *plan)
     return NULL;
   if (plan->parallel)
     return g_strdup_printf ("would be INVALID in op order: %s", plan->sequential_problem);
-  return g_strdup_printf ("would be INVALID when streams run concurrently: %s",
-                          plan->concurrent_problem);
+  return g_strdup_printf ("races when streams run concurrently: %s", plan->concurrent_problem);
 }
 
 char *

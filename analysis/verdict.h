@@ -34,9 +34,15 @@ MpVerdict   mp_plan_get_verdict        (const MpPlan *plan);
 MP_AVAILABLE_IN_1_0
 gboolean    mp_plan_fails_other        (const MpPlan *plan);
 
-/* The winner: the plan with the smallest arena among the valid ones (of a
- * tie, one that also holds under the other schedule, else the first), or
- * -1 when none is valid. Every front-end names the same one. */
+/* Valid in op order, but its tensors clash when the graph's streams run
+ * concurrently (its real execution): it cannot win. */
+MP_AVAILABLE_IN_1_0
+gboolean    mp_plan_races              (const MpPlan *plan);
+
+/* The winner: the plan with the smallest arena among the valid ones that
+ * are also valid when the streams run concurrently, on a graph whose
+ * streams may (of a tie, one that also holds in op order, else the first),
+ * or -1 when none is. Every front-end names the same one. */
 MP_AVAILABLE_IN_1_0
 gint        mp_plans_best              (MpPlan * const *plans, guint n_plans);
 
@@ -56,7 +62,8 @@ char       *mp_format_share            (gdouble fraction);
 
 /* The words every front-end shows, so none can disagree. */
 /* One line: "valid", "valid in op order" (where streams could also run
- * side by side), "INVALID in op order: tensors …". */
+ * side by side), "races when streams run concurrently (valid in op
+ * order)", "INVALID in op order: tensors …". */
 MP_AVAILABLE_IN_1_0
 char       *mp_plan_verdict            (const MpPlan *plan);
 /* A table cell per schedule: "yes", "NO", or "n/a" when not checked. */
@@ -64,8 +71,8 @@ MP_AVAILABLE_IN_1_0
 const char *mp_plan_verdict_sequential (const MpPlan *plan);
 MP_AVAILABLE_IN_1_0
 const char *mp_plan_verdict_concurrent (const MpPlan *plan);
-/* The other schedule's failure, as information ("would be INVALID when
- * streams run concurrently: …"), or NULL. */
+/* The other schedule's failure ("races when streams run concurrently: …",
+ * "would be INVALID in op order: …"), or NULL. */
 MP_AVAILABLE_IN_1_0
 char       *mp_plan_verdict_other      (const MpPlan *plan);
 /* An exact search's status: "proved optimal", or "not proved: best found,

@@ -14,6 +14,7 @@ workload_clear (gpointer data)
     w->graph = NULL; /* the trace's */
   g_clear_pointer (&w->trace, mp_trace_free);
   g_clear_pointer (&w->parallel, mp_schedule_free);
+  g_clear_pointer (&w->concurrent, mp_lifetimes_free);
   g_clear_pointer (&w->lifetimes, mp_lifetimes_free);
   g_clear_pointer (&w->graph, mp_graph_free);
   g_clear_pointer (&w->given_graph, mp_graph_free);
@@ -80,7 +81,12 @@ prepare (MpWorkload *w, const MpWorkloadOptions *options, GError **error)
   if (!(w->lifetimes = mp_lifetimes_compute (w->graph, &lopts, error)))
     return FALSE;
   if (w->graph->has_ops && mp_graph_n_streams (w->graph) > 1)
-    w->parallel = mp_schedule_parallel (w->graph, w->max_parallel_ops);
+    {
+      w->parallel = mp_schedule_parallel (w->graph, w->max_parallel_ops);
+      /* the streams run side by side: plan for that, unless told otherwise */
+      if (!options || options->schedule != MP_PLAN_SCHEDULE_SEQUENTIAL)
+        w->concurrent = mp_schedule_lifetimes (w->parallel, w->graph, w->lifetimes);
+    }
   if (w->trace)
     {
       w->observed = mp_trace_observed_plan (w->trace, w->lifetimes);
@@ -171,9 +177,13 @@ mp_workload_plan (MpWorkload *workload, const MpPlannerInfo *info,
     opts = *options;
   /* the groups a multistream plan is made for are the ones it is judged in */
   opts.max_parallel_ops = workload->max_parallel_ops;
+  /* multistream measures its groups itself; the others plan on them here */
+  opts.concurrent = workload->concurrent && !(info->traits & MP_PLANNER_PARALLEL);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  plan = mp_planner_run (info, workload->graph, workload->lifetimes, &opts, cancellable, error);
+  plan = mp_planner_run (info, workload->graph,
+                         opts.concurrent ? workload->concurrent : workload->lifetimes, &opts,
+                         cancellable, error);
   if (plan == NULL)
     return NULL;
   mp_workload_judge (workload, plan);

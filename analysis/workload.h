@@ -21,6 +21,9 @@ typedef struct
   guint64     alignment;        /* 0: the input's own; else a power of two */
   gboolean    plan_inputs;      /* place graph inputs in the arena too */
   guint       max_parallel_ops; /* parallel groups: ops per group, 0 = unlimited */
+  /* what the planners plan for where streams may run side by side: AUTO
+   * (the zero) is the concurrent schedule, SEQUENTIAL op order */
+  MpPlanSchedule schedule;
   MpInputOptions input;         /* traces' device, ONNX models' dimensions */
   /* refuse an input or planners estimated to need more memory than this
    * (MP_ANALYSIS_ERROR_MEMORY, before the work): 0, the memory available;
@@ -40,6 +43,10 @@ typedef struct
    * streams): AITemplate's parallel groups; NULL otherwise */
   MpSchedule    *parallel;
   guint          max_parallel_ops;
+  /* the lifetimes in those groups when every planner plans for them (a
+   * parallel schedule, not --schedule sequential); NULL: planners plan for
+   * op order, multistream alone for the groups */
+  MpLifetimes   *concurrent;
   MpTrace       *trace;       /* an allocator trace (owning graph), or NULL */
   MpPlan        *observed;    /* what that allocator did, judged; NULL without a trace */
   guint64       *file_offsets; /* a CSV's offset column, or NULL */

@@ -21,6 +21,7 @@ struct _MpLiveList
   MpRenderIndex      *index;   /* the set's, for plan */
   gboolean            updating;
   gboolean            stale;   /* the cursor or plan changed while hidden */
+  GtkColumnViewColumn *lifetime; /* its title names the plan's steps */
 };
 
 G_DEFINE_FINAL_TYPE (MpLiveList, mp_live_list, GTK_TYPE_WIDGET)
@@ -184,6 +185,8 @@ mp_live_list_init (MpLiveList *self)
       gtk_column_view_column_set_fixed_width (column, columns[i].width);
       gtk_column_view_column_set_resizable (column, TRUE);
       gtk_column_view_column_set_expand (column, g_str_equal (columns[i].id, "tensor"));
+      if (g_str_equal (columns[i].id, "lifetime"))
+        self->lifetime = column;
     }
 
   /* rows are sorted by the model (integers), not by GTK's sorters (objects) */
@@ -239,6 +242,8 @@ mp_live_list_set_plan (MpLiveList *self, MpPlanSet *set, const MpPlan *plan)
   self->set = set;
   self->plan = plan;
   self->index = set && plan ? mp_plan_set_find_index (set, plan) : NULL;
+  gtk_column_view_column_set_title (self->lifetime, plan && plan->parallel ? "Lifetime (groups)"
+                                                                           : "Lifetime (steps)");
   refresh (self);
 }
 

@@ -17,6 +17,7 @@ struct _MpApplication
   GStrv          planners;
   GStrv          dims;         /* --dim NAME=VALUE: the ONNX model's dimensions */
   gint           order;        /* --order: an MpOrderMethod, or -1: not given */
+  gboolean       op_order;     /* --schedule sequential: plan several streams for op order */
   char          *color_by;
   char          *theme;
   gboolean       shared_scale;
@@ -103,6 +104,8 @@ new_window (MpApplication *self)
         mp_window_set_dims (window, (const char * const *) self->dims);
       if (self->order >= 0)
         mp_window_set_order (window, self->order);
+      if (self->op_order)
+        g_object_set (window, "plan-for-op-order", TRUE, NULL);
       mp_scripted_run_watch (&self->run, window);
     }
   gtk_window_present (GTK_WINDOW (window));
@@ -345,6 +348,18 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
         self->order = method;
       }
   }
+  {
+    g_autofree char *schedule = NULL;
+    MpPlanSchedule   which = MP_PLAN_SCHEDULE_AUTO;
+
+    if (g_variant_dict_lookup (options, "schedule", "s", &schedule) &&
+        !mp_plan_schedule_parse (schedule, &which))
+      {
+        g_printerr ("memplan: --schedule '%s': expected concurrent or sequential\n", schedule);
+        return 2;
+      }
+    self->op_order = which == MP_PLAN_SCHEDULE_SEQUENTIAL;
+  }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
   g_variant_dict_lookup (options, "step", "i", &self->run.step);
   if (g_variant_dict_lookup (options, "step-through", "s", &self->run.step_through) &&
@@ -448,6 +463,9 @@ mp_application_init (MpApplication *self)
     { "shared-scale", 0, 0, G_OPTION_ARG_NONE, NULL, "One address scale for every plan", NULL },
     { "order", 0, 0, G_OPTION_ARG_STRING, NULL, "Plan in this op order: given, best or optimal "
       "(and show the Order page)", "ORDER" },
+    { "schedule", 0, 0, G_OPTION_ARG_STRING, NULL, "What planners plan for on a graph with "
+      "several streams: concurrent (their parallel groups; the default) or sequential (op "
+      "order)", "SCHEDULE" },
     { "select", 0, 0, G_OPTION_ARG_STRING, NULL, "Select a tensor (or an op) by name",
       "NAME" },
     { "show-live", 0, 0, G_OPTION_ARG_NONE, NULL, "Show the buffers live at the cursor step",

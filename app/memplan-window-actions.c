@@ -260,6 +260,8 @@ mp_window_class_install_actions (GtkWidgetClass *widget_class)
   gtk_widget_class_install_property_action (widget_class, "win.color-by", "color-by");
   gtk_widget_class_install_property_action (widget_class, "win.shared-scale", "shared-scale");
   gtk_widget_class_install_property_action (widget_class, "win.time-budget", "time-budget");
+  gtk_widget_class_install_property_action (widget_class, "win.plan-for-op-order",
+                                            "plan-for-op-order");
   /* in the window only, so Escape still closes popovers and the search bar elsewhere */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }

@@ -7,6 +7,19 @@
 
 #include "memplan-window-private.h"
 
+/* Plan for op order instead of the parallel groups the streams run in (the
+ * plan-for-op-order property behind win.plan-for-op-order): every plan of
+ * a graph with several streams changes, so the file is planned again. */
+void
+mp_window_set_op_order (MpWindow *self, gboolean op_order)
+{
+  if (self->op_order == op_order)
+    return;
+  self->op_order = op_order;
+  g_object_notify (G_OBJECT (self), "plan-for-op-order");
+  mp_window_start_build (self, TRUE);
+}
+
 void
 mp_window_set_time_budget (MpWindow *self, gdouble seconds)
 {

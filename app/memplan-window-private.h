@@ -68,6 +68,7 @@ struct _MpWindow
   gboolean            new_graph;      /* the running build loads a file */
   gboolean            opening;        /* it is mp_window_open's: the file joins Open Recent */
   gdouble             time_budget;    /* optimal: seconds */
+  gboolean            op_order;       /* plan for op order, not the streams' parallel groups */
   const char         *replan;         /* a planner to run again at the next build, or NULL */
 
   /* View */
@@ -86,6 +87,7 @@ void     mp_window_class_install_actions (GtkWidgetClass *widget_class);
 
 /* memplan-window-budget.c: a new budget replans optimal, when it is shown. */
 void     mp_window_set_time_budget       (MpWindow *self, gdouble seconds);
+void     mp_window_set_op_order          (MpWindow *self, gboolean op_order);
 
 /* memplan-window-by-op.c: the tab, and whether it shows for this set. */
 void     mp_window_by_op_init            (MpWindow *self);

@@ -30,10 +30,14 @@ mp_window_search (MpWindow *self, const char *text)
   else if ((index = mp_graph_find_op (graph, text)) >= 0)
     {
       g_autofree char *op = mp_escape_name (graph->ops[index].name);
+      MpWorkload      *w = mp_plan_set_get_workload (self->set);
+      /* planned for the parallel groups, the steps are groups */
+      gint             step = w->concurrent ? (gint) w->parallel->group[index] : index;
 
-      mp_view_state_set_cursor (self->state, index);
-      mp_view_state_reveal (self->state, index, index);
-      status = g_strdup_printf ("op %s: step %d", op, index);
+      mp_view_state_set_cursor (self->state, step);
+      mp_view_state_reveal (self->state, step, step);
+      status = w->concurrent ? g_strdup_printf ("op %s: parallel group %d", op, step)
+                             : g_strdup_printf ("op %s: step %d", op, step);
       gtk_label_set_text (self->search_status, status);
       return TRUE;
     }

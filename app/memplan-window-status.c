@@ -54,11 +54,17 @@ mp_window_update_status (MpWindow *self)
       g_autofree char *secs = mp_format_seconds (mp_plan_set_get_seconds (self->set));
       time = g_strdup_printf ("loaded and planned in %s", secs);
     }
-  text = g_strdup_printf ("%s: %u tensors, %u planned over %u steps, lower bound %s (peak at "
-                          "step %u); %s. Hover a buffer for details, click to follow it across "
-                          "the plans.",
-                          name, graph->n_tensors, lt->n_records, lt->n_steps, lb,
-                          lt->peak_step, time);
+  {
+    /* planned for the streams' parallel groups, the steps are groups */
+    gboolean    groups = mp_plan_set_get_workload (self->set)->concurrent != NULL;
+    const char *unit = groups ? "parallel groups" : "steps";
+
+    text = g_strdup_printf ("%s: %u tensors, %u planned over %u %s, lower bound %s (peak at "
+                            "%s %u); %s. Hover a buffer for details, click to follow it across "
+                            "the plans.",
+                            name, graph->n_tensors, lt->n_records, lt->n_steps, unit, lb,
+                            groups ? "group" : "step", lt->peak_step, time);
+  }
   gtk_label_set_text (self->status_label, text);
 }
 

@@ -22,6 +22,7 @@ enum
   PROP_SHARED_SCALE,
   PROP_TIME_BUDGET,
   PROP_PLANNERS,
+  PROP_PLAN_FOR_OP_ORDER,
   N_PROPS
 };
 
@@ -339,7 +340,9 @@ mp_window_start_build (MpWindow *self, gboolean load)
   MpPlanSetOptions options = { .time_budget = self->time_budget,
                                .dims = (const char * const *) self->dims,
                                .order = mp_order_view_get_order (
-                                 MP_ORDER_VIEW (self->order_view)) };
+                                 MP_ORDER_VIEW (self->order_view)),
+                               .schedule = self->op_order ? MP_PLAN_SCHEDULE_SEQUENTIAL
+                                                          : MP_PLAN_SCHEDULE_AUTO };
 
   if (load && self->file == NULL)
     return;
@@ -598,6 +601,9 @@ mp_window_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_TIME_BUDGET:
       g_value_set_double (value, self->time_budget);
       break;
+    case PROP_PLAN_FOR_OP_ORDER:
+      g_value_set_boolean (value, self->op_order);
+      break;
     case PROP_PLANNERS:
       /* every planner is the empty list, as the planners key has it */
       {
@@ -635,6 +641,9 @@ mp_window_set_property (GObject *object, guint prop_id, const GValue *value, GPa
       break;
     case PROP_TIME_BUDGET:
       mp_window_set_time_budget (self, g_value_get_double (value));
+      break;
+    case PROP_PLAN_FOR_OP_ORDER:
+      mp_window_set_op_order (self, g_value_get_boolean (value));
       break;
     case PROP_PLANNERS:
       {
@@ -717,6 +726,11 @@ mp_window_class_init (MpWindowClass *klass)
   properties[PROP_TIME_BUDGET] =
     g_param_spec_double ("time-budget", NULL, NULL, 1, 3600, MP_OPTIMAL_DEFAULT_BUDGET,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* a graph with several streams: plan for op order, not for the parallel
+   * groups its streams run in */
+  properties[PROP_PLAN_FOR_OP_ORDER] =
+    g_param_spec_boolean ("plan-for-op-order", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* the planners run, by name; empty: every planner */
   properties[PROP_PLANNERS] =
     g_param_spec_boxed ("planners", NULL, NULL, G_TYPE_STRV,

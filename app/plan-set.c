@@ -96,7 +96,10 @@ mp_plan_set_get_graph (MpPlanSet *set)
 const MpLifetimes *
 mp_plan_set_get_lifetimes (MpPlanSet *set)
 {
-  return set->loaded->workload->lifetimes;
+  MpWorkload *w = set->loaded->workload;
+
+  /* the step axis is the one the plans were made for */
+  return w->concurrent ? w->concurrent : w->lifetimes;
 }
 
 const char *
@@ -289,7 +292,8 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
   /* lenient: the window keeps its bindings from one file to the next */
   MpWorkloadOptions wopts = { .input.onnx.dims = options ? options->dims : NULL,
                                .input.onnx.lenient_dims = TRUE,
-                               .order = options ? options->order : MP_ORDER_GIVEN };
+                               .order = options ? options->order : MP_ORDER_GIVEN,
+                               .schedule = options ? options->schedule : MP_PLAN_SCHEDULE_AUTO };
   /* the quick planners side by side, one thread per core */
   MpRunOptions     ropts = { .planner.time_budget = options ? options->time_budget : 0,
                              .n_threads = 0,

@@ -25,10 +25,13 @@ typedef struct
   const char * const *dims;        /* ONNX symbolic dimensions, "NAME=VALUE"; NULL: none */
   MpOrderMethod       order;       /* the op order planned; inputs without dependencies keep
                                     * theirs */
+  MpPlanSchedule      schedule;    /* what planners plan for where streams run side by side */
 } MpPlanSetOptions;
 
 MpWorkload        *mp_plan_set_get_workload  (MpPlanSet *set);
 const MpGraph     *mp_plan_set_get_graph     (MpPlanSet *set);
+/* The lifetimes the plans were made for: in parallel groups where every
+ * planner plans for the concurrent schedule (the workload's concurrent). */
 const MpLifetimes *mp_plan_set_get_lifetimes (MpPlanSet *set);
 const char        *mp_plan_set_get_path      (MpPlanSet *set);
 guint              mp_plan_set_get_n_plans   (MpPlanSet *set);

@@ -24,7 +24,8 @@ mp_summary_verdict_detail (const MpPlan *plan)
 
   g_return_val_if_fail (plan != NULL, NULL);
 
-  verdict = mp_plan_verdict (plan);
+  /* a race says itself in full in the other verdict */
+  verdict = mp_plan_races (plan) ? NULL : mp_plan_verdict (plan);
   other = mp_plan_verdict_other (plan);
   append_sentence (s, verdict);
   append_sentence (s, other);

@@ -111,27 +111,32 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
   if (rec >= 0)
     {
       const MpUsage *u = &lifetimes->records[rec];
+      gint           r = plan ? mp_plan_find_record (plan, (guint) rec, u->tensor) : -1;
+      gboolean       groups = r >= 0 && plan->parallel;
       gint64         first, last;
 
+      /* the plan's own steps (groups for a plan over the parallel schedule,
+       * ranks for usage records), as the axis counts them; a file's own
+       * times beside them where they differ */
+      if (r >= 0)
+        u = &plan->records[r];
+      g_string_append_printf (s, "\nlive %s %u – %u", groups ? "parallel groups" : "steps",
+                              u->first, u->last);
       mp_usage_times (graph, u, &first, &last);
-      g_string_append_printf (s, "\nlive %s %" G_GINT64_FORMAT " – %" G_GINT64_FORMAT,
-                              graph->has_ops ? "steps" : "times", first, last);
-      if (plan != NULL)
+      if (!groups && !graph->has_ops && (first != u->first || last != u->last))
+        g_string_append_printf (s, " (times %" G_GINT64_FORMAT " – %" G_GINT64_FORMAT
+                                " in the file)", first, last);
+      if (r >= 0)
         {
-          gint r = mp_plan_find_record (plan, (guint) rec, u->tensor);
+          guint64          in_root = 0;
+          guint64          offset;
+          g_autofree char *off = NULL;
 
-          if (r >= 0)
-            {
-              guint64          in_root = 0;
-              guint64          offset;
-              g_autofree char *off = NULL;
-
-              mp_graph_view_root (graph, tensor, &in_root);
-              offset = plan->offsets[r] + in_root;
-              off = mp_format_bytes (offset);
-              g_string_append_printf (s, "\noffset %s (%" G_GUINT64_FORMAT ") in %s", off,
-                                      offset, plan->planner);
-            }
+          mp_graph_view_root (graph, tensor, &in_root);
+          offset = plan->offsets[r] + in_root;
+          off = mp_format_bytes (offset);
+          g_string_append_printf (s, "\noffset %s (%" G_GUINT64_FORMAT ") in %s", off, offset,
+                                  plan->planner);
         }
     }
   else

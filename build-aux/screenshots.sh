@@ -26,11 +26,12 @@ shot() {
 }
 
 # The default window at its default size: every planner, the Summary with
-# every row and the winner starred, memory over time with the peak (step 14)
-# under the cursor. The close-ups compare two planners.
+# every row and the winner starred, memory over time with the peak (parallel
+# group 12: the default graph's two streams run concurrently, and every
+# planner plans for that) under the cursor. The close-ups compare two planners.
 two=naive,greedy-by-size
-shot app-default.png 1280x860 --theme light --cursor 14
-shot app-live-at-peak.png 1280x860 --theme light --cursor 14 --show-live
+shot app-default.png 1280x860 --theme light --cursor 12
+shot app-live-at-peak.png 1280x860 --theme light --cursor 12 --show-live
 # 100,000 random tensors, zoomed to 300 steps: coverage drawn as intensity,
 # so the free space between crowds of small buffers shows
 tmp=$(mktemp -d)
@@ -67,14 +68,21 @@ shot app-onnx-encoder.png 1280x860 --planner naive,greedy-by-size,best-fit --the
   --dim batch=8 --dim seq=128 --cursor 24 data/onnx/encoder-2x256.onnx
 # The op order as a lever (issue 29): the Order page, the given order's
 # curve over the best order's, the saving in the headline; and render --curves
+# (planned for op order: the parallel groups follow the dependencies, not the order)
 shot app-order.png 1280x860 --theme light --order best --planner greedy-by-size,optimal \
-  data/multistream.json
+  --schedule sequential data/multistream.json
 "$cli" render data/zoo/random-2000.json --order best --curves -W 1000 -H 450 \
   -o screenshots/render-order-curves.png
 echo "screenshots/render-order-curves.png"
-# A plan valid in op order that clashes when the two streams run together.
+# A plan valid in op order that clashes when the two streams run together
+# (planned for op order: by default every planner plans for the groups).
 shot app-multistream.png 1280x860 --planner greedy-by-size,multistream --theme light \
-  --select b.mid --cursor 1 data/multistream.json
+  --select b.mid --cursor 1 --schedule sequential data/multistream.json
+# Two towers on two streams: every planner plans for the parallel groups
+# the streams run in, and the star is on a plan valid there (issue 33)
+shot app-two-towers.png 1280x860 --theme light data/two-towers.json
+shot app-two-towers-op-order.png 1280x860 --theme light --schedule sequential \
+  data/two-towers.json
 # teaching mode mid-way: the gap too small for query (greedy-by-size), the
 # three small tensors packed into stem's old space
 shot app-step-through.png 1280x860 --theme light --step-through greedy-by-size --step 4 \

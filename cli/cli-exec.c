@@ -28,7 +28,7 @@ print_schedule_note (GString *out, GPtrArray *results)
   g_string_append_printf (out, "note: %s %s made for op order, but %s ran on %u concurrent "
                                "streams; a corruption there is a race between streams: run "
                                "with --sequential to check %s in the order %s made for, or "
-                               "plan for concurrency with --planner multistream\n",
+                               "plan for concurrency with --schedule concurrent\n",
                           names->str, n == 1 ? "was" : "were", n == 1 ? "it" : "they", streams,
                           n == 1 ? "it" : "them", n == 1 ? "it was" : "they were");
 }
@@ -231,7 +231,8 @@ mp_cli_exec (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   /* the planners whose plans to run (the planning options are the same
    * as plan's: --order runs the ops in another order, the plans made for it) */
-  mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_SCHEDULE | MP_CLI_ORDER);
+  mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_SCHEDULE | MP_CLI_ORDER |
+                                         MP_CLI_CONCURRENCY);
   mp_cli_add_output (ctx, &out, "table, json");
   if (!mp_cli_parse (ctx, &argc, &argv, 1, 1) || !mp_cli_output_check (&out))
     return MP_EXIT_BAD_INPUT;
@@ -281,6 +282,7 @@ mp_cli_exec (int argc, char **argv)
       !(w = mp_workload_new_from_input (g_steal_pointer (&input),
                                         &(MpWorkloadOptions) {
                                           .max_parallel_ops = (guint) planning.max_parallel,
+                                          .schedule = planning.plan_schedule,
                                           .order = planning.order_method,
           .order_budget = planning.order_budget },
                                         &error)))

@@ -43,6 +43,12 @@ mp_cli_add_planning (GOptionContext *context, MpCliPlanning *p, MpCliPlanningFla
     add_entry (e, (GOptionEntry) { "max-parallel-ops", 0, 0, G_OPTION_ARG_INT, &p->max_parallel,
                                    "Parallel groups (multistream, and the concurrent check): at "
                                    "most N ops per group (default: unlimited)", "N" });
+  if (flags & MP_CLI_CONCURRENCY)
+    add_entry (e, (GOptionEntry) { "schedule", 0, 0, G_OPTION_ARG_STRING, &p->schedule,
+                                   "What every planner plans for on a graph with several "
+                                   "streams: concurrent (the parallel groups they run in; the "
+                                   "default) or sequential (op order, multistream alone for "
+                                   "the groups)", "SCHEDULE" });
   if (flags & MP_CLI_SEARCH)
     {
       p->budget_help = g_strdup_printf ("optimal: give up the proof after S seconds "
@@ -128,6 +134,12 @@ mp_cli_planning_check (MpCliPlanning *p)
     return FALSE;
   if (!mp_cli_parse_order (p->order, &p->order_method))
     return FALSE;
+  p->plan_schedule = MP_PLAN_SCHEDULE_AUTO;
+  if (p->schedule && !mp_plan_schedule_parse (p->schedule, &p->plan_schedule))
+    {
+      mp_cli_error ("--schedule takes concurrent or sequential, not '%s'", p->schedule);
+      return FALSE;
+    }
   if ((p->flags & MP_CLI_PLANNERS) && p->infos == NULL)
     {
       if (p->planner_names == NULL && p->default_planners)
@@ -153,6 +165,7 @@ mp_cli_workload_options (const MpCliPlanning *p, MpWorkloadOptions *options)
                                    .alignment = (guint64) p->alignment,
                                    .plan_inputs = p->plan_inputs,
                                    .max_parallel_ops = (guint) p->max_parallel,
+                                   .schedule = p->plan_schedule,
                                    .input.trace.device = p->device,
                                    .input.trace.drop_pre_existing = p->drop_pre_existing,
                                    .input.onnx.dims = (const char *const *) p->dims,
@@ -311,6 +324,7 @@ mp_cli_planning_clear (MpCliPlanning *p)
   g_clear_pointer (&p->dims, g_strfreev);
   g_clear_pointer (&p->max_memory, g_free);
   g_clear_pointer (&p->order, g_free);
+  g_clear_pointer (&p->schedule, g_free);
   g_clear_pointer (&p->planner_help, g_free);
   g_clear_pointer (&p->budget_help, g_free);
   g_clear_pointer (&p->infos, g_ptr_array_unref);

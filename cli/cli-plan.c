@@ -54,6 +54,12 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
   if (w->parallel)
     g_string_append_printf (out, "; %u streams, %u parallel groups", mp_graph_n_streams (graph),
                             w->parallel->n_groups);
+  if (w->concurrent)
+    {
+      g_autofree char *clb = mp_format_bytes (w->concurrent->lower_bound);
+
+      g_string_append_printf (out, " (lower bound %s when they run concurrently)", clb);
+    }
   g_string_append (out, "\n");
   if (graph->note)
     g_string_append_printf (out, "note: %s\n", graph->note);
@@ -85,9 +91,14 @@ print_table (GString *out, const MpWorkload *w, const MpPlanRun *run)
       if (other)
         g_string_append_printf (out, "%s: %s\n", p->planner, other);
     }
-  if (w->parallel)
+  if (w->concurrent)
+    g_string_append (out, "(every plan is for the concurrent schedule, in parallel groups; "
+                          "--schedule sequential plans for op order)\n");
+  else if (w->parallel)
     g_string_append (out, "(multistream plans for the concurrent schedule, the others for op "
-                          "order; only a plan invalid under its own schedule fails the run)\n");
+                          "order; the winner is the smallest arena among plans valid when "
+                          "streams run concurrently; only a plan invalid under its own "
+                          "schedule fails the run)\n");
 }
 
 int

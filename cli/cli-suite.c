@@ -45,7 +45,8 @@ mp_cli_suite (int argc, char **argv)
                                          "load (no report is written).");
   planning.default_planners = "all but optimal, whose result depends on its time budget";
   mp_cli_add_planning (ctx, &planning, MP_CLI_PLANNERS | MP_CLI_LIFETIMES | MP_CLI_SCHEDULE |
-                                         MP_CLI_SEARCH | MP_CLI_MODEL | MP_CLI_ORDER);
+                                         MP_CLI_SEARCH | MP_CLI_MODEL | MP_CLI_ORDER |
+                                         MP_CLI_CONCURRENCY);
   mp_cli_add_output (ctx, &out, NULL);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!mp_cli_parse (ctx, &argc, &argv, 1, -1))
@@ -75,6 +76,7 @@ mp_cli_suite (int argc, char **argv)
   options.keep_going = keep_going;
   options.order = planning.order_method;
   options.order_budget = planning.order_budget;
+  options.schedule = planning.plan_schedule;
   options.plans_dir = plans_dir;
   if (repeat < 1 || repeat > 1000)
     {

@@ -84,7 +84,8 @@ typedef enum
   MP_CLI_DEVICE    = 1 << 4, /* --device */
   MP_CLI_MODEL     = 1 << 5, /* --dim, --views-as-copies (ONNX) */
   MP_CLI_ORDER     = 1 << 6, /* --order, --order-budget */
-  MP_CLI_ALL_PLANNING = 0x7f,
+  MP_CLI_CONCURRENCY = 1 << 7, /* --schedule concurrent|sequential */
+  MP_CLI_ALL_PLANNING = 0xff,
 } MpCliPlanningFlags;
 
 typedef struct
@@ -106,6 +107,8 @@ typedef struct
   char              *order;            /* --order METHOD, or NULL: given */
   gdouble            order_budget;     /* --order-budget S */
   MpOrderMethod      order_method;     /* after the check */
+  char              *schedule;         /* --schedule NAME, or NULL: concurrent where streams are */
+  MpPlanSchedule     plan_schedule;    /* after the check */
   /* private */
   MpCliPlanningFlags flags;
   char              *planner_help;

@@ -409,8 +409,7 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   g_autofree char *rest = NULL;
   gdouble          w, h;
   /* a plan valid in op order may still clash when the streams run together */
-  gboolean         clash = plan->checked && plan->valid && plan->concurrent_checked &&
-                           !plan->concurrent_valid;
+  gboolean         clash = mp_plan_races (plan);
   gboolean         bad = (plan->checked && !plan->valid) || clash;
   const char      *problem = clash ? plan->concurrent_problem : plan->problem;
 
@@ -421,7 +420,7 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
                             "%u tensors%s%s",
                             arena, lb, mp_plan_ratio (plan),
                             100.0 * mp_plan_fragmentation (plan), plan->n_records,
-                            !bad ? "" : clash ? " · INVALID when the streams run concurrently: "
+                            !bad ? "" : clash ? " · races when streams run concurrently: "
                                               : " · INVALID: ",
                             bad && problem ? problem : "");
   cairo_save (cr);

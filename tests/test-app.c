@@ -51,6 +51,16 @@ start_window (const char *path)
   return win;
 }
 
+/* planned again for op order (the plan-for-op-order toggle) */
+static gboolean
+op_order_planned (gpointer data)
+{
+  MpWindow  *win = data;
+  MpPlanSet *set = mp_window_get_plan_set (win);
+
+  return window_ready (win) && set && mp_plan_set_get_workload (set)->concurrent == NULL;
+}
+
 static MpWindow *
 open_window (const char *path)
 {
@@ -381,13 +391,19 @@ test_concurrent_validity (void)
 {
   g_autofree char *path = test_data_path ("multistream.json");
   MpWindow        *win = open_window (path);
-  MpPlanSet       *set = mp_window_get_plan_set (win);
+  MpPlanSet       *set;
   GListModel      *rows = mp_summary_table_get_model (MP_SUMMARY_TABLE (
                             mp_window_get_summary_table (win)));
-  MpPlan          *greedy = mp_plan_set_find_plan (set, "greedy-by-size");
+  MpPlan          *greedy;
 
-  /* greedy-by-size is valid in op order and clashes when the two streams
-   * run side by side, as memplan-cli plan reports */
+  /* planned for op order (the menu's toggle, --schedule sequential), greedy-by-size
+   * is valid there and clashes when the two streams run side by side, as
+   * memplan-cli plan reports */
+  g_object_set (win, "plan-for-op-order", TRUE, NULL);
+  run_until (op_order_planned, win);
+  set = mp_window_get_plan_set (win);
+  g_assert_null (mp_plan_set_get_workload (set)->concurrent);
+  greedy = mp_plan_set_find_plan (set, "greedy-by-size");
   g_assert_true (greedy->valid);
   g_assert_true (greedy->concurrent_checked);
   g_assert_false (greedy->concurrent_valid);
@@ -404,10 +420,11 @@ test_concurrent_validity (void)
        * for, the other schedule's failure as information */
       if (g_str_equal (planner, "greedy-by-size"))
         {
-          g_assert_cmpstr (cell, ==, "valid in op order");
+          g_assert_cmpstr (cell, ==, "races when streams run concurrently (valid in op order)");
           g_assert_true (valid);
+          g_assert_false (mp_summary_row_get_best (row));
           g_assert_cmpstr (tip, ==,
-                           "Valid in op order.\nWould be INVALID when streams run concurrently: "
+                           "Races when streams run concurrently: "
                            "tensors 'stem.a' (offset 524288, 262144 bytes, parallel groups 0-1) "
                            "and 'b.mid' (offset 524288, 524288 bytes, parallel groups 1-2) are "
                            "live together in parallel group 1 (ops 'a.conv1' and 'b.conv1') and "
@@ -659,9 +676,12 @@ test_search_and_cursor (void)
   g_assert_true (mp_window_search (win, "l2.probs"));
   g_assert_cmpint (mp_view_state_get_selected (state), ==,
                    mp_graph_find_tensor (graph, "l2.probs"));
-  /* an op name moves the step cursor to its step */
+  /* an op name moves the step cursor to its step: its parallel group, as
+   * the two streams of the default graph run concurrently */
   g_assert_true (mp_window_search (win, graph->ops[7].name));
-  g_assert_cmpint (mp_view_state_get_cursor (state), ==, 7);
+  g_assert_nonnull (mp_plan_set_get_workload (mp_window_get_plan_set (win))->concurrent);
+  g_assert_cmpint (mp_view_state_get_cursor (state), ==,
+                   mp_plan_set_get_workload (mp_window_get_plan_set (win))->parallel->group[7]);
   g_assert_false (mp_window_search (win, "no-such-name"));
 
   /* at every step the live list holds exactly the buffers live then, by
@@ -702,14 +722,24 @@ test_search_and_cursor (void)
     GtkNotebook *book = GTK_NOTEBOOK (gtk_widget_get_ancestor (list, GTK_TYPE_NOTEBOOK));
 
     gtk_notebook_set_current_page (book, 0);
+    {
     g_assert_false (gtk_widget_get_mapped (list));
-    mp_view_state_set_cursor (state, 7);
-    expect = 0;
-    for (guint r = 0; r < first->n_records; r++)
-      expect += first->records[r].first <= 7 && 7 <= first->records[r].last;
-    g_assert_cmpuint (g_list_model_get_n_items (live), !=, expect);
+    guint shown = g_list_model_get_n_items (live);
+    guint step = 0;
+
+    /* a step whose live count differs from the one the list shows */
+    for (expect = shown; expect == shown; step++)
+      {
+        g_assert_cmpuint (step, <, mp_view_state_get_n_steps (state));
+        expect = 0;
+        for (guint r = 0; r < first->n_records; r++)
+          expect += first->records[r].first <= step && step <= first->records[r].last;
+      }
+    mp_view_state_set_cursor (state, step - 1);
+    g_assert_cmpuint (g_list_model_get_n_items (live), ==, shown);
     mp_window_show_live_list (win);
     g_assert_cmpuint (g_list_model_get_n_items (live), ==, expect);
+    }
   }
   gtk_window_destroy (GTK_WINDOW (win));
 }
@@ -737,6 +767,74 @@ test_truth_10_build_tree_default (void)
 
 /* Issue 33, item 9: a tensor selected in the greedy-by-size pane is
  * described in that plan, not in the first pane's (naive). */
+/* The Summary's star on two-towers, whose two streams run concurrently:
+ * by default every planner plans for that schedule and the star is on a
+ * plan valid there; planned for op order, the racing plans say so and the
+ * star goes to the smallest plan that does not race (multistream). */
+static void
+test_truth_01_winner (void)
+{
+  g_autofree char *path = test_data_path ("two-towers.json");
+  MpWindow        *win = open_window (path);
+  MpSummaryTable  *summary = MP_SUMMARY_TABLE (mp_window_get_summary_table (win));
+  GListModel      *rows = mp_summary_table_get_model (summary);
+  guint            stars = 0;
+
+  for (gint pass = 0; pass < 2; pass++)
+    {
+      MpPlanSet *set = mp_window_get_plan_set (win);
+
+      stars = 0;
+      g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n_planners ());
+      for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+        {
+          g_autoptr (MpSummaryRow) row = g_list_model_get_item (rows, i);
+          const char      *planner = mp_summary_row_get_planner (row);
+          MpPlan          *plan = mp_plan_set_find_plan (set, planner);
+          g_autofree char *cell = mp_summary_row_format (row, "valid");
+
+          g_assert_true (plan->concurrent_checked);
+          if (pass == 0)
+            {
+              /* every plan for the parallel groups, every one valid there */
+              g_assert_true (plan->parallel);
+              g_assert_true (plan->concurrent_valid);
+              g_assert_cmpstr (cell, ==, "valid in parallel groups");
+            }
+          else if (!g_str_equal (planner, "naive") && !g_str_equal (planner, "multistream"))
+            {
+              g_assert_false (plan->parallel);
+              g_assert_cmpstr (cell, ==, "races when streams run concurrently (valid in op "
+                                         "order)");
+            }
+          if (!mp_summary_row_get_best (row))
+            continue;
+          stars++;
+          g_assert_true (plan->concurrent_valid);
+          if (pass == 0)
+            g_assert_cmpuint (plan->arena, ==, 10 << 20);
+          else
+            g_assert_cmpstr (planner, ==, "multistream");
+        }
+      g_assert_cmpuint (stars, ==, 1);
+      if (pass == 0)
+        {
+          g_assert_true (g_str_has_prefix (mp_summary_table_get_headline (summary),
+                                           "Smallest arena — first-fit (tied with "));
+          /* the status counts the groups the plans were made for */
+          g_assert_true (mp_window_search (win, "left.h"));
+          g_assert_nonnull (strstr (mp_window_get_status_text (win),
+                                    "live parallel groups 1 – 2 "));
+          g_object_set (win, "plan-for-op-order", TRUE, NULL);
+          run_until (op_order_planned, win);
+        }
+      else
+        g_assert_cmpstr (mp_summary_table_get_headline (summary), ==,
+                         "Smallest arena — multistream: 11% below naive, at the lower bound");
+    }
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 static void
 test_truth_09_status_plan (void)
 {
@@ -906,8 +1004,9 @@ test_order (void)
   g_assert_nonnull (strstr (mp_summary_table_get_headline (summary),
                             " · order best saves 256 KiB (20.0%) of the peak of live bytes "
                             "(1.00 MiB)"));
-  g_assert_cmpuint (mp_plan_set_get_lifetimes (mp_window_get_plan_set (win))->lower_bound, ==,
-                    1 << 20);
+  /* the op order's peak (the plans, made for the parallel groups, have theirs) */
+  g_assert_cmpuint (mp_plan_set_get_workload (mp_window_get_plan_set (win))->lifetimes->lower_bound,
+                    ==, 1 << 20);
   /* a trace has no dependencies: it opens in its own order */
   mp_window_open (win, file);
   run_until (window_ready, win);
@@ -949,13 +1048,20 @@ test_summary_words (void)
   g_assert_null (mp_summary_proof (p[0]));
   g_assert_cmpstr (tiny, ==, "0.0019%");
 
-  /* a tie at the lower bound: the one that holds concurrently leads */
+  /* the same arena, but greedy-by-size races when the streams run
+   * concurrently: it is no winner, nor tied with one */
   p[0]->arena = p[1]->arena = 890;
   p[0]->concurrent_checked = TRUE;
+  g_assert_true (mp_plan_races (p[0]));
   g_assert_cmpint (mp_plans_best (p, 2), ==, 1);
   g_clear_pointer (&margin, g_free);
   margin = mp_plans_margin (p, 3, 1);
-  g_assert_cmpstr (margin, ==, "best-fit (tied with greedy-by-size): 82% below naive, at the "
+  g_assert_cmpstr (margin, ==, "best-fit: 82% below naive, at the lower bound");
+  /* a tie of plans valid both ways names both */
+  p[0]->concurrent_valid = TRUE;
+  g_clear_pointer (&margin, g_free);
+  margin = mp_plans_margin (p, 3, 0);
+  g_assert_cmpstr (margin, ==, "greedy-by-size (tied with best-fit): 82% below naive, at the "
                                "lower bound");
   for (guint i = 0; i < G_N_ELEMENTS (p); i++)
     {
@@ -1481,6 +1587,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/concurrent-validity", test_concurrent_validity);
   g_test_add_func ("/app/window/optimal-budget", test_optimal_budget);
   g_test_add_func ("/app/plan-set/search-progress", test_search_progress);
+  g_test_add_func ("/app/window/truth-01-winner", test_truth_01_winner);
   g_test_add_func ("/app/window/truth-09-status-plan", test_truth_09_status_plan);
   g_test_add_func ("/app/truth-10-build-tree-default", test_truth_10_build_tree_default);
   g_test_add_func ("/app/window/trace-observed", test_trace_observed);

@@ -29,12 +29,13 @@ expect () { # "WORDS…" "EXPECTED REPLIES" (sorted, space-separated)
   fi
 }
 
-echo "1..10"
+echo "1..11"
 expect "memplan-cli be" "bench bench-optimal bench-order"
 expect "memplan-cli help ex" "exec explain"
 expect "memplan-cli plan -p gr" "greedy-by-breadth greedy-by-size"
 expect "memplan-cli plan --planner=op" "optimal"
 expect "memplan-cli plan --order p" "post-order"
+expect "memplan-cli exec --schedule " "concurrent sequential"
 expect "memplan-cli compare --format " "json markdown table"
 expect "memplan-cli import -f " "csv json"
 expect "memplan-cli gen mo" "mobilenet-v2"

@@ -750,10 +750,12 @@ test_cli (void)
 {
   g_autofree char *ms = test_data_path ("two-towers.json");
   g_autofree char *teach = test_data_path ("teaching.json");
+  /* plans for op order (--schedule sequential), run concurrently */
   const char      *all[] = { "exec", ms, "--planner", "naive,greedy-by-size", "--backend", "cpu",
-                             "--iterations", "2", NULL };
+                             "--iterations", "2", "--schedule", "sequential", NULL };
   const char      *seq[] = { "exec", ms, "--backend", "cpu", "--sequential", "--no-baselines",
-                             "--corrupt", "left.h", "-p", "naive", NULL };
+                             "--corrupt", "left.h", "-p", "naive", "--schedule", "sequential",
+                             NULL };
   const char      *cuda[] = { "exec", teach, "--backend", "cuda", NULL };
   const char      *fallback[] = { "exec", teach, "-p", "naive,greedy-by-size", NULL };
   const char      *bad[] = { "exec", teach, "--backend", "tpu", NULL };
@@ -763,7 +765,7 @@ test_cli (void)
   g_autofree char *dir = g_dir_make_tmp ("memplan-exec-XXXXXX", NULL);
   g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
   const char      *plan[] = { "plan", ms, "-p", "greedy-by-size", "--format", "csv", "-o", csv,
-                              NULL };
+                              "--schedule", "sequential", NULL };
   const char      *from_csv[] = { "exec", ms, "--plan", csv, "--backend", "cpu", "--sequential",
                                   "--no-baselines", NULL };
   char            *out = NULL, *err = NULL;
@@ -778,8 +780,8 @@ test_cli (void)
   g_assert_nonnull (strstr (out, "\nnote: greedy-by-size was made for op order, but it ran on "
                                  "2 concurrent streams; a corruption there is a race between "
                                  "streams: run with --sequential to check it in the order it "
-                                 "was made for, or plan for concurrency with --planner "
-                                 "multistream\n"));
+                                 "was made for, or plan for concurrency with --schedule "
+                                 "concurrent\n"));
   g_assert_nonnull (strstr (out, "\nplanned: the plan's arena + 2 workspace slots of 64.0 KiB"));
   g_free (out), g_free (err);
 

@@ -151,7 +151,8 @@ test_to_the_end_and_back (void)
           g_assert_no_error (error);
           g_assert_true (g_file_test (png, G_FILE_TEST_IS_REGULAR));
           g_assert_cmpstr (mp_step_through_get_text (step), ==,
-                           "3 of 5: right (3.00 MiB, steps 1–2): 1 gap fits, at 0 B, wasting "
+                           "3 of 5: right (3.00 MiB, step 1, times 1–2 in the file): 1 gap "
+                           "fits, at 0 B, wasting "
                            "3.00 MiB; arena 10.0 MiB");
         }
       g_assert_true (gtk_widget_activate_action (GTK_WIDGET (step), "step.next", NULL));
@@ -251,7 +252,8 @@ test_partition (void)
   gtk_widget_activate_action (GTK_WIDGET (step), "step.last", NULL);
   assert_position (step, 4);
   g_assert_cmpstr (mp_step_through_get_text (step), ==,
-                   "5 of 5: mid (1.00 MiB, steps 1–2): every partition has a member live with "
+                   "5 of 5: mid (1.00 MiB, step 1, times 1–2 in the file): every partition has "
+                   "a member live with "
                    "it; opens partition P3, at 12.0 MiB; arena 13.0 MiB");
   gtk_window_destroy (GTK_WINDOW (step));
   gtk_window_destroy (GTK_WINDOW (win));

@@ -195,7 +195,8 @@ test_greedy_smallest_of_two (void)
   g_assert_cmpint (s->chosen, ==, 1);
   g_assert_cmpuint (s->offset, ==, 104);
   g_assert_cmpstr (line, ==,
-                   "b0 (16 B, steps 2–3): 2 gaps fit; the smallest, at 104 B, wastes 8 B");
+                   "b0 (16 B, step 2, times 2–3 in the file): 2 gaps fit; the smallest, at 104 B, "
+                   "wastes 8 B");
 }
 
 /* More gaps than a step keeps: the counts stay complete and the chosen gap,
@@ -459,16 +460,16 @@ static const char case3_text[] =
   "lowest on a tie), else on top of them\n"
   "\n"
   "1. b5 (64 B, steps 5–7): nothing placed overlaps it in time: at 0; arena 64 B\n"
-  "2. b7 (40 B, steps 7–8): no gap among the tensors it overlaps; on top of them, at 64 B; "
-  "arena 104 B\n"
+  "2. b7 (40 B, step 7, times 7–8 in the file): no gap among the tensors it overlaps; on top "
+  "of them, at 64 B; arena 104 B\n"
   "3. b2 (36 B, steps 2–5): no gap among the tensors it overlaps; on top of them, at 64 B; "
   "arena 104 B\n"
   "4. b0 (32 B, steps 0–1): nothing placed overlaps it in time: at 0; arena 104 B\n"
   "5. b1 (28 B, steps 1–4): 1 gap fits, at 32 B, wasting 4 B; arena 104 B\n"
   "6. b3 (16 B, steps 3–5): no gap among the tensors it overlaps; on top of them, at 100 B; "
   "arena 116 B\n"
-  "7. b6 (10 B, steps 6–8): no gap among the tensors it overlaps; on top of them, at 104 B; "
-  "arena 116 B\n"
+  "7. b6 (10 B, steps 6–7, times 6–8 in the file): no gap among the tensors it overlaps; on "
+  "top of them, at 104 B; arena 116 B\n"
   "8. b4 (8 B, steps 4–5): no gap among the tensors it overlaps; on top of them, at 116 B; "
   "arena 124 B\n"
   "\n"

@@ -13,6 +13,194 @@
 #include "test-util.h"
 
 
+/* 1: on a graph whose streams run concurrently (two-towers), every planner
+ * plans for the parallel groups by default, and the winner is chosen among
+ * plans valid when the streams do; planned for op order (--schedule
+ * sequential), the plans that race say so and cannot win. A graph with one
+ * stream is unaffected. */
+static void
+test_01_winner_concurrent (void)
+{
+  g_autofree char *towers = test_data_path ("two-towers.json");
+  g_autofree char *teaching = test_data_path ("teaching.json");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+  g_autofree char *conc = g_build_filename (dir, "concurrent.json", NULL);
+  g_autofree char *seq = g_build_filename (dir, "sequential.json", NULL);
+  g_autoptr (GError) error = NULL;
+  guint            n;
+  const MpPlannerInfo *infos = mp_planners (&n);
+  g_autoptr (GPtrArray) all = g_ptr_array_new ();
+
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (all, (gpointer) &infos[i]);
+  for (gint sequential = 0; sequential < 2; sequential++)
+    {
+      MpWorkloadOptions  o = { .schedule = sequential ? MP_PLAN_SCHEDULE_SEQUENTIAL
+                                                      : MP_PLAN_SCHEDULE_AUTO };
+      MpRunOptions       ropts = { .n_threads = 1, .planner.time_budget = 1 };
+      g_autoptr (MpWorkload) w = mp_workload_open (towers, &o, &error);
+      g_autoptr (MpPlanRun) run = NULL;
+      gint               best;
+
+      g_assert_no_error (error);
+      g_assert_true ((w->concurrent != NULL) == !sequential);
+      run = mp_workload_run (w, (const MpPlannerInfo * const *) all->pdata, all->len, &ropts,
+                             NULL, &error);
+      g_assert_no_error (error);
+      best = mp_plans_best ((MpPlan * const *) run->plans->pdata, run->plans->len);
+      g_assert_cmpint (best, >=, 0);
+      for (guint i = 0; i < run->plans->len; i++)
+        {
+          const MpPlan *p = run->plans->pdata[i];
+          gboolean      ops_only = sequential && !g_str_equal (p->planner, "naive") &&
+                                   !g_str_equal (p->planner, "multistream");
+
+          g_assert_true (p->valid);
+          g_assert_true (p->concurrent_checked);
+          /* made for the groups (the lower bound of 10 MiB: both towers' 4 MiB
+           * tensors live at once), or for op order and racing there */
+          g_assert_true (p->parallel == (!sequential || g_str_equal (p->planner, "multistream")));
+          g_assert_true (p->concurrent_valid == !ops_only);
+          g_assert_true (mp_plan_races (p) == ops_only);
+          if (!sequential)
+            g_assert_cmpuint (p->lower_bound, ==, 10 << 20);
+        }
+      g_assert_true (((MpPlan *) run->plans->pdata[best])->concurrent_valid);
+      g_assert_cmpuint (((MpPlan *) run->plans->pdata[best])->arena, ==, 10 << 20);
+    }
+
+  /* the CLI table names that winner; the racing plans say it */
+  {
+    g_autofree char *out = NULL;
+    g_autofree char *err = NULL;
+
+    g_assert_cmpint (test_run_cli (&out, NULL, "plan", towers, NULL), ==, 0);
+    g_assert_nonnull (strstr (out, "; 2 streams, 5 parallel groups (lower bound 10.0 MiB when "
+                                   "they run concurrently)\n"));
+    g_assert_nonnull (strstr (out, "\nsmallest arena: first-fit (tied with greedy-by-size, "
+                                   "greedy-by-breadth, partition, multistream, best-fit, optimal): "
+                                   "11% below naive, at the lower bound\n"));
+    g_assert_null (strstr (out, "races"));
+    g_clear_pointer (&out, g_free);
+    g_assert_cmpint (test_run_cli (&out, NULL, "plan", towers, "--schedule", "sequential",
+                                   NULL), ==, 0);
+    g_assert_nonnull (strstr (out, "\nsmallest arena: multistream: 11% below naive, at the "
+                                   "lower bound\n"));
+    g_assert_nonnull (strstr (out, "\ngreedy-by-size: races when streams run concurrently: "
+                                   "tensors 'left.h' (offset 0, 4194304 bytes, parallel groups "
+                                   "1-2) and 'right.h' (offset 0, 4194304 bytes, parallel groups "
+                                   "1-2) are live together in parallel group 1 (ops 'left.fc1' "
+                                   "and 'right.fc1') and overlap in bytes [0, 4194304)\n"));
+    g_clear_pointer (&out, g_free);
+    /* every plan runs clean on the two concurrent streams */
+    g_assert_cmpint (test_run_cli (&out, NULL, "exec", towers, "--backend", "cpu",
+                                   "--no-baselines", "-p", "all", NULL),
+                     ==, 0);
+    g_clear_pointer (&out, g_free);
+    g_assert_cmpint (test_run_cli (&out, &err, "plan", towers, "--schedule", "parallel", NULL),
+                     ==, 2);
+    g_assert_cmpstr (err, ==, "memplan-cli: --schedule takes concurrent or sequential, not "
+                              "'parallel'\n");
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+
+    /* one stream: --schedule changes nothing */
+    {
+      g_autofree char *plain = NULL;
+      g_autofree char *both = NULL;
+      g_autofree char *ops = NULL;
+
+      g_assert_cmpint (test_run_cli (&plain, NULL, "plan", teaching, "-p", "greedy-by-size",
+                                     "-f", "csv", NULL), ==, 0);
+      g_assert_cmpint (test_run_cli (&both, NULL, "plan", teaching, "-p", "greedy-by-size",
+                                     "-f", "csv", "--schedule", "concurrent", NULL), ==, 0);
+      g_assert_cmpint (test_run_cli (&ops, NULL, "plan", teaching, "-p", "greedy-by-size",
+                                     "-f", "csv", "--schedule", "sequential", NULL), ==, 0);
+      g_assert_cmpstr (plain, ==, both);
+      g_assert_cmpstr (plain, ==, ops);
+    }
+
+    /* a CSV plan has no schedule field, but its lifetimes are the groups':
+     * it is judged there, as it was made */
+    {
+      g_autofree char *csv = g_build_filename (dir, "greedy.csv", NULL);
+      g_autofree char *said = NULL;
+
+      g_assert_cmpint (test_run_cli (NULL, NULL, "plan", towers, "-p", "greedy-by-size", "-f",
+                                     "csv", "-o", csv, NULL), ==, 0);
+      g_assert_cmpint (test_run_cli (&said, NULL, "validate", towers, csv, NULL), ==, 0);
+      g_assert_nonnull (strstr (said, ": plan: valid in parallel groups: 6 tensors, arena "
+                                      "10485760 bytes"));
+      g_unlink (csv);
+    }
+
+    /* a report says what it planned for; compare refuses to mix them */
+    g_assert_cmpint (test_run_cli (NULL, NULL, "suite", towers, "-o", conc, NULL), ==, 0);
+    g_assert_cmpint (test_run_cli (NULL, NULL, "suite", towers, "--schedule", "sequential",
+                                   "-o", seq, NULL), ==, 0);
+    g_assert_cmpint (test_run_cli (&out, &err, "compare", conc, seq, NULL), ==, 2);
+    g_assert_nonnull (strstr (err, "schedule is concurrent in BASE, sequential in NEW"));
+  }
+  g_unlink (conc);
+  g_unlink (seq);
+  g_rmdir (dir);
+}
+
+/* 2: one step numbering. Usage records count steps as ranks of their
+ * start times, as the app's axis, slider and live list do; the text of a
+ * decision says those steps, with the file's own times beside them where
+ * they differ. The step-through's decision 4 on only-search.csv said
+ * "query (3.00 MiB, step 3)" while its band sat at step 2; explain on
+ * A.1048576.csv said steps up to 1048575 where the app counts 0-68. */
+static void
+test_02_one_numbering (void)
+{
+  g_autofree char *search = test_data_path ("teaching/only-search.csv");
+  g_autofree char *a = test_data_path ("minimalloc/A.1048576.csv");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpWorkload) w = mp_workload_open (search, NULL, &error);
+  g_autoptr (MpDecisionTrace) trace = mp_decision_trace_new ();
+  MpPlannerOptions opts = { .trace = trace };
+  g_autoptr (MpPlan) plan = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *out = NULL;
+  const MpUsage   *query;
+
+  g_assert_no_error (error);
+  plan = mp_workload_plan (w, mp_planner_lookup ("greedy-by-size"), &opts, NULL, &error);
+  g_assert_no_error (error);
+  line = mp_decision_trace_explain_step (trace, w->graph, plan, 3);
+  g_assert_cmpstr (line, ==, "query (3.00 MiB, step 2, time 3 in the file): its only gap, "
+                             "2.00 MiB, is too small; on top, at 9.00 MiB");
+  /* the band the app draws for it: the same step */
+  query = &plan->records[mp_decision_trace_step (trace, 3)->record];
+  g_assert_cmpstr (w->graph->tensors[query->tensor].name, ==, "query");
+  g_assert_cmpuint (query->first, ==, 2);
+  g_assert_cmpuint (query->last, ==, 2);
+
+  /* explain counts 69 steps, 0-68, as the app's live list does */
+  g_assert_cmpint (test_run_cli (&out, NULL, "explain", a, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\n  4. 125 (641 KiB, step 68, times 1029120–1048575 in the "
+                                 "file): "));
+  g_assert_nonnull (strstr (out, "\n120. 98 (14.0 KiB, steps 16–68, times 202752–1048575 in the "
+                                 "file): "));
+  for (const char *p = out; (p = strstr (p, " (")); p++)
+    {
+      guint64 first = 0, last = 0;
+      char   *end = NULL;
+
+      if (!(p = strstr (p, ", step")))
+        break;
+      p += strlen (", step");
+      p += *p == 's' ? 2 : 1;
+      first = g_ascii_strtoull (p, &end, 10);
+      last = g_str_has_prefix (end, "–") ? g_ascii_strtoull (end + strlen ("–"), NULL, 10)
+                                          : first;
+      g_assert_cmpuint (first, <=, last);
+      g_assert_cmpuint (last, <=, 68);
+    }
+}
+
 /* 4: exact ties are said as ties, a difference too small for a share in
  * bytes (the app said "3.3e-06% below"), and the CLI's table names the
  * winner in the app's words. */
@@ -217,7 +405,8 @@ test_14_help_and_hints (void)
                                    "--no-baselines", "-p", "naive,multistream", NULL), ==, 0);
     g_assert_null (strstr (clean, "race between streams"));
     g_assert_cmpint (test_run_cli (&racy, NULL, "exec", towers, "--backend", "cpu",
-                                   "--no-baselines", "-p", "greedy-by-size", NULL), ==, 1);
+                                   "--no-baselines", "-p", "greedy-by-size", "--schedule",
+                                   "sequential", NULL), ==, 1);
     g_assert_nonnull (strstr (racy, "greedy-by-size was made for op order, but it ran on 2 "
                                     "concurrent streams; a corruption there is a race between "
                                     "streams"));
@@ -261,6 +450,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/truth/01-winner-concurrent", test_01_winner_concurrent);
+  g_test_add_func ("/truth/02-one-numbering", test_02_one_numbering);
   g_test_add_func ("/truth/04-ties-and-winner", test_04_ties_and_winner);
   g_test_add_func ("/truth/07-compare-checks", test_07_compare_checks);
   g_test_add_func ("/truth/08-output-extension", test_08_output_extension);

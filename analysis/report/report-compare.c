@@ -308,6 +308,12 @@ mp_report_comparable (const MpReport *base, const MpReport *new_report, GError *
       bv = g_strdup (bd);
       nv = g_strdup (nd);
     }
+  else if (g_strcmp0 (base->schedule, new_report->schedule) != 0)
+    {
+      what = "schedule";
+      bv = g_strdup (base->schedule ? base->schedule : "concurrent");
+      nv = g_strdup (new_report->schedule ? new_report->schedule : "concurrent");
+    }
   else if (g_strcmp0 (base->order, new_report->order) != 0)
     {
       what = "order";

@@ -158,6 +158,8 @@ mp_suite_report_new (const MpSuiteOptions *options, char **inputs)
   report->max_parallel_ops = options->planner.max_parallel_ops;
   report->time_budget = options->planner.time_budget;
   report->keep_going = options->keep_going;
+  if (options->schedule == MP_PLAN_SCHEDULE_SEQUENTIAL)
+    report->schedule = g_strdup ("sequential");
   if (options->order != MP_ORDER_GIVEN)
     report->order = g_strdup (mp_order_method_name (options->order));
   if (options->dims)
@@ -398,7 +400,8 @@ mp_suite_plan_file (MpReport *report, const MpSuiteFile *file, const MpSuiteOpti
                               .input.onnx.lenient_dims = TRUE,
                               .max_memory = options->max_memory,
                               .order = options->order,
-                              .order_budget = options->order_budget };
+                              .order_budget = options->order_budget,
+                              .schedule = options->schedule };
   const MpGraph    *graph;
   const MpLifetimes *lt;
   g_autoptr (MpPlanRun) run = NULL;

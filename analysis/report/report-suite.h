@@ -24,6 +24,7 @@ typedef struct
   MpOrderMethod     order;       /* the op order to plan (graphs with dependencies; the others
                                   * keep theirs) */
   gdouble           order_budget; /* --order optimal: seconds, 0 = 10 */
+  MpPlanSchedule    schedule;    /* what planners plan for where streams run side by side */
 } MpSuiteOptions;
 
 typedef enum

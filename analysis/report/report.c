@@ -67,6 +67,7 @@ mp_report_free (MpReport *report)
   g_strfreev (report->inputs);
   g_strfreev (report->dims);
   g_free (report->order);
+  g_free (report->schedule);
   g_hash_table_unref (report->graph_index);
   g_ptr_array_unref (report->graphs);
   g_clear_pointer (&report->plan_files, g_ptr_array_unref);
@@ -292,6 +293,8 @@ mp_report_to_json (const MpReport *report)
     json_object_object_add (options, "dims", strv_to_json (report->dims));
   if (report->order)
     json_object_object_add (options, "order", json_object_new_string (report->order));
+  if (report->schedule)
+    json_object_object_add (options, "schedule", json_object_new_string (report->schedule));
   json_object_object_add (root, "options", options);
   for (guint i = 0; i < report->graphs->len; i++)
     json_object_array_add (graphs, graph_to_json (report->graphs->pdata[i]));
@@ -617,8 +620,13 @@ read_report (Reader *rd, json_object *root, MpReport *report, GError **error)
           !get_u64 (rd, options, "max_parallel_ops", FALSE, G_MAXUINT, &max_parallel, error) ||
           !get_number (rd, options, "time_budget", FALSE, &report->time_budget, error) ||
           !get_bool (rd, options, "keep_going", FALSE, &report->keep_going, error) ||
-          !get_string (rd, options, "order", FALSE, &report->order, error))
+          !get_string (rd, options, "order", FALSE, &report->order, error) ||
+          !get_string (rd, options, "schedule", FALSE, &report->schedule, error))
         return FALSE;
+      if (report->schedule && !g_str_equal (report->schedule, "sequential") &&
+          !g_str_equal (report->schedule, "concurrent"))
+        return fail (rd, error, "\"schedule\": '%s' is neither concurrent nor sequential",
+                     report->schedule);
       if (report->order && !mp_order_method_from_string (report->order, &(MpOrderMethod) { 0 }))
         return fail (rd, error, "\"order\": unknown order '%s'", report->order);
       report->max_parallel_ops = max_parallel;
@@ -692,6 +700,9 @@ mp_report_open_plans (const MpReport *report, const MpReportGraph *graph, MpWork
   MpWorkloadOptions options = { .plan_inputs = report->plan_inputs,
                                 .alignment = report->alignment,
                                 .max_parallel_ops = report->max_parallel_ops,
+                                .schedule = g_strcmp0 (report->schedule, "sequential") == 0
+                                              ? MP_PLAN_SCHEDULE_SEQUENTIAL
+                                              : MP_PLAN_SCHEDULE_AUTO,
                                 .input.onnx.dims = (const char *const *) report->dims };
   GPtrArray        *plans;
 

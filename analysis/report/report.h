@@ -70,6 +70,9 @@ typedef struct
   char     **inputs;          /* the DIR/FILE arguments */
   char     **dims;            /* ONNX models' dimensions, "NAME=VALUE" (never NULL) */
   char      *order;           /* the op order planned (--order), or NULL: the given one */
+  /* what the planners planned for on graphs with several streams
+   * (--schedule): "sequential", or NULL: the concurrent schedule */
+  char      *schedule;
   GPtrArray *graphs;          /* MpReportGraph, in suite order */
   GHashTable *graph_index;    /* name -> MpReportGraph, for matching */
   GPtrArray  *plan_files;     /* suite --plans: the files written so far, or NULL */
