@@ -47,6 +47,7 @@ MpUsage    *mp_schedule_usage      (const MpSchedule *schedule,
  * schedule's groups (n_steps = groups). Every planner that plans for the
  * concurrent schedule plans on these (multistream, and the others under
  * --schedule concurrent). */
+MP_AVAILABLE_IN_1_0
 MpLifetimes *mp_schedule_lifetimes (const MpSchedule  *schedule,
                                     const MpGraph     *graph,
                                     const MpLifetimes *lifetimes);
@@ -61,8 +62,10 @@ typedef enum
   MP_PLAN_SCHEDULE_SEQUENTIAL,
 } MpPlanSchedule;
 
+MP_AVAILABLE_IN_1_0
 const char *mp_plan_schedule_name  (MpPlanSchedule schedule);
 /* "concurrent" or "sequential"; FALSE for anything else. */
+MP_AVAILABLE_IN_1_0
 gboolean    mp_plan_schedule_parse (const char *name, MpPlanSchedule *schedule);
 
 /* "ops 'a', 'b' and 3 more" for the ops of a group, for messages. */

@@ -634,7 +634,10 @@ workload_to_json (WorkloadObject *self, PyObject *args, PyObject *kwargs)
 static PyObject *
 workload_get_lower_bound (WorkloadObject *self, void *closure)
 {
-  return PyLong_FromUnsignedLongLong (self->w->lifetimes->lower_bound);
+  /* the bound of the schedule its plans are made for, as the CLI reports */
+  const MpLifetimes *lt = self->w->concurrent ? self->w->concurrent : self->w->lifetimes;
+
+  return PyLong_FromUnsignedLongLong (lt->lower_bound);
 }
 
 static PyObject *
@@ -697,7 +700,8 @@ static PyMethodDef workload_methods[] = {
 };
 
 static PyGetSetDef workload_getset[] = {
-  { "lower_bound", (getter) workload_get_lower_bound, NULL, "the most bytes live at once", NULL },
+  { "lower_bound", (getter) workload_get_lower_bound, NULL,
+    "the most bytes live at once (over the parallel groups where streams run concurrently)", NULL },
   { "tensors", (getter) workload_get_tensors, NULL,
     "the planned buffers: a list of Tensor(name, size, first, last, op)", NULL },
   { "name", (getter) workload_get_name, NULL, "the graph's name", NULL },

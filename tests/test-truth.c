@@ -78,7 +78,7 @@ test_01_winner_concurrent (void)
     g_assert_nonnull (strstr (out, "; 2 streams, 5 parallel groups (lower bound 10.0 MiB when "
                                    "they run concurrently)\n"));
     g_assert_nonnull (strstr (out, "\nsmallest arena: first-fit (tied with greedy-by-size, "
-                                   "greedy-by-breadth, partition, multistream, best-fit, optimal): "
+                                   "greedy-by-breadth, partition, multistream, best-fit, optimal, best-of): "
                                    "11% below naive, at the lower bound\n"));
     g_assert_null (strstr (out, "races"));
     g_clear_pointer (&out, g_free);
