@@ -384,9 +384,11 @@ load_parallel (json_object *item, const MpGraph *graph, MpPlan *plan)
   schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
   {
     MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
+    MpUsage *old = plan->records;
 
-    g_atomic_rc_box_release (plan->records);
-    plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
+    /* the copy's gaps still point into the old box */
+    plan->records = mp_usage_box_dup (records, plan->n_records);
+    g_atomic_rc_box_release (old);
     g_free (records);
   }
   plan->n_steps = MAX (schedule->n_groups, 1);
