@@ -9,6 +9,7 @@
 #include "workload.h"
 #include "file-util.h"
 #include "text-util.h"
+#include "memories.h"
 #include "memory-estimate.h"
 #include "plan-io.h"
 #include "plan-table.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "memories.h"
 #include "mp-error.h"
 #include "plan-io.h"
 #include "planner.h"
@@ -375,6 +376,49 @@ test_minimalloc_cases (void)
   g_assert_cmpuint (n_cases, ==, 15);
 }
 
+/* data/mcu-cnn.json in 256 KiB of SRAM, then PSRAM. At add1 (step 3)
+ * conv1, pw1 and res1 are live, 300 KiB: over. conv1 has the most bytes x
+ * steps (100 KiB x steps 0-3), so it spills; then at most two 100 KiB
+ * tensors are live together and greedy by size needs 200 KiB of SRAM.
+ * conv1 is written once and read twice: 300 KiB of PSRAM traffic. */
+static void
+test_spill (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (MEMPLAN_TEST_DATA_DIR, "mcu-cnn.json", NULL);
+  g_autoptr (MpGraph) graph = mp_graph_load_json (path, &error);
+  MpLifetimeOptions       opts = { .plan_inputs = TRUE };
+  g_autoptr (MpLifetimes) lt = NULL;
+  MpMemory                memories[2] = { { 0 } };
+  MpPlannerOptions        options = { 0 };
+  g_autoptr (MpSpill) spill = NULL;
+  gint conv1;
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_true (mp_memory_parse ("sram=256K", &memories[0], &error));
+  g_assert_true (mp_memory_parse ("psram", &memories[1], &error));
+  g_assert_cmpuint (memories[0].capacity, ==, 256 * 1024);
+  g_assert_cmpuint (memories[1].capacity, ==, 0);
+  spill = mp_spill_plan (graph, lt, mp_planner_lookup ("greedy-by-size"), memories, 2, &options,
+                         NULL, &error);
+  g_assert_no_error (error);
+  conv1 = lt->record_of[mp_graph_find_tensor (graph, "conv1")];
+  for (guint i = 0; i < lt->n_records; i++)
+    g_assert_cmpuint (spill->memory_of[i], ==, (gint) i == conv1 ? 1 : 0);
+  g_assert_cmpuint (spill->arena[0], ==, 200 * 1024);
+  g_assert_cmpuint (spill->arena[1], ==, 100 * 1024);
+  g_assert_cmpuint (spill->accesses[conv1], ==, 3);
+  g_assert_cmpuint (spill->traffic[1], ==, 300 * 1024);
+  g_assert_true (spill->fits);
+  for (guint k = 0; k < 2; k++)
+    g_free (memories[k].name);
+  g_assert_false (mp_memory_parse ("sram=lots", &memories[0], &error));
+  g_assert_cmpstr (error->message, ==, "--memory 'sram=lots': expected NAME or NAME=SIZE with a "
+                                       "size such as 256K, 8M or 4096");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -386,5 +430,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/constraints/bad-input", test_bad_input);
   g_test_add_func ("/analysis/constraints/csv-round-trip", test_csv_round_trip);
   g_test_add_func ("/analysis/constraints/minimalloc-cases", test_minimalloc_cases);
+  g_test_add_func ("/analysis/constraints/spill", test_spill);
   return g_test_run ();
 }
