@@ -43,6 +43,13 @@ tensor_to_json (const MpGraph *graph, const MpTensor *t)
                               json_object_new_string (graph->tensors[t->view_of].name));
       json_object_object_add (obj, "offset", json_object_new_uint64 (t->view_offset));
     }
+  if (t->alignment > 0)
+    json_object_object_add (obj, "alignment", json_object_new_uint64 (t->alignment));
+  if (t->has_fixed)
+    json_object_object_add (obj, "fixed_offset", json_object_new_uint64 (t->fixed_offset));
+  if (t->has_preferred)
+    json_object_object_add (obj, "preferred_offset",
+                            json_object_new_uint64 (t->preferred_offset));
   return obj;
 }
 

@@ -29,7 +29,19 @@ raw_is_digits (MpJsonReader *r)
 static const char *const top_keys[] = { "format", "name", "description", "alignment", "tensors",
                                         "ops", NULL };
 static const char *const tensor_keys[] = { "name", "kind", "dtype", "shape", "size", "view_of",
-                                           "offset", NULL };
+                                           "offset", "alignment", "fixed_offset",
+                                           "preferred_offset", NULL };
+
+/* A tensor's placement constraints, in the order of Constraint. */
+static const char *const constraint_keys[] = { "alignment", "fixed_offset", "preferred_offset" };
+
+enum
+{
+  CONSTRAINT_ALIGNMENT,
+  CONSTRAINT_FIXED,
+  CONSTRAINT_PREFERRED,
+  N_CONSTRAINTS
+};
 static const char *const op_keys[] = { "name", "inputs", "outputs", "stream", "workspace", NULL };
 
 /* Edit distance, for "did you mean": keys are short, so the table is tiny. */
@@ -128,6 +140,9 @@ typedef struct
   guint64  size, offset;
   char    *size_text;
   GString *bad_key;    /* first unknown key, or empty */
+  gboolean has_constraint[N_CONSTRAINTS], constraint_ok[N_CONSTRAINTS];
+  guint64  constraint[N_CONSTRAINTS];
+  char    *constraint_text[N_CONSTRAINTS];
 } TensorFields;
 
 static void
@@ -141,6 +156,71 @@ tensor_fields_reset (TensorFields *f)
   f->size_too_large = FALSE;
   g_clear_pointer (&f->size_text, g_free);
   g_string_truncate (f->bad_key, 0);
+  for (guint c = 0; c < N_CONSTRAINTS; c++)
+    {
+      f->has_constraint[c] = FALSE;
+      g_clear_pointer (&f->constraint_text[c], g_free);
+    }
+}
+
+/* Reads a constraint key's value; FALSE only on a syntax error. */
+static gboolean
+read_constraint (MpJsonReader *r, TensorFields *f, const char *key, gboolean *matched)
+{
+  for (guint c = 0; c < N_CONSTRAINTS; c++)
+    if (g_str_equal (key, constraint_keys[c]))
+      {
+        *matched = TRUE;
+        f->has_constraint[c] = TRUE;
+        if (!mp_json_reader_u64 (r, &f->constraint[c], &f->constraint_ok[c]))
+          return FALSE;
+        g_free (f->constraint_text[c]);
+        f->constraint_text[c] = mp_json_reader_describe (r);
+        return TRUE;
+      }
+  *matched = FALSE;
+  return TRUE;
+}
+
+/* The constraints onto t: an alignment by the one rule, offsets up to
+ * MP_MAX_FIXED_OFFSET; a view has its base's place. */
+static gboolean
+build_constraints (MpGraph *graph, MpTensor *t, const TensorFields *f, GError **error)
+{
+  for (guint c = 0; c < N_CONSTRAINTS; c++)
+    {
+      if (!f->has_constraint[c])
+        continue;
+      if (f->has_view_of)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': a view takes its place from its base and cannot have "
+                             "\"%s\"", t->name, constraint_keys[c]);
+          return FALSE;
+        }
+      if (c == CONSTRAINT_ALIGNMENT && !(f->constraint_ok[c] && mp_alignment_valid (f->constraint[c])))
+        {
+          g_autofree char *what = g_strdup_printf ("tensor '%s': \"alignment\"", t->name);
+          g_autofree char *message = mp_alignment_message (what, f->constraint_text[c]);
+
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path, "%s", message);
+          return FALSE;
+        }
+      if (c != CONSTRAINT_ALIGNMENT &&
+          !(f->constraint_ok[c] && f->constraint[c] <= MP_MAX_FIXED_OFFSET))
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': \"%s\" must be an offset from 0 to 2^48 bytes, got %s",
+                             t->name, constraint_keys[c], f->constraint_text[c]);
+          return FALSE;
+        }
+    }
+  t->alignment = f->has_constraint[CONSTRAINT_ALIGNMENT] ? f->constraint[CONSTRAINT_ALIGNMENT] : 0;
+  t->has_fixed = f->has_constraint[CONSTRAINT_FIXED];
+  t->fixed_offset = t->has_fixed ? f->constraint[CONSTRAINT_FIXED] : 0;
+  t->has_preferred = f->has_constraint[CONSTRAINT_PREFERRED];
+  t->preferred_offset = t->has_preferred ? f->constraint[CONSTRAINT_PREFERRED] : 0;
+  return TRUE;
 }
 
 /* Reads one tensor object's members; FALSE only on a syntax error. */
@@ -223,6 +303,12 @@ read_tensor_fields (MpJsonReader *r, TensorFields *f)
         }
       else
         {
+          gboolean matched;
+
+          if (!read_constraint (r, f, key, &matched))
+            return FALSE;
+          if (matched)
+            continue;
           note_unknown_key (f->bad_key, key);
           if (!mp_json_reader_skip (r))
             return FALSE;
@@ -250,6 +336,8 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GArray *views, GErro
     return FALSE;
   t = &graph->tensors[id];
   name = t->name;
+  if (!build_constraints (graph, t, f, error))
+    return FALSE;
 
   if (f->has_kind && (f->has_kind != TRUE || !mp_tensor_kind_from_string (f->kind->str, &t->kind)))
     {
@@ -688,6 +776,8 @@ body_clear (Body *b)
   g_string_free (b->tf.view_of, TRUE);
   g_array_unref (b->tf.shape);
   g_free (b->tf.size_text);
+  for (guint c = 0; c < N_CONSTRAINTS; c++)
+    g_free (b->tf.constraint_text[c]);
   g_string_free (b->tf.bad_key, TRUE);
   g_string_free (b->of.bad_key, TRUE);
   g_string_free (b->of.name, TRUE);

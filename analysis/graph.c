@@ -59,6 +59,8 @@ mp_graph_free (MpGraph *graph)
   g_free (graph->name);
   g_free (graph->path);
   g_free (graph->note);
+  if (graph->gaps)
+    g_array_unref (graph->gaps);
   g_free (graph);
 }
 

@@ -33,6 +33,18 @@ typedef enum
   MP_DTYPE_N
 } MpDType;
 
+/* A time inside a buffer's lifetime when it occupies nothing, or only the
+ * window [lo, hi) of its own space (MiniMalloc's gaps). first and last are
+ * inclusive, in the graph's time units (steps once in an MpUsage). */
+typedef struct
+{
+  gint64   first;
+  gint64   last;
+  gboolean windowed;
+  guint64  lo;
+  guint64  hi;
+} MpGap;
+
 typedef struct
 {
   char        *name;      /* in the graph's names chunk */
@@ -50,6 +62,16 @@ typedef struct
    * -1 when the lifetime is derived from the ops. */
   gint64       first;
   gint64       last;
+  /* Placement constraints. alignment: the buffer's own, 0 when only the
+   * graph's applies; the offsets count only with their flag (a zeroed
+   * tensor has none). */
+  guint64      alignment;
+  gboolean     has_fixed;
+  guint64      fixed_offset;
+  gboolean     has_preferred;
+  guint64      preferred_offset;
+  guint        gap_first;   /* its gaps: graph->gaps[gap_first .. gap_first + n_gaps) */
+  guint        n_gaps;
 } MpTensor;
 
 typedef struct
@@ -79,6 +101,7 @@ typedef struct
   GStringChunk *names;      /* the tensors' and ops' names: one block, not a malloc each */
   GPtrArray  *id_blocks;    /* the ops' input and output lists (mp_graph_alloc_ids) */
   guint       id_free;      /* unused entries at the end of the last block */
+  GArray     *gaps;         /* MpGap: every tensor's lifetime gaps, or NULL */
   char       *note;         /* what the loader read but the planners do not use, or NULL */
   /* An imported trace's record of who allocated each tensor (read through
    * mp_trace_describe_origin), or NULL; freed with origins_free. */
@@ -122,6 +145,9 @@ char       *mp_alignment_message   (const char *what, const char *value);
 /* The rule as a file's error ("PATH: alignment must be …"). */
 MP_AVAILABLE_IN_1_0
 gboolean    mp_graph_check_alignment (guint64 alignment, const char *path, GError **error);
+/* The largest fixed or preferred offset a file may give: 2^48, far beyond
+ * any device, so that offset plus size cannot wrap. */
+#define MP_MAX_FIXED_OFFSET (G_GUINT64_CONSTANT (1) << 48)
 /* Streams a graph may use: an op's "stream" is from 0 to MP_MAX_STREAMS - 1. */
 #define MP_MAX_STREAMS 1024
 

@@ -19,6 +19,16 @@ mp_usage_lower_bound (const MpUsage *records, guint n_records, guint n_steps, gu
     {
       delta[records[i].first] += records[i].bytes;
       delta[records[i].last + 1] -= records[i].bytes;
+      /* a gap holds only its window (MiniMalloc's semantics) */
+      for (guint k = 0; k < records[i].n_gaps; k++)
+        {
+          const MpGap *g = &records[i].gaps[k];
+          gint64       freed = records[i].bytes - (g->windowed ? MIN (g->hi, records[i].bytes)
+                                                                   - MIN (g->lo, g->hi) : 0);
+
+          delta[g->first] -= freed;
+          delta[g->last + 1] += freed;
+        }
     }
   for (guint s = 0; s < n_steps; s++)
     {
@@ -47,16 +57,41 @@ cmp_i64 (const void *a, const void *b)
 /* Explicit lifetimes (CSV, traces) use arbitrary time stamps; rank them by
  * the distinct start times so that steps stay dense. Two lifetimes overlap
  * exactly when one starts inside the other, so overlap is preserved. */
+/* Starts at or below t (below when strict). */
+static guint
+count_starts (const gint64 *starts, guint n_starts, gint64 t, gboolean strict)
+{
+  guint lo = 0, hi = n_starts;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (strict ? starts[mid] < t : starts[mid] <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* A gap's ends count as starts too (where a buffer frees space and where it
+ * takes it again), so that every step sees one state of every gap. */
 static guint
 compress_times (const MpGraph *graph, MpUsage *records, guint n)
 {
-  g_autofree gint64 *starts = g_new (gint64, MAX (n, 1));
-  guint              n_starts = 0;
+  guint              n_gaps = graph->gaps ? graph->gaps->len : 0;
+  guint              n_times = n + 2 * n_gaps, n_starts = 0;
+  g_autofree gint64 *starts = g_new (gint64, MAX (n_times, 1));
 
   for (guint i = 0; i < n; i++)
     starts[i] = graph->tensors[records[i].tensor].first;
-  qsort (starts, n, sizeof (gint64), cmp_i64);
-  for (guint i = 0; i < n; i++)
+  for (guint k = 0; k < n_gaps; k++)
+    {
+      starts[n + 2 * k] = g_array_index (graph->gaps, MpGap, k).first;
+      starts[n + 2 * k + 1] = g_array_index (graph->gaps, MpGap, k).last + 1;
+    }
+  qsort (starts, n_times, sizeof (gint64), cmp_i64);
+  for (guint i = 0; i < n_times; i++)
     if (n_starts == 0 || starts[n_starts - 1] != starts[i])
       starts[n_starts++] = starts[i];
 
@@ -85,8 +120,131 @@ compress_times (const MpGraph *graph, MpUsage *records, guint n)
             hi = mid;
         }
       records[i].first = lo;
+      for (guint k = 0; k < records[i].n_gaps; k++)
+        {
+          MpGap *g = (MpGap *) &records[i].gaps[k];
+
+          g->first = count_starts (starts, n_starts, g->first, TRUE);
+          g->last = (gint64) count_starts (starts, n_starts, g->last, FALSE) - 1;
+        }
     }
   return n_starts;
+}
+
+/* Records and their gaps in one rc box, so that a plan's reference keeps
+ * both. */
+static MpUsage *
+records_box_new (guint n, guint n_gaps)
+{
+  gsize    head = sizeof (MpUsage) * MAX (n, 1);
+  MpUsage *records = g_atomic_rc_box_alloc0 (head + sizeof (MpGap) * n_gaps);
+
+  return records;
+}
+
+static MpGap *
+records_box_gaps (MpUsage *records, guint n)
+{
+  return (MpGap *) (gpointer) (records + MAX (n, 1));
+}
+
+/* Copies tensor t's own constraints into rec; its gaps go to *store, clipped
+ * to rec's lifetime when that is in the same units (a graph with ops). */
+static void
+attach_constraints (const MpGraph *graph, const MpTensor *t, MpUsage *rec, MpGap **store)
+{
+  rec->align = t->alignment;
+  rec->fixed = t->fixed_offset;
+  rec->preferred = t->preferred_offset;
+  rec->flags = (t->has_fixed ? MP_USAGE_FIXED : 0) | (t->has_preferred ? MP_USAGE_PREFERRED : 0);
+  rec->gaps = *store;
+  rec->n_gaps = 0;
+  for (guint k = 0; k < t->n_gaps; k++)
+    {
+      MpGap g = g_array_index (graph->gaps, MpGap, t->gap_first + k);
+
+      if (graph->has_ops)
+        {
+          g.first = MAX (g.first, (gint64) rec->first);
+          g.last = MIN (g.last, (gint64) rec->last);
+          if (g.first > g.last)
+            continue;
+        }
+      (*store)[rec->n_gaps++] = g;
+    }
+  *store += rec->n_gaps;
+}
+
+gboolean
+mp_usage_constrained (const MpUsage *records, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (records[i].align > 1 || records[i].flags || records[i].n_gaps)
+      return TRUE;
+  return FALSE;
+}
+
+MpUsage *
+mp_usage_box_dup (const MpUsage *records, guint n)
+{
+  guint    n_gaps = 0;
+  MpUsage *copy;
+  MpGap   *store;
+
+  for (guint i = 0; i < n; i++)
+    n_gaps += records[i].n_gaps;
+  copy = records_box_new (n, n_gaps);
+  memcpy (copy, records, sizeof (MpUsage) * n);
+  store = records_box_gaps (copy, n);
+  for (guint i = 0; i < n; i++)
+    {
+      if (records[i].n_gaps)
+        memcpy (store, records[i].gaps, sizeof (MpGap) * records[i].n_gaps);
+      copy[i].gaps = store;
+      store += records[i].n_gaps;
+    }
+  return copy;
+}
+
+static const char *
+record_name (const MpGraph *graph, const MpUsage *r)
+{
+  return graph->tensors[r->tensor].name;
+}
+
+/* Constrained records carry their whole offset alignment (the plan's too);
+ * fixed offsets must be aligned and must not collide with each other. */
+static gboolean
+check_constraints (const MpGraph *graph, MpLifetimes *lt, GError **error)
+{
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      MpUsage *r = &lt->records[i];
+
+      r->align = mp_usage_alignment (r, lt->alignment);
+      if ((r->flags & MP_USAGE_FIXED) && r->fixed % r->align != 0)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': fixed offset %" G_GUINT64_FORMAT
+                             " is not a multiple of its alignment %" G_GUINT64_FORMAT,
+                             record_name (graph, r), r->fixed, r->align);
+          return FALSE;
+        }
+      if (!(r->flags & MP_USAGE_FIXED))
+        continue;
+      for (guint j = 0; j < i; j++)
+        if ((lt->records[j].flags & MP_USAGE_FIXED) &&
+            mp_usage_collide (r, r->fixed, &lt->records[j], lt->records[j].fixed, FALSE))
+          {
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                               "tensors '%s' (fixed offset %" G_GUINT64_FORMAT ") and '%s' "
+                               "(fixed offset %" G_GUINT64_FORMAT ") overlap while both are live",
+                               record_name (graph, &lt->records[j]), lt->records[j].fixed,
+                               record_name (graph, r), r->fixed);
+            return FALSE;
+          }
+    }
+  return TRUE;
 }
 
 static gboolean
@@ -105,6 +263,8 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
   g_autoptr (MpLifetimes) lt = g_new0 (MpLifetimes, 1);
   guint64 total = 0;
   guint   n = 0;
+  guint   n_gaps = graph->gaps ? graph->gaps->len : 0;
+  MpGap  *store;
 
   g_return_val_if_fail (graph != NULL, NULL);
 
@@ -116,7 +276,7 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
 
   if (graph->has_ops)
     {
-      lt->records = g_atomic_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
+      lt->records = records_box_new (graph->n_tensors, n_gaps);
       lt->n_steps = graph->n_ops;
       for (guint o = 0; o < graph->n_ops; o++)
         {
@@ -152,7 +312,8 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
     }
   else
     {
-      lt->records = g_atomic_rc_box_alloc (sizeof (MpUsage) * MAX (graph->n_tensors, 1));
+      lt->records = records_box_new (graph->n_tensors, n_gaps);
+      store = records_box_gaps (lt->records, graph->n_tensors);
       for (guint i = 0; i < graph->n_tensors; i++)
         {
           const MpTensor *t = &graph->tensors[i];
@@ -163,11 +324,22 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
           lt->records[n].tensor = i;
           lt->records[n].size = mp_align_up (t->size, lt->alignment);
           lt->records[n].bytes = t->size;
+          attach_constraints (graph, t, &lt->records[n], &store);
           n++;
         }
       lt->n_steps = compress_times (graph, lt->records, n);
     }
+  if (graph->has_ops)
+    {
+      store = records_box_gaps (lt->records, graph->n_tensors);
+      for (guint i = 0; i < n; i++)
+        attach_constraints (graph, &graph->tensors[lt->records[i].tensor], &lt->records[i],
+                            &store);
+    }
   lt->n_records = n;
+  lt->constrained = mp_usage_constrained (lt->records, n);
+  if (lt->constrained && !check_constraints (graph, lt, error))
+    return NULL;
   lt->workspace = mp_align_up (lt->workspace, lt->alignment);
 
   for (guint i = 0; i < n; i++)

@@ -19,7 +19,19 @@ typedef struct
   guint   last;
   guint64 size;  /* slot: bytes rounded up to the alignment */
   guint64 bytes; /* the tensor's own size */
+  /* Constraints (all zero: none). align: the offset's own alignment on top
+   * of the plan's; fixed and preferred count with their flag. gaps (in
+   * steps, inside [first, last]) live in the same rc box as the records. */
+  guint64      align;
+  guint64      fixed;
+  guint64      preferred;
+  guint        flags;
+  guint        n_gaps;
+  const MpGap *gaps;
 } MpUsage;
+
+#define MP_USAGE_FIXED     (1u << 0)
+#define MP_USAGE_PREFERRED (1u << 1)
 
 typedef struct
 {
@@ -39,6 +51,7 @@ typedef struct
   guint64  workspace;   /* shared scratch: the largest op workspace, aligned */
   guint64 *live_bytes;  /* n_steps entries */
   gint    *record_of;   /* per graph tensor: its record (a view: its root's), or -1 */
+  gboolean constrained; /* some record has an alignment, offset or gaps of its own */
 } MpLifetimes;
 
 MP_AVAILABLE_IN_1_0
@@ -63,6 +76,27 @@ void         mp_usage_times           (const MpGraph *graph,
                                        const MpUsage *record,
                                        gint64        *first,
                                        gint64        *last);
+
+/* TRUE when some record carries a constraint of its own. */
+gboolean     mp_usage_constrained     (const MpUsage *records, guint n);
+/* MiniMalloc's effective size (src/minimalloc.cc): the least distance from
+ * a's offset up to b's with b above a, over the steps both hold space (a
+ * gap holds only its window), in slot (or byte) sizes. FALSE when they
+ * never hold space at the same step. May be negative with windows. */
+gboolean     mp_usage_effective_size  (const MpUsage *a, const MpUsage *b, gboolean slots,
+                                       gint64 *size);
+/* Whether a at offset oa and b at ob share a byte while both hold space:
+ * neither lies wholly above the other by the effective sizes. */
+gboolean     mp_usage_collide         (const MpUsage *a, guint64 oa, const MpUsage *b, guint64 ob,
+                                       gboolean slots);
+/* A g_atomic_rc_box copy of n records with their gaps, which it rebases. */
+MpUsage     *mp_usage_box_dup         (const MpUsage *records, guint n);
+/* The offset alignment of a record in a plan aligned to alignment. */
+static inline guint64
+mp_usage_alignment (const MpUsage *r, guint64 alignment)
+{
+  return MAX (MAX (r->align, alignment), 1);
+}
 
 static inline guint64
 mp_align_up (guint64 size, guint64 alignment)

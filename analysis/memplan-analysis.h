@@ -11,6 +11,7 @@
 #include "buffers.h"
 #include "file-util.h"
 #include "text-util.h"
+#include "memories.h"
 #include "memory-estimate.h"
 #include "plan-io.h"
 #include "plan-rank.h"

@@ -297,22 +297,80 @@ mp_plan_write_json (const char *path, const MpGraph *graph, MpPlan **plans, guin
   return mp_write_file_stream (path, fill_plan_file, &f, error);
 }
 
+/* Which of MiniMalloc's optional columns the records need: alignment when
+ * one is not 1, hint when one is given, gaps when one has any (as its
+ * ToCsv decides), and memplan's fixed_offset. */
+typedef struct
+{
+  gboolean alignment, hint, gaps, fixed;
+} CsvColumns;
+
+static CsvColumns
+csv_columns (const MpGraph *graph, const MpPlan *plan)
+{
+  CsvColumns c = { FALSE, FALSE, FALSE, FALSE };
+
+  for (guint i = 0; i < plan->n_records; i++)
+    {
+      const MpTensor *t = &graph->tensors[plan->records[i].tensor];
+
+      c.alignment |= t->alignment > 1;
+      c.hint |= t->has_preferred;
+      c.gaps |= t->n_gaps > 0;
+      c.fixed |= t->has_fixed;
+    }
+  return c;
+}
+
+static void
+append_optional (GString *s, gboolean has, guint64 value)
+{
+  if (has)
+    g_string_append_printf (s, ",%" G_GUINT64_FORMAT, value);
+  else
+    g_string_append (s, ",-1");
+}
+
 char *
 mp_plan_to_csv (const MpGraph *graph, const MpPlan *plan)
 {
-  GString *s = g_string_sized_new (32 * (gsize) plan->n_records + 32);
+  GString   *s = g_string_sized_new (32 * (gsize) plan->n_records + 32);
+  CsvColumns c = csv_columns (graph, plan);
 
-  g_string_append (s, "id,lower,upper,size,offset\n");
+  g_string_append_printf (s, "id,lower,upper,size%s%s%s%s,offset\n",
+                          c.alignment ? ",alignment" : "", c.hint ? ",hint" : "",
+                          c.gaps ? ",gaps" : "", c.fixed ? ",fixed_offset" : "");
   for (guint i = 0; i < plan->n_records; i++)
     {
+      const MpTensor  *t = &graph->tensors[plan->records[i].tensor];
       /* quoted where it must be: a name is one field of one record */
-      g_autofree char *id = mp_csv_field (graph->tensors[plan->records[i].tensor].name);
+      g_autofree char *id = mp_csv_field (t->name);
       gint64           first, last;
 
       mp_usage_times (graph, &plan->records[i], &first, &last);
-      g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT
-                              ",%" G_GUINT64_FORMAT "\n", id, first, last + 1,
-                              plan->records[i].bytes, plan->offsets[i]);
+      g_string_append_printf (s, "%s,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GUINT64_FORMAT,
+                              id, first, last + 1, plan->records[i].bytes);
+      if (c.alignment)
+        g_string_append_printf (s, ",%" G_GUINT64_FORMAT, MAX (t->alignment, 1));
+      if (c.hint)
+        append_optional (s, t->has_preferred, t->preferred_offset);
+      if (c.gaps)
+        {
+          g_string_append_c (s, ',');
+          for (guint k = 0; k < t->n_gaps; k++)
+            {
+              const MpGap *g = &g_array_index (graph->gaps, MpGap, t->gap_first + k);
+
+              g_string_append_printf (s, "%s%" G_GINT64_FORMAT "-%" G_GINT64_FORMAT, k ? " " : "",
+                                      g->first, g->last + 1);
+              if (g->windowed)
+                g_string_append_printf (s, "@%" G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT, g->lo,
+                                        g->hi);
+            }
+        }
+      if (c.fixed)
+        append_optional (s, t->has_fixed, t->fixed_offset);
+      g_string_append_printf (s, ",%" G_GUINT64_FORMAT "\n", plan->offsets[i]);
     }
   return g_string_free (s, FALSE);
 }
@@ -359,9 +417,11 @@ make_parallel (const MpGraph *graph, MpPlan *plan, guint max_parallel_ops)
   schedule = mp_schedule_parallel (graph, plan->max_parallel_ops);
   {
     MpUsage *records = mp_schedule_usage (schedule, graph, plan->records, plan->n_records);
+    MpUsage *old = plan->records;
 
-    g_atomic_rc_box_release (plan->records);
-    plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (plan->n_records, 1), records);
+    /* the copy's gaps still point into the old box */
+    plan->records = mp_usage_box_dup (records, plan->n_records);
+    g_atomic_rc_box_release (old);
     g_free (records);
   }
   plan->n_steps = MAX (schedule->n_groups, 1);

@@ -13,7 +13,7 @@ mp_plan_new_records (const char *planner, const MpUsage *records, guint n_record
   MpPlan *plan = g_new0 (MpPlan, 1);
 
   plan->planner = g_strdup (planner);
-  plan->records = g_atomic_rc_box_dup (sizeof (MpUsage) * MAX (n_records, 1), (gpointer) records);
+  plan->records = mp_usage_box_dup (records, n_records);
   plan->n_records = n_records;
   plan->n_steps = n_steps;
   plan->alignment = alignment;

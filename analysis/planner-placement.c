@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "planner-constraints.h"
 #include "planner-private.h"
 #include "time-index.h"
 
@@ -67,8 +68,12 @@ mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *
                    MpPlaceRule rule, guint64 *offsets, MpDecisionTrace *trace,
                    GCancellable *cancellable, GError **error)
 {
-  g_autoptr (MpTimeIndex) index = mp_time_index_for_usage (records, n, n_steps);
+  g_autoptr (MpTimeIndex) index = NULL;
 
+  /* buffers with constraints of their own: planner-constraints.c */
+  if (G_UNLIKELY (mp_usage_constrained (records, n)))
+    return mp_place_constrained (NULL, records, n, order, rule, offsets, cancellable, error);
+  index = mp_time_index_for_usage (records, n, n_steps);
   for (guint k = 0; k < n; k++)
     {
       const MpUsage *r = &records[order[k]];

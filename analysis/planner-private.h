@@ -35,6 +35,8 @@ typedef enum
   MP_PLACE_BEST_FIT,
   /* the lowest such gap that holds it, else on top of them */
   MP_PLACE_FIRST_FIT,
+  /* on top of every record placed before it (naive; constrained records only) */
+  MP_PLACE_ON_TOP,
 } MpPlaceRule;
 
 /* Places records in the given order by the rule. FALSE, and error set,

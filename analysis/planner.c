@@ -126,6 +126,14 @@ mp_planner_run (const MpPlannerInfo *info, const MpGraph *graph, const MpLifetim
                    graph->name);
       return NULL;
     }
+  /* partition gives a whole partition one offset: no room for a buffer's own */
+  if (lifetimes->constrained && info->func == mp_planner_partition)
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_UNSUPPORTED,
+                   "%s cannot honour per-buffer alignment, fixed or preferred offsets or gaps, "
+                   "which '%s' has", info->name, graph->name);
+      return NULL;
+    }
   start = g_get_monotonic_time ();
   plan = info->func (graph, lifetimes, options ? options : &defaults, cancellable, error);
   if (plan == NULL)

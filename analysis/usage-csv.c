@@ -5,11 +5,14 @@
 
 #include "graph-private.h"
 
-/* MiniMalloc's usage records, read as MiniMalloc reads them: a header names
- * the columns, in any order. id (or buffer, buffer_id), lower (or start,
- * begin), upper (exclusive) or end (inclusive), size; optional offset,
- * alignment and gaps; any other column is ignored. Alignment 1 unless an
- * alignment column says more. */
+/* MiniMalloc's usage records, read as MiniMalloc reads them (its
+ * src/converter.cc): a header names the columns, in any order. id (or
+ * buffer, buffer_id), lower (or start, begin), upper (exclusive) or end
+ * (inclusive), size; optional offset (a plan), alignment (each buffer's own,
+ * 1 when absent), hint (a preferred offset, -1 for none), gaps ("L-U" or
+ * "L-U@lo:hi", space-separated; with an end column U is inclusive too) and
+ * memplan's fixed_offset (-1 or empty for none); any other column is
+ * ignored. */
 
 #define MAX_TIME    (G_GINT64_CONSTANT (1) << 53)
 #define MAX_COLUMNS 64
@@ -23,6 +26,8 @@ typedef enum
   COL_OFFSET,
   COL_ALIGNMENT,
   COL_GAPS,
+  COL_HINT,
+  COL_FIXED,
   N_ROLES,
   COL_OTHER = N_ROLES,
 } ColumnRole;
@@ -55,6 +60,7 @@ column_role (const char *name, gboolean *inclusive)
     { "lower", COL_LOWER },   { "start", COL_LOWER },     { "begin", COL_LOWER },
     { "upper", COL_UPPER },   { "end", COL_UPPER },       { "size", COL_SIZE },
     { "offset", COL_OFFSET }, { "alignment", COL_ALIGNMENT }, { "gaps", COL_GAPS },
+    { "hint", COL_HINT },     { "fixed_offset", COL_FIXED },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (words); i++)
@@ -233,25 +239,104 @@ split_record (const char *line, const char *end, const char **field, gsize *flen
   return TRUE;
 }
 
-/* What the file says that the planners do not use, in a sentence or two. */
+/* What the file says that the planners do not use. */
 static char *
-header_note (const Header *h, guint n_gapped, guint64 alignment, gboolean mixed_alignment)
+header_note (const Header *h)
 {
-  GString *note = g_string_new (NULL);
+  return h->ignored ? g_strdup_printf ("columns ignored: %s", h->ignored->str) : NULL;
+}
 
-  if (n_gapped)
-    g_string_append_printf (note, "column '%s' read: %u buffer%s lifetime gaps, which the "
-                            "planners do not use (each buffer is planned as live from its "
-                            "first to its last step)",
-                            h->name[COL_GAPS], n_gapped, n_gapped == 1 ? " has" : "s have");
-  if (mixed_alignment)
-    g_string_append_printf (note, "%scolumn '%s' read: buffers differ in alignment; every buffer "
-                            "is aligned to the largest, %" G_GUINT64_FORMAT " bytes",
-                            note->len ? "; " : "", h->name[COL_ALIGNMENT], alignment);
-  if (h->ignored)
-    g_string_append_printf (note, "%scolumns ignored: %s", note->len ? "; " : "",
-                            h->ignored->str);
-  return g_string_free (note, note->len == 0);
+/* An optional offset: -1 or empty for none (MiniMalloc writes -1). */
+static gboolean
+parse_optional (const char *s, gsize len, gboolean *has, guint64 *value)
+{
+  g_autofree char *text = g_strstrip (g_strndup (s, len));
+
+  *has = FALSE;
+  if (*text == '\0' || g_str_equal (text, "-1"))
+    return TRUE;
+  if (!parse_u64 (text, strlen (text), value) || *value > MP_MAX_FIXED_OFFSET)
+    return FALSE;
+  *has = TRUE;
+  return TRUE;
+}
+
+/* One gap, "L-U" or "L-U@lo:hi"; U is exclusive unless inclusive. */
+static gboolean
+parse_gap (const char *word, gboolean inclusive, MpGap *gap)
+{
+  g_auto (GStrv) at = g_strsplit (word, "@", 3);
+  g_auto (GStrv) span = NULL;
+  guint64        lo, hi;
+
+  if (g_strv_length (at) > 2)
+    return FALSE;
+  span = g_strsplit (at[0], "-", 3);
+  if (g_strv_length (span) != 2 || !parse_u64 (span[0], strlen (span[0]), &lo) ||
+      !parse_u64 (span[1], strlen (span[1]), &hi) || lo >= (guint64) MAX_TIME ||
+      hi >= (guint64) MAX_TIME)
+    return FALSE;
+  gap->first = lo;
+  gap->last = (gint64) hi - (inclusive ? 0 : 1);
+  gap->windowed = at[1] != NULL;
+  gap->lo = gap->hi = 0;
+  if (at[1])
+    {
+      g_auto (GStrv) window = g_strsplit (at[1], ":", 3);
+
+      if (g_strv_length (window) != 2 || !parse_u64 (window[0], strlen (window[0]), &gap->lo) ||
+          !parse_u64 (window[1], strlen (window[1]), &gap->hi))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The gaps column of tensor t: each inside its lifetime, none overlapping
+ * another, each window inside the buffer. */
+static gboolean
+parse_gaps (MpGraph *graph, guint t, const char *field, gsize len, gboolean inclusive,
+            const char *column, guint line_no, const char *path, GError **error)
+{
+  g_autofree char *text = g_strndup (field, len);
+  g_auto (GStrv)   words = g_strsplit (text, " ", -1);
+  MpTensor        *tensor = &graph->tensors[t];
+
+  if (!graph->gaps)
+    graph->gaps = g_array_new (FALSE, FALSE, sizeof (MpGap));
+  tensor->gap_first = graph->gaps->len;
+  for (guint w = 0; words[w]; w++)
+    {
+      MpGap       gap;
+      const char *problem = NULL;
+
+      if (*words[w] == '\0')
+        continue;
+      if (!parse_gap (words[w], inclusive, &gap))
+        problem = "is not L-U or L-U@lo:hi with non-negative integers";
+      else if (gap.last < gap.first)
+        problem = "is empty: its end must be past its start";
+      else if (gap.first < tensor->first || gap.last > tensor->last)
+        problem = "lies outside the buffer's lifetime";
+      else if (gap.windowed && (gap.lo > gap.hi || gap.hi > tensor->size))
+        problem = "has a window that is not inside the buffer (lo <= hi <= size)";
+      for (guint k = 0; !problem && k < tensor->n_gaps; k++)
+        {
+          const MpGap *o = &g_array_index (graph->gaps, MpGap, tensor->gap_first + k);
+
+          if (gap.first <= o->last && o->first <= gap.last)
+            problem = "overlaps another gap of the buffer";
+        }
+      if (problem)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "line %u (buffer '%s'): %s '%s' %s", line_no, tensor->name, column,
+                             words[w], problem);
+          return FALSE;
+        }
+      g_array_append_val (graph->gaps, gap);
+      tensor->n_gaps++;
+    }
+  return TRUE;
 }
 
 MpGraph *
@@ -266,10 +351,9 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
   g_autofree gboolean *quoted = g_new (gboolean, MAX_COLUMNS + 1);
   g_autoptr (GString) buf = g_string_new (NULL);
   const char *p = data, *end = data + length;
-  guint       line_no = 0, n_gapped = 0;
+  guint       line_no = 0;
   gint64      max_upper = 0;
-  guint64     alignment = 1, first_alignment = 0;
-  gboolean    header_done = FALSE, mixed_alignment = FALSE;
+  gboolean    header_done = FALSE;
   g_auto (Header) h = { 0 };
 
   base = path ? g_path_get_basename (path) : g_strdup ("records");
@@ -379,30 +463,14 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                                line_no, id, v[COL_SIZE]);
             return NULL;
           }
-        if (h.index[COL_ALIGNMENT] >= 0)
+        if (h.index[COL_ALIGNMENT] >= 0 && !mp_alignment_valid (v[COL_ALIGNMENT]))
           {
-            guint64 a = v[COL_ALIGNMENT];
+            g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, v[COL_ALIGNMENT]);
+            g_autofree char *message = mp_alignment_message (h.name[COL_ALIGNMENT], value);
 
-            if (!mp_alignment_valid (a))
-              {
-                g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, a);
-                g_autofree char *message = mp_alignment_message (h.name[COL_ALIGNMENT], value);
-
-                mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
-                                   "line %u (buffer '%s'): %s", line_no, id, message);
-                return NULL;
-              }
-            if (first_alignment == 0)
-              first_alignment = a;
-            mixed_alignment |= a != first_alignment;
-            alignment = MAX (alignment, a);
-          }
-        if (h.index[COL_GAPS] >= 0)
-          {
-            g_autofree char *gaps = g_strndup (field[h.index[COL_GAPS]], flen[h.index[COL_GAPS]]);
-
-            if (*g_strstrip (gaps))
-              n_gapped++;
+            mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path, "line %u (buffer '%s'): %s",
+                               line_no, id, message);
+            return NULL;
           }
         if ((t = mp_graph_add_tensor (graph, id, NULL)) < 0)
           {
@@ -413,6 +481,29 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
         graph->tensors[t].size = v[COL_SIZE];
         graph->tensors[t].first = v[COL_LOWER];
         graph->tensors[t].last = v[COL_UPPER] - 1;
+        graph->tensors[t].alignment = h.index[COL_ALIGNMENT] >= 0 ? v[COL_ALIGNMENT] : 0;
+        for (guint k = COL_HINT; k <= COL_FIXED; k++)
+          {
+            gint      c = h.index[k];
+            MpTensor *tensor = &graph->tensors[t];
+
+            if (c >= 0 &&
+                !parse_optional (field[c], flen[c],
+                                 k == COL_HINT ? &tensor->has_preferred : &tensor->has_fixed,
+                                 k == COL_HINT ? &tensor->preferred_offset
+                                               : &tensor->fixed_offset))
+              {
+                g_autofree char *text = field_text (field[c], flen[c]);
+                mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
+                                   "line %u (buffer '%s'): %s '%s' is not -1 or an offset from 0 "
+                                   "to 2^48", line_no, id, h.name[k], text);
+                return NULL;
+              }
+          }
+        if (h.index[COL_GAPS] >= 0 &&
+            !parse_gaps (graph, t, field[h.index[COL_GAPS]], flen[h.index[COL_GAPS]],
+                         h.inclusive_end, h.name[COL_GAPS], line_no, path, error))
+          return NULL;
         max_upper = MAX (max_upper, (gint64) v[COL_UPPER]);
         if (h.index[COL_OFFSET] >= 0)
           g_array_append_val (offsets, v[COL_OFFSET]);
@@ -425,8 +516,7 @@ mp_graph_parse_csv (const char *data, gsize length, const char *path, guint64 **
                          "empty file: expected the header 'id,lower,upper,size'");
       return NULL;
     }
-  graph->alignment = alignment;
-  graph->note = header_note (&h, n_gapped, alignment, mixed_alignment);
+  graph->note = header_note (&h);
   if (!mp_graph_check (graph, error))
     return NULL;
   if (offsets_out)

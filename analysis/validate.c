@@ -113,6 +113,49 @@ report_overlap (GError **error, const MpGraph *graph, const MpSchedule *schedule
 }
 
 static gboolean
+has_gaps (const MpUsage *records, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (records[i].n_gaps)
+      return TRUE;
+  return FALSE;
+}
+
+/* With gaps a buffer may share space with another during its gap, so the
+ * neighbours in offset order say nothing: every pair live together is
+ * checked by MiniMalloc's rule (mp_usage_collide). */
+static gboolean
+check_gapped (const MpGraph *graph, const MpSchedule *schedule, const MpUsage *records, guint n,
+              const guint64 *offsets, const guint *by_first, GError **error)
+{
+  for (guint a = 0; a < n; a++)
+    {
+      guint i = by_first[a];
+
+      if (offsets[i] > G_MAXINT64 / 4)
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s': offset %" G_GUINT64_FORMAT " is beyond 2^61",
+                       record_name (graph, &records[i]), offsets[i]);
+          return FALSE;
+        }
+    }
+  for (guint a = 0; a < n; a++)
+    {
+      guint i = by_first[a];
+
+      for (guint b = a + 1; b < n && records[by_first[b]].first <= records[i].last; b++)
+        if (mp_usage_collide (&records[i], offsets[i], &records[by_first[b]],
+                              offsets[by_first[b]], FALSE))
+          {
+            report_overlap (error, graph, schedule, records, offsets, i, by_first[b]);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+static gboolean
 validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsage *records,
                   guint n, const guint64 *offsets, guint64 alignment, guint64 arena,
                   GError **error)
@@ -135,12 +178,20 @@ validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsag
                        "tensor '%s' has no offset in the plan", record_name (graph, r));
           return FALSE;
         }
-      if (alignment > 1 && offsets[i] % alignment != 0)
+      if (offsets[i] % mp_usage_alignment (r, alignment) != 0)
         {
           g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
                        "tensor '%s': offset %" G_GUINT64_FORMAT
-                       " is not a multiple of the alignment %" G_GUINT64_FORMAT,
-                       record_name (graph, r), offsets[i], alignment);
+                       " is not a multiple of %s alignment %" G_GUINT64_FORMAT,
+                       record_name (graph, r), offsets[i], r->align > alignment ? "its" : "the",
+                       mp_usage_alignment (r, alignment));
+          return FALSE;
+        }
+      if ((r->flags & MP_USAGE_FIXED) && offsets[i] != r->fixed)
+        {
+          g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                       "tensor '%s': offset %" G_GUINT64_FORMAT " is not its fixed offset %"
+                       G_GUINT64_FORMAT, record_name (graph, r), offsets[i], r->fixed);
           return FALSE;
         }
       if (!g_uint64_checked_add (&end, offsets[i], r->bytes))
@@ -163,6 +214,8 @@ validate_records (const MpGraph *graph, const MpSchedule *schedule, const MpUsag
     }
 
   g_qsort_with_data (by_first, n, sizeof (guint), cmp_first, (gpointer) records);
+  if (has_gaps (records, n))
+    return check_gapped (graph, schedule, records, n, offsets, by_first, error);
   g_qsort_with_data (by_last, n, sizeof (guint), cmp_last, (gpointer) records);
 
   for (guint k = 0; k < n; k++)

@@ -112,7 +112,11 @@ mp_cli_plan (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = NULL;
   g_autofree char *text = NULL;
   gboolean         by_op = FALSE;
+  g_auto (GStrv)   memories = NULL;
   GOptionEntry     entries[] = {
+    { "memory", 0, 0, G_OPTION_ARG_STRING_ARRAY, &memories, "A memory, fastest first, repeated: "
+      "after the table, each planner fills the first and spills to the next (NAME or "
+      "NAME=SIZE, e.g. --memory sram=256K --memory psram)", "NAME[=SIZE]" },
     { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op, "PyTorch trace or snapshot: after the table, "
       "the bytes each op allocated and held at the peak, heaviest first", NULL },
     { NULL }
@@ -137,6 +141,11 @@ mp_cli_plan (int argc, char **argv)
   if (mp_cli_output_is (&out, "csv") && planning.infos->len != 1)
     {
       mp_cli_error ("--format csv writes one plan: choose one planner with --planner");
+      return MP_EXIT_BAD_INPUT;
+    }
+  if (memories && !mp_cli_output_is (&out, "table"))
+    {
+      mp_cli_error ("--memory adds a table: it goes with --format table only");
       return MP_EXIT_BAD_INPUT;
     }
   if (by_op && !mp_cli_output_is (&out, "table"))
@@ -180,6 +189,12 @@ mp_cli_plan (int argc, char **argv)
           g_string_append_printf (s, "%s: %" G_GUINT64_FORMAT " parameters (%s) in the model's "
                                   "initializers, outside the arena\n", w->graph->name, n_params,
                                   pb);
+        }
+      if (memories && !mp_cli_spill_table (s, w, run, &planning, memories, &error))
+        {
+          g_string_free (s, TRUE);
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
         }
       if (by_op)
         {

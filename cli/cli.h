@@ -117,6 +117,11 @@ typedef struct
   gboolean           progressed;
 } MpCliPlanning;
 
+/* plan --memory: per planner, each memory's arena and what spilled
+ * (cli-memories.c); FALSE with error on a bad --memory. */
+gboolean mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+                             const MpCliPlanning *planning, char **specs, GError **error);
+
 void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
                                      MpCliPlanningFlags flags);
 /* After parsing: ranges and planner names; prints why not. */

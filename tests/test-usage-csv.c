@@ -68,10 +68,14 @@ test_gaps_and_extra (void)
 
   g_assert_no_error (error);
   assert_tensor (g, "a", 0, 9, 4);
-  g_assert_cmpstr (g->note, ==,
-                   "column 'gaps' read: 2 buffers have lifetime gaps, which the planners do not "
-                   "use (each buffer is planned as live from its first to its last step); "
-                   "columns ignored: 'colour'");
+  g_assert_cmpstr (g->note, ==, "columns ignored: 'colour'");
+  /* MiniMalloc's gaps: a [2, 5) gap of a, and c's two, in the tensors */
+  g_assert_cmpuint (g->tensors[0].n_gaps, ==, 1);
+  g_assert_cmpint (g_array_index (g->gaps, MpGap, g->tensors[0].gap_first).first, ==, 2);
+  g_assert_cmpint (g_array_index (g->gaps, MpGap, g->tensors[0].gap_first).last, ==, 4);
+  g_assert_cmpuint (g->tensors[1].n_gaps, ==, 0);
+  g_assert_cmpuint (g->tensors[2].n_gaps, ==, 2);
+  g_assert_cmpint (g_array_index (g->gaps, MpGap, g->tensors[2].gap_first + 1).first, ==, 6);
 }
 
 static void
@@ -84,11 +88,14 @@ test_alignment (void)
                                      NULL, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpuint (same->alignment, ==, 16);
+  /* each buffer keeps its own alignment; the graph's stays 1 */
+  g_assert_cmpuint (same->alignment, ==, 1);
+  g_assert_cmpuint (same->tensors[0].alignment, ==, 16);
   g_assert_null (same->note);
-  g_assert_cmpuint (mixed->alignment, ==, 64);
-  g_assert_cmpstr (mixed->note, ==, "column 'alignment' read: buffers differ in alignment; every "
-                                    "buffer is aligned to the largest, 64 bytes");
+  g_assert_cmpuint (mixed->alignment, ==, 1);
+  g_assert_cmpuint (mixed->tensors[0].alignment, ==, 1);
+  g_assert_cmpuint (mixed->tensors[1].alignment, ==, 64);
+  g_assert_null (mixed->note);
 }
 
 static void
@@ -109,6 +116,22 @@ test_bad (void)
     { "size,id,lower,upper\nx,a,0,1\n",
       "m.csv: line 2 (buffer 'a'): size 'x' is not a non-negative integer" },
     { "id,lower,upper,size,gaps\na,0,1,4\n", "m.csv: line 2: expected 5 fields, found 4" },
+    { "id,lower,upper,size,gaps\na,0,9,4,2-x\n",
+      "m.csv: line 2 (buffer 'a'): gaps '2-x' is not L-U or L-U@lo:hi with non-negative "
+      "integers" },
+    { "id,lower,upper,size,gaps\na,0,9,4,3-3\n",
+      "m.csv: line 2 (buffer 'a'): gaps '3-3' is empty: its end must be past its start" },
+    { "id,lower,upper,size,gaps\na,2,9,4,1-3\n",
+      "m.csv: line 2 (buffer 'a'): gaps '1-3' lies outside the buffer's lifetime" },
+    { "id,lower,upper,size,gaps\na,0,9,4,1-3@2:5\n",
+      "m.csv: line 2 (buffer 'a'): gaps '1-3@2:5' has a window that is not inside the buffer "
+      "(lo <= hi <= size)" },
+    { "id,lower,upper,size,gaps\na,0,9,4,1-3 2-4\n",
+      "m.csv: line 2 (buffer 'a'): gaps '2-4' overlaps another gap of the buffer" },
+    { "id,lower,upper,size,hint\na,0,9,4,-2\n",
+      "m.csv: line 2 (buffer 'a'): hint '-2' is not -1 or an offset from 0 to 2^48" },
+    { "id,lower,upper,size,fixed_offset\na,0,9,4,x\n",
+      "m.csv: line 2 (buffer 'a'): fixed_offset 'x' is not -1 or an offset from 0 to 2^48" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -9,6 +9,7 @@
 #include "optimal-lns.h"
 #include "optimal-search.h"
 #include "plan-io.h"
+#include "planner-constraints.h"
 #include "planner-private.h"
 #include "validate.h"
 #include "verdict.h"
@@ -602,7 +603,7 @@ MpPlan *
 mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
                     const MpPlannerOptions *options, GCancellable *cancellable, GError **error)
 {
-  MpPlan             *plan = mp_plan_new ("optimal", lifetimes);
+  MpPlan             *plan;
   gdouble             budget = options->time_budget > 0
                                  ? MIN (options->time_budget, MP_OPTIMAL_MAX_BUDGET)
                                  : MP_OPTIMAL_DEFAULT_BUDGET;
@@ -614,6 +615,9 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   guint64             nodes = 0, limit;
   Optimal             opt = { 0 };
 
+  if (lifetimes->constrained)
+    return mp_optimal_constrained (graph, lifetimes, options, cancellable, error);
+  plan = mp_plan_new ("optimal", lifetimes);
   opt.graph = graph;
   opt.records = plan->records;
   opt.n = plan->n_records;

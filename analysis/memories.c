@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#define G_LOG_DOMAIN "memplan-analysis"
+
+#include <string.h>
+
+#include "memories.h"
+#include "memory-estimate.h"
+#include "mp-internal.h"
+#include "mp-error.h"
+
+gboolean
+mp_memory_parse (const char *spec, MpMemory *memory, GError **error)
+{
+  const char *eq = strchr (spec, '=');
+  guint64     capacity = 0;
+
+  if (eq == spec || *spec == '\0' || (eq && !mp_parse_size (eq + 1, &capacity)) ||
+      (eq && capacity == 0))
+    {
+      g_set_error (error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_INVALID,
+                   "--memory '%s': expected NAME or NAME=SIZE with a size such as 256K, 8M or "
+                   "4096", spec);
+      return FALSE;
+    }
+  memory->name = eq ? g_strndup (spec, eq - spec) : g_strdup (spec);
+  memory->capacity = capacity;
+  return TRUE;
+}
+
+void
+mp_spill_free (MpSpill *spill)
+{
+  if (spill == NULL)
+    return;
+  for (guint k = 0; k < spill->n_memories; k++)
+    g_free (spill->memories[k].name);
+  g_free (spill->memories);
+  g_free (spill->memory_of);
+  g_free (spill->offsets);
+  g_free (spill->arena);
+  g_free (spill->count);
+  g_free (spill->traffic);
+  g_free (spill->accesses);
+  g_free (spill);
+}
+
+/* The records of memory k as lifetimes of their own. */
+static MpLifetimes *
+memory_lifetimes (const MpGraph *graph, const MpLifetimes *lt, const guint *memory_of, guint k,
+                  guint *index)
+{
+  MpLifetimes       *sub = g_new0 (MpLifetimes, 1);
+  g_autofree MpUsage *picked = g_new (MpUsage, MAX (lt->n_records, 1));
+  guint              n = 0;
+
+  sub->record_of = g_new (gint, MAX (graph->n_tensors, 1));
+  for (guint t = 0; t < graph->n_tensors; t++)
+    sub->record_of[t] = -1;
+  for (guint i = 0; i < lt->n_records; i++)
+    if (memory_of[i] == k)
+      {
+        index[n] = i;
+        sub->record_of[lt->records[i].tensor] = n;
+        picked[n++] = lt->records[i];
+      }
+  for (guint t = 0; t < graph->n_tensors; t++)
+    if (lt->record_of[t] >= 0 && memory_of[lt->record_of[t]] == k)
+      sub->record_of[t] = sub->record_of[lt->records[lt->record_of[t]].tensor];
+  sub->records = mp_usage_box_dup (picked, n);
+  sub->n_records = n;
+  sub->n_steps = lt->n_steps;
+  sub->alignment = lt->alignment;
+  sub->constrained = mp_usage_constrained (sub->records, n);
+  sub->live_bytes = g_new0 (guint64, MAX (lt->n_steps, 1));
+  sub->lower_bound = mp_usage_lower_bound (sub->records, n, sub->n_steps, sub->live_bytes,
+                                           &sub->peak_step);
+  return sub;
+}
+
+/* Plans memory k; FALSE and error set when the planner fails. */
+static gboolean
+plan_memory (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
+             const MpPlannerOptions *options, MpSpill *spill, guint k, GCancellable *cancellable,
+             GError **error)
+{
+  g_autofree guint *index = g_new (guint, MAX (lt->n_records, 1));
+  g_autoptr (MpLifetimes) sub = memory_lifetimes (graph, lt, spill->memory_of, k, index);
+  g_autoptr (MpPlan) plan = NULL;
+
+  spill->arena[k] = 0;
+  spill->count[k] = sub->n_records;
+  if (sub->n_records == 0)
+    return TRUE;
+  if (!(plan = mp_planner_run (info, graph, sub, options, cancellable, error)))
+    return FALSE;
+  spill->arena[k] = plan->arena;
+  for (guint i = 0; i < sub->n_records; i++)
+    spill->offsets[index[i]] = plan->offsets[i];
+  return TRUE;
+}
+
+/* The record of memory k with the most bytes × steps that may move. */
+static gint
+pick_spill (const MpLifetimes *lt, const MpSpill *spill, guint k)
+{
+  gint    best = -1;
+  guint64 best_weight = 0;
+
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      const MpUsage *r = &lt->records[i];
+      guint64        weight = r->bytes * (guint64) (r->last - r->first + 1);
+
+      if (spill->memory_of[i] != k || (r->flags & MP_USAGE_FIXED))
+        continue;
+      if (best < 0 || weight > best_weight)
+        {
+          best = i;
+          best_weight = weight;
+        }
+    }
+  return best;
+}
+
+MpSpill *
+mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
+               const MpMemory *memories, guint n_memories, const MpPlannerOptions *options,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr (MpSpill) spill = g_new0 (MpSpill, 1);
+  guint n = lt->n_records;
+
+  g_return_val_if_fail (n_memories > 0, NULL);
+  spill->n_memories = n_memories;
+  spill->memories = g_new (MpMemory, n_memories);
+  for (guint k = 0; k < n_memories; k++)
+    spill->memories[k] = (MpMemory) { g_strdup (memories[k].name), memories[k].capacity };
+  spill->n_records = n;
+  spill->memory_of = g_new0 (guint, MAX (n, 1));
+  spill->offsets = g_new0 (guint64, MAX (n, 1));
+  spill->arena = g_new0 (guint64, n_memories);
+  spill->count = g_new0 (guint, n_memories);
+  spill->traffic = g_new0 (guint64, n_memories);
+  spill->accesses = g_new0 (guint64, MAX (n, 1));
+
+  for (guint k = 0; k < n_memories; k++)
+    {
+      guint64 capacity = memories[k].capacity;
+
+      if (!plan_memory (graph, lt, info, options, spill, k, cancellable, error))
+        return NULL;
+      /* the last memory takes what is left, fitting or not */
+      while (capacity && spill->arena[k] > capacity && k + 1 < n_memories)
+        {
+          gint victim = pick_spill (lt, spill, k);
+
+          if (victim < 0)
+            break;
+          spill->memory_of[victim] = k + 1;
+          if (!plan_memory (graph, lt, info, options, spill, k, cancellable, error))
+            return NULL;
+        }
+    }
+
+  /* traffic: each op input or output is one access; usage records have no
+   * ops, so one write and one read each */
+  for (guint i = 0; i < n; i++)
+    spill->accesses[i] = graph->has_ops ? 0 : 2;
+  for (guint o = 0; graph->has_ops && o < graph->n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      for (guint a = 0; a < op->n_inputs + op->n_outputs; a++)
+        {
+          guint id = a < op->n_inputs ? op->inputs[a] : op->outputs[a - op->n_inputs];
+          gint  r = lt->record_of[id];
+
+          if (r >= 0)
+            spill->accesses[r]++;
+        }
+    }
+  spill->fits = TRUE;
+  for (guint i = 0; i < n; i++)
+    spill->traffic[spill->memory_of[i]] += lt->records[i].bytes * spill->accesses[i];
+  for (guint k = 0; k < n_memories; k++)
+    spill->fits &= !memories[k].capacity || spill->arena[k] <= memories[k].capacity;
+  return g_steal_pointer (&spill);
+}

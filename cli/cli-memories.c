@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#include "cli.h"
+
+/* plan --memory: for each planner, what fits in each memory (fastest
+ * first) and what spilled to the next, with its traffic. */
+gboolean
+mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+                    const MpCliPlanning *planning, char **specs, GError **error)
+{
+  g_autoptr (GArray) memories = g_array_new (FALSE, TRUE, sizeof (MpMemory));
+  MpPlannerOptions options = { 0 };
+  gboolean         ok = TRUE;
+
+  options.time_budget = planning->budget;
+  options.max_parallel_ops = MAX (planning->max_parallel, 0);
+  for (guint k = 0; specs[k] && ok; k++)
+    {
+      MpMemory m;
+
+      if ((ok = mp_memory_parse (specs[k], &m, error)))
+        g_array_append_val (memories, m);
+    }
+  g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
+                               "over its capacity, its tensor with the most bytes x steps live "
+                               "moves to the next):\n");
+  for (guint p = 0; ok && p < run->plans->len; p++)
+    {
+      const MpPlan        *plan = run->plans->pdata[p];
+      const MpPlannerInfo *info = mp_planner_lookup (plan->planner);
+      g_autoptr (MpSpill) spill = NULL;
+
+      if (info == NULL || (info->traits & MP_PLANNER_BASELINE))
+        continue;
+      if (!(spill = mp_spill_plan (w->graph, w->lifetimes, info, (MpMemory *) memories->data,
+                                   memories->len, &options, NULL, error)))
+        {
+          ok = FALSE;
+          break;
+        }
+      for (guint k = 0; k < spill->n_memories; k++)
+        {
+          g_autofree char *arena = mp_format_bytes (spill->arena[k]);
+          g_autofree char *cap = spill->memories[k].capacity
+                                   ? mp_format_bytes (spill->memories[k].capacity)
+                                   : g_strdup ("unbounded");
+          g_autofree char *traffic = mp_format_bytes (spill->traffic[k]);
+
+          g_string_append_printf (out, "%-18s %-8s arena %10s of %-10s %4u tensors, traffic %s%s\n",
+                                  k == 0 ? plan->planner : "", spill->memories[k].name, arena, cap,
+                                  spill->count[k], traffic,
+                                  spill->memories[k].capacity &&
+                                      spill->arena[k] > spill->memories[k].capacity
+                                    ? " — OVER CAPACITY" : "");
+          if (k == 0)
+            continue;
+          g_string_append_printf (out, "%-18s   spilled to %s:", "", spill->memories[k].name);
+          for (guint i = 0; i < spill->n_records; i++)
+            if (spill->memory_of[i] == k)
+              {
+                const MpUsage   *r = &w->lifetimes->records[i];
+                g_autofree char *b = mp_format_bytes (r->bytes);
+
+                g_string_append_printf (out, " %s (%s x %" G_GUINT64_FORMAT ")",
+                                        w->graph->tensors[r->tensor].name, b,
+                                        spill->accesses[i]);
+              }
+          g_string_append_c (out, '\n');
+        }
+    }
+  for (guint k = 0; k < memories->len; k++)
+    g_free (g_array_index (memories, MpMemory, k).name);
+  return ok;
+}
