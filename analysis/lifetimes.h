@@ -78,18 +78,22 @@ void         mp_usage_times           (const MpGraph *graph,
                                        gint64        *last);
 
 /* TRUE when some record carries a constraint of its own. */
+MP_AVAILABLE_IN_1_0
 gboolean     mp_usage_constrained     (const MpUsage *records, guint n);
 /* MiniMalloc's effective size (src/minimalloc.cc): the least distance from
  * a's offset up to b's with b above a, over the steps both hold space (a
  * gap holds only its window), in slot (or byte) sizes. FALSE when they
  * never hold space at the same step. May be negative with windows. */
+MP_AVAILABLE_IN_1_0
 gboolean     mp_usage_effective_size  (const MpUsage *a, const MpUsage *b, gboolean slots,
                                        gint64 *size);
 /* Whether a at offset oa and b at ob share a byte while both hold space:
  * neither lies wholly above the other by the effective sizes. */
+MP_AVAILABLE_IN_1_0
 gboolean     mp_usage_collide         (const MpUsage *a, guint64 oa, const MpUsage *b, guint64 ob,
                                        gboolean slots);
 /* A g_atomic_rc_box copy of n records with their gaps, which it rebases. */
+MP_AVAILABLE_IN_1_0
 MpUsage     *mp_usage_box_dup         (const MpUsage *records, guint n);
 /* The offset alignment of a record in a plan aligned to alignment. */
 static inline guint64
