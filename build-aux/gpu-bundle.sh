@@ -74,11 +74,15 @@ skip='^(linux-vdso|linux-gate|ld-linux|libc\.so|libm\.so|libmvec|libpthread|libd
   command -v nvcc >/dev/null 2>&1 && echo "nvcc: $(nvcc --version | tail -n 1)"
   echo "libraries (ldd on the build machine):"
 } > "$out/MANIFEST"
+# the programs link libmemplan-1 from the build's lib/ ($ORIGIN/../lib
+# finds it only once it is copied)
+from_lib=$(cd "$from" && pwd)/lib
+bldd () { LD_LIBRARY_PATH=$from_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} ldd "$1"; }
 for b in "$out"/bin/* "$out"/tests/*; do
-  if ldd "$b" | grep -q 'libcudart\.so'; then
+  if bldd "$b" | grep -q 'libcudart\.so'; then
     die "$(basename "$b") loads libcudart.so: build it with -cudart=static"
   fi
-  ldd "$b" | while read -r name arrow path rest; do
+  bldd "$b" | while read -r name arrow path rest; do
     case $arrow in
       "=>") ;;
       *) continue ;;
