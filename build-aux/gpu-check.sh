@@ -49,7 +49,8 @@ say () { printf 'gpu-check: %s\n' "$*"; }
 # streams concurrent. Only inception has several streams; every planner
 # plans it for its parallel groups (--schedule concurrent, the default for
 # several streams), so every plan is clean both ways. Made for op order
-# (--schedule sequential) all but naive's and multistream's would race.
+# (--schedule sequential) all but naive's and multistream's race on the
+# device: the row inception-op-order runs them so and must see it.
 EXPECTED='
 resnet50      *                  clean  clean
 mobilenet-v2  *                  clean  clean
@@ -57,6 +58,9 @@ bert-base     *                  clean  clean
 gpt2          *                  clean  clean
 unet          *                  clean  clean
 inception     *                  clean  clean
+inception-op-order  naive        clean  clean
+inception-op-order  multistream  clean  clean
+inception-op-order  *            clean  CORRUPT
 '
 MODELS="resnet50 mobilenet-v2 bert-base gpt2 unet inception"
 
@@ -284,6 +288,12 @@ stage_runs () {
       parity "$m" "$out/$m.graph.json" -p all
     fi
   done
+  # made for op order, inception's plans race on its 4 concurrent streams
+  if exec_run inception.op-order "$out/inception.graph.json" 120 -p all --schedule sequential \
+       --no-baselines; then
+    check_verdicts inception.op-order inception-op-order 4
+    parity inception.op-order "$out/inception.graph.json" -p all --schedule sequential
+  fi
   # the simulated caching allocator against PyTorch's own, where torch is
   if python3 -c 'import torch' > /dev/null 2>&1; then
     for m in $MODELS; do
