@@ -37,8 +37,7 @@ static const char *const order_names[] = {
 /* for explain: the trace keeps these pointers, so they are static */
 static const char *const order_rules[] = {
   "best-of's winner, size order: largest first (ties in first appearance)",
-  "best-of's winner, conflict order: the most lifetime-overlapping tensors first (ties: larger "
-  "first)",
+  "best-of's winner, conflict order: most overlapping lifetimes first (ties: larger first)",
   "best-of's winner, conflict-size order: the largest conflicts × size first (ties: larger first)",
   "best-of's winner, duration order: the longest lifetime first (ties in first appearance)",
   "best-of's winner, area order: the largest size × lifetime first (ties in first appearance)",
