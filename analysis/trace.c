@@ -871,6 +871,7 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   GString         *note = g_string_new (NULL);
 
   plan->observed = TRUE;
+  plan->no_arena = !trace->has_arena;
   for (guint r = 0; r < plan->n_records; r++)
     plan->offsets[r] = trace->observed[plan->records[r].tensor];
   mp_plan_finish (plan);

@@ -3,6 +3,8 @@
  * failing on the code before its fix. */
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "memplan-render.h"
 #include "test-util.h"
 
@@ -40,6 +42,21 @@ test_13_observed_row (void)
   g_assert_nonnull (strstr (note, "the CPU allocator has no arena"));
   g_assert_nonnull (strstr (note, "the row's 5.21 MiB is no arena but the space its blocks took "
                                   "where malloc placed them"));
+
+  /* the picture's observed pane: no "arena 5.21 MiB" either */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("memplan-truth-XXXXXX", NULL);
+    g_autofree char *svg = g_build_filename (dir, "cpu.svg", NULL);
+    g_autofree char *text = NULL;
+
+    g_assert_cmpint (test_run_cli (NULL, NULL, "render", trace, "--page", "none", "-o", svg,
+                                   NULL), ==, 0);
+    g_assert_true (g_file_get_contents (svg, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "footprint (no arena) 5.21 MiB"));
+    g_assert_null (strstr (text, "arena 5.21 MiB"));
+    g_remove (svg);
+    g_rmdir (dir);
+  }
 }
 
 /* The repo's snapshot: one 2 MiB segment around 1.75 KiB of blocks. The
