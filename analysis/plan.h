@@ -38,6 +38,8 @@ typedef struct
   gboolean fit_refuted;    /* proved: no plan fits (else none was found in the budget) */
   char    *note;         /* one line for the user, or NULL */
   gboolean observed;     /* what a traced allocator did, not a planner's plan */
+  gboolean no_arena;     /* observed without an allocator arena (malloc): arena is the
+                          * blocks' footprint, not an arena */
   /* set by mp_plan_judge (verdict.h) */
   gboolean checked;
   gboolean valid;

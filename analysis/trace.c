@@ -867,26 +867,32 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
   g_autofree char *reserved = mp_format_bytes (trace->reserved_peak);
   g_autofree char *live = mp_format_bytes (trace->live_peak);
   g_autofree char *span = mp_format_bytes (trace->touched);
+  g_autofree char *footprint = NULL;
   GString         *note = g_string_new (NULL);
 
   plan->observed = TRUE;
+  plan->no_arena = !trace->has_arena;
   for (guint r = 0; r < plan->n_records; r++)
     plan->offsets[r] = trace->observed[plan->records[r].tensor];
   mp_plan_finish (plan);
   /* what the allocator held, not what its blocks spanned */
   if (trace->has_arena)
     plan->arena = MAX (plan->arena, trace->reserved_peak);
+  footprint = mp_format_bytes (plan->arena);
   if (g_str_equal (trace->device, "cpu-shm"))
     g_string_append_printf (note, "shared-memory blocks of DataLoader workers, kept apart from "
                                   "the CPU allocator's; at most %s live; ", live);
   else if (!trace->has_arena && trace->format == MP_TRACE_FORMAT_SNAPSHOT)
     g_string_append_printf (note, "converted from a profiler trace, the snapshot has no "
-                                  "allocator segments: compare the planners with the peak of "
-                                  "live bytes, %s; ", live);
+                                  "allocator segments: the row's %s is no arena but the "
+                                  "space its blocks took where they lay; compare the planners "
+                                  "with the peak of live bytes, %s; ", footprint, live);
   else if (!trace->has_arena)
+    /* the row's figure is the blocks' footprint, not an allocator's arena */
     g_string_append_printf (note, "the CPU allocator has no arena (its blocks come from "
-                                  "malloc): compare the planners with the peak of live bytes, "
-                                  "%s; ", live);
+                                  "malloc): the row's %s is no arena but the space its blocks "
+                                  "took where malloc placed them; compare the planners with the "
+                                  "peak of live bytes, %s; ", footprint, live);
   else if (trace->reserved_peak)
     g_string_append_printf (note, "the %s allocator reserved %s at its peak; ",
                             trace->device, reserved);

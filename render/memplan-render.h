@@ -266,7 +266,7 @@ gint mp_render_compare_hit_test (MpRenderIndex * const *indices,
  * buffer) as a line in its own colour, the live peak marked on the curve
  * and on the step axis, a dot where each plan first reaches its arena. The
  * viewport's step range applies; the byte scale is the largest arena but
- * naive's. The layout gives the plot for pointer conversions. */
+ * naive's and an observed one over four times the rest. The layout gives the plot for pointer conversions. */
 MP_AVAILABLE_IN_1_0
 void mp_render_memory_layout (MpRenderIndex * const *indices,
                               guint                  n_indices,

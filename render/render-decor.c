@@ -165,7 +165,7 @@ mp_render_draw_lines (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   if (ya >= p->y && ya <= p->y + p->height)
     {
       g_autofree char *b = mp_format_bytes (plan->arena);
-      g_autofree char *s = g_strdup_printf ("arena %s", b);
+      g_autofree char *s = g_strdup_printf ("%s %s", plan->no_arena ? "footprint" : "arena", b);
 
       cairo_set_line_width (cr, 1.5);
       mp_cairo_set_rgb (cr, palette->arena);
@@ -416,9 +416,11 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   if (options->flags & MP_RENDER_PARTIAL)
     rest = g_strdup_printf ("arena so far %s · lower bound %s", arena, lb);
   else
-    rest = g_strdup_printf ("arena %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
+    rest = g_strdup_printf ("%s %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
                             "%u tensors%s%s",
-                            arena, lb, mp_plan_ratio (plan),
+                            /* malloc'd blocks: no allocator arena to name */
+                            plan->no_arena ? "footprint (no arena)" : "arena", arena, lb,
+                            mp_plan_ratio (plan),
                             100.0 * mp_plan_fragmentation (plan), plan->n_records,
                             !bad ? "" : clash ? " · races when streams run concurrently: "
                                               : " · INVALID: ",

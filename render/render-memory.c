@@ -22,20 +22,31 @@ area_index (MpRenderIndex * const *indices, guint n)
   return n ? indices[0] : NULL;
 }
 
+/* An observed arena more than this many times the rest of the scale is an
+ * allocator's reservation (a 2 MiB segment over a few KiB of blocks): it
+ * would flatten the live bytes, so it is left off the scale and labelled. */
+#define OBSERVED_SCALE_FACTOR 4
+
 /* The scale's top: the largest arena but naive's (which would flatten the
- * rest), and never below the live peak. */
+ * rest) and an outsized observed one, and never below the live peak. */
 static guint64
 scale_top (MpRenderIndex * const *indices, guint n)
 {
-  guint64 top = 0, any = 0;
+  guint64 top = 0, any = 0, observed = 0;
 
   for (guint i = 0; i < n; i++)
     {
-      any = MAX (any, indices[i]->plan->arena);
-      if (!(mp_plan_traits (indices[i]->plan) & MP_PLANNER_BASELINE))
-        top = MAX (top, indices[i]->plan->arena);
+      const MpPlan *plan = indices[i]->plan;
+
+      any = MAX (any, plan->arena);
+      if (plan->observed)
+        observed = MAX (observed, plan->arena);
+      else if (!(mp_plan_traits (plan) & MP_PLANNER_BASELINE))
+        top = MAX (top, plan->arena);
       top = MAX (top, indices[i]->live_max);
     }
+  if (observed && (top == 0 || observed / OBSERVED_SCALE_FACTOR <= top))
+    top = MAX (top, observed);
   return top ? top : MAX (any, 1);
 }
 

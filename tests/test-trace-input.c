@@ -548,7 +548,9 @@ test_dataloader (void)
   g_assert_cmpuint (cpu->reserved_peak, ==, 0);
   g_assert_cmpuint (cpu->n_shared, ==, 1);
   g_assert_cmpstr (cpu_note, ==, "the CPU allocator has no arena (its blocks come from malloc): "
-                                 "compare the planners with the peak of live bytes, 3.00 MiB; "
+                                 "the row's 3.00 MiB is no arena but the space its blocks took "
+                                 "where malloc placed them; compare the planners with the peak "
+                                 "of live bytes, 3.00 MiB; "
                                  "its blocks touched 3.00 MiB in 2 address ranges, laid out as "
                                  "malloc placed the blocks inside each, a range's space reused "
                                  "once nothing in it is live; 1 shared-memory block of "
