@@ -43,7 +43,10 @@ mp_plan_cell (const MpPlan *plan, MpPlanColumn column)
   switch (column)
     {
     case MP_PLAN_COLUMN_PLANNER:
-      /* a plan file's planner is a name from a file: shown, not obeyed */
+      /* a plan file's planner is a name from a file: shown, not obeyed;
+       * malloc's blocks (a CPU trace) make a footprint, not an arena */
+      if (plan->observed && plan->no_arena)
+        return g_strdup ("observed (no arena)");
       return mp_escape_name (plan->planner);
     case MP_PLAN_COLUMN_ARENA:
       return mp_format_bytes (plan->arena);

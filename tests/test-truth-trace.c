@@ -26,10 +26,11 @@ test_13_observed_row (void)
   for (guint i = 0; lines[i]; i++)
     if (g_str_has_prefix (lines[i], "observed: "))
       note = lines[i];
-    else if (g_str_has_prefix (lines[i], "observed "))
+    else if (g_str_has_prefix (lines[i], "observed (no arena) "))
       {
-        g_auto (GStrv) f = g_strsplit_set (lines[i], " ", -1);
-        guint k = 1;
+        /* the row says itself that its figure is no arena */
+        g_auto (GStrv) f = g_strsplit_set (lines[i] + strlen ("observed (no arena)"), " ", -1);
+        guint k = 0;
 
         while (f[k] && *f[k] == '\0')
           k++;
