@@ -607,6 +607,24 @@ replace_file (const char *path, const char *target, const GStatBuf *old, WriteFu
   return TRUE;
 }
 
+/* Writes into fd in place and closes it; errors name path. */
+static gboolean
+write_and_close (const char *path, int fd, WriteFunc write, gpointer data, GError **error)
+{
+  gboolean ok = write (fd, data);
+  int      err = ok ? 0 : errno;
+
+  if (close (fd) != 0 && ok)
+    {
+      ok = FALSE;
+      err = errno;
+    }
+  if (!ok)
+    mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                       g_strerror (err ? err : EIO));
+  return ok;
+}
+
 /* A character device, FIFO or socket takes the bytes in place: opened
  * without O_CREAT, so nothing but the node itself is ever written. */
 static gboolean
@@ -614,8 +632,7 @@ write_through (const char *path, gboolean is_socket, WriteFunc write, gpointer d
                GError **error)
 {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  gboolean           ok;
-  int                fd, err = 0;
+  int                fd, err;
 
   if (!is_socket)
     {
@@ -653,18 +670,43 @@ write_through (const char *path, gboolean is_socket, WriteFunc write, gpointer d
                          g_strerror (errno));
       return FALSE;
     }
-  ok = write (fd, data);
-  if (!ok)
-    err = errno;
-  if (close (fd) != 0 && ok)
+  return write_and_close (path, fd, write, data, error);
+}
+
+/* Written through the descriptor, at its own position: `memplan-cli … -o
+ * /dev/stdout >> log` appends, as every Unix tool does, instead of
+ * replacing the file the shell opened. */
+int
+mp_output_descriptor (const char *path)
+{
+  static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
+  guint64                  n;
+
+  if (g_str_equal (path, "/dev/stdout"))
+    return fcntl (STDOUT_FILENO, F_GETFD) != -1 ? STDOUT_FILENO : -1;
+  if (g_str_equal (path, "/dev/stderr"))
+    return fcntl (STDERR_FILENO, F_GETFD) != -1 ? STDERR_FILENO : -1;
+  for (guint i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_str_has_prefix (path, prefixes[i]) &&
+        g_ascii_string_to_unsigned (path + strlen (prefixes[i]), 10, 0, G_MAXINT, &n, NULL))
+      return fcntl ((int) n, F_GETFD) != -1 ? (int) n : -1;
+  return -1;
+}
+
+static gboolean
+write_descriptor (const char *path, int fd, WriteFunc write, gpointer data, GError **error)
+{
+  int copy;
+
+  /* what stdio holds for it goes first */
+  fflush (fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : NULL);
+  if ((copy = dup (fd)) < 0)
     {
-      ok = FALSE;
-      err = errno;
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
+                         g_strerror (errno));
+      return FALSE;
     }
-  if (!ok)
-    mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot write the file: %s",
-                       g_strerror (err ? err : EIO));
-  return ok;
+  return write_and_close (path, copy, write, data, error);
 }
 
 /* The one rule of every writer in memplan: path, through its symbolic
@@ -678,6 +720,10 @@ write_output (const char *path, WriteFunc write, gpointer data, GError **error)
   g_autofree char *target = NULL;
   GStatBuf         st;
 
+  int              fd = mp_output_descriptor (path);
+
+  if (fd >= 0)
+    return write_descriptor (path, fd, write, data, error);
   /* the kernel follows the links, /dev/stdout's /proc/self/fd/1 too */
   if (g_stat (path, &st) == 0 && mp_output_kind_of (st.st_mode) == MP_OUTPUT_THROUGH)
     return write_through (path, S_ISSOCK (st.st_mode), write, data, error);

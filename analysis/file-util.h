@@ -26,6 +26,13 @@ typedef enum
   MP_OUTPUT_REFUSE,  /* a directory, block device or anything else */
 } MpOutputKind;
 
+/* The open descriptor path names (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N, when open), or -1. The rule writes such a path through
+ * the descriptor at its own position, whatever it is open on: `-o
+ * /dev/stdout >> log` appends. */
+MP_AVAILABLE_IN_1_0
+int          mp_output_descriptor (const char *path);
+
 /* What the rule does with an existing node of this st_mode. */
 MP_AVAILABLE_IN_1_0
 MpOutputKind mp_output_kind_of (guint mode);

@@ -137,8 +137,9 @@ check_output (const char *path, GStatBuf *out, GError **error)
                      cli_inputs[i]);
         return FALSE;
       }
-  /* replacing a file writes a new one beside it; a device is written through */
-  if (S_ISREG (out->st_mode))
+  /* replacing a file writes a new one beside it; a device or an open
+   * descriptor is written through */
+  if (S_ISREG (out->st_mode) && mp_output_descriptor (path) < 0)
     return check_folder (path, error);
   return TRUE;
 }

@@ -396,6 +396,29 @@ test_dev_stdout (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (out2, "memplan.plan/1"));
 }
 
+/* -o /dev/stdout with standard output open on a regular file in append
+ * mode writes through that descriptor: the file keeps what it had, and the
+ * output follows it (it used to be replaced by a new file). */
+static void
+test_dev_stdout_appends (Fixture *f, gconstpointer data)
+{
+  g_autofree char *log = g_build_filename (f->dir, "log.txt", NULL);
+  g_autofree char *quoted = g_shell_quote (test_cli_path ());
+  g_autofree char *script = g_strdup_printf (
+    "%s plan teaching.json -p naive -f json -o /dev/stdout >> log.txt", quoted);
+  const char      *argv[] = { "/bin/sh", "-c", script, NULL };
+  g_autofree char *text = NULL;
+  int              status;
+
+  g_assert_true (g_file_set_contents (log, "before\n", -1, NULL));
+  g_assert_true (g_spawn_sync (f->dir, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL,
+                               NULL, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_file_get_contents (log, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "before\n{"));
+  g_assert_nonnull (strstr (text, "memplan.plan/1"));
+}
+
 static gpointer
 accept_all (gpointer data)
 {
@@ -528,6 +551,8 @@ main (int argc, char **argv)
               fixture_tear_down);
   g_test_add ("/cli-output/dev-stdout", Fixture, NULL, fixture_set_up, test_dev_stdout,
               fixture_tear_down);
+  g_test_add ("/cli-output/dev-stdout-appends", Fixture, NULL, fixture_set_up,
+              test_dev_stdout_appends, fixture_tear_down);
   g_test_add ("/cli-output/gzip-padding-note", Fixture, NULL, fixture_set_up,
               test_gzip_padding_note, fixture_tear_down);
   g_test_add ("/cli-output/rule/every-command", Fixture, NULL, fixture_set_up,
