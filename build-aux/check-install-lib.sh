@@ -5,6 +5,7 @@
 # `pkg-config --cflags --libs memplan-1` (the installed headers), and
 # `import memplan` from the installed module. Prints TAP.
 #   check-install-lib.sh BUILD_ROOT SOURCE_ROOT PREFIX LIBDIR DATADIR CC PYTHON PYTHON_DIR
+# (CC is the compiler command, words split: "ccache cc" too)
 set -u
 build=$1 src=$2 prefix=$3 libdir=$4 datadir=$5 cc=$6 python=$7 pydir=$8
 
