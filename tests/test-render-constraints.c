@@ -7,34 +7,13 @@
 
 #include "memplan-render.h"
 #include "planner.h"
+#include "test-constraint-data.h"
 
 #define W 600
 #define H 480
 
-/* a (64 B) ops 0-3 with a gap during ops 1-2, b (48 B) ops 1-2, c (32 B)
- * ops 2-3, y (16 B) op 3; greedy-by-size puts a at 0, b at 0 (hole) or 16
- * (window [0, 16)), c at 64, y at 96 (tests/test-constraint-gaps.c). */
-#define GAPPY_JSON(GAP)                                                                            \
-  "{\"format\":\"memplan.graph/1\",\"name\":\"gappy\",\"alignment\":1,\"tensors\":["               \
-  "{\"name\":\"x\",\"size\":16,\"kind\":\"input\"},"                                               \
-  "{\"name\":\"a\",\"size\":64,\"gaps\":[" GAP "]},"                                               \
-  "{\"name\":\"b\",\"size\":48},{\"name\":\"c\",\"size\":32},"                                     \
-  "{\"name\":\"y\",\"size\":16,\"kind\":\"output\"}],\"ops\":["                                    \
-  "{\"name\":\"f\",\"inputs\":[\"x\"],\"outputs\":[\"a\"]},"                                       \
-  "{\"name\":\"g\",\"inputs\":[\"x\"],\"outputs\":[\"b\"]},"                                       \
-  "{\"name\":\"h\",\"inputs\":[\"b\"],\"outputs\":[\"c\"]},"                                       \
-  "{\"name\":\"k\",\"inputs\":[\"a\",\"c\"],\"outputs\":[\"y\"]}]}"
 
-/* x (input) pinned at 64 for op 0; a, b free; y (output) pinned at 0. */
-static const char pin_json[] =
-  "{\"format\":\"memplan.graph/1\",\"name\":\"pin\",\"alignment\":1,\"tensors\":["
-  "{\"name\":\"x\",\"size\":16,\"kind\":\"input\",\"fixed_offset\":64},"
-  "{\"name\":\"a\",\"size\":32,\"alignment\":32},"
-  "{\"name\":\"b\",\"size\":16,\"preferred_offset\":96},"
-  "{\"name\":\"y\",\"size\":8,\"kind\":\"output\",\"fixed_offset\":0}],\"ops\":["
-  "{\"name\":\"f\",\"inputs\":[\"x\"],\"outputs\":[\"a\"]},"
-  "{\"name\":\"g\",\"inputs\":[\"a\"],\"outputs\":[\"b\"]},"
-  "{\"name\":\"h\",\"inputs\":[\"b\",\"a\"],\"outputs\":[\"y\"]}]}";
+static const char pin_json[] = PIN_JSON;
 
 typedef struct
 {
