@@ -12,7 +12,6 @@
 #define W 600
 #define H 480
 
-
 static const char pin_json[] = PIN_JSON;
 
 typedef struct
