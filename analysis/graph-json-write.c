@@ -50,6 +50,29 @@ tensor_to_json (const MpGraph *graph, const MpTensor *t)
   if (t->has_preferred)
     json_object_object_add (obj, "preferred_offset",
                             json_object_new_uint64 (t->preferred_offset));
+  if (t->n_gaps)
+    {
+      json_object *gaps = json_object_new_array_ext (t->n_gaps);
+
+      for (guint k = 0; k < t->n_gaps; k++)
+        {
+          const MpGap *g = &g_array_index (graph->gaps, MpGap, t->gap_first + k);
+          json_object *gap = json_object_new_object ();
+
+          json_object_object_add (gap, "from", json_object_new_int64 (g->first));
+          json_object_object_add (gap, "to", json_object_new_int64 (g->last + 1));
+          if (g->windowed)
+            {
+              json_object *window = json_object_new_array_ext (2);
+
+              json_object_array_add (window, json_object_new_uint64 (g->lo));
+              json_object_array_add (window, json_object_new_uint64 (g->hi));
+              json_object_object_add (gap, "window", window);
+            }
+          json_object_array_add (gaps, gap);
+        }
+      json_object_object_add (obj, "gaps", gaps);
+    }
   return obj;
 }
 

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "graph-json-gaps.h"
 #include "graph-private.h"
 #include "json-reader.h"
 
@@ -30,7 +31,7 @@ static const char *const top_keys[] = { "format", "name", "description", "alignm
                                         "ops", NULL };
 static const char *const tensor_keys[] = { "name", "kind", "dtype", "shape", "size", "view_of",
                                            "offset", "alignment", "fixed_offset",
-                                           "preferred_offset", NULL };
+                                           "preferred_offset", "gaps", NULL };
 
 /* A tensor's placement constraints, in the order of Constraint. */
 static const char *const constraint_keys[] = { "alignment", "fixed_offset", "preferred_offset" };
@@ -143,6 +144,9 @@ typedef struct
   gboolean has_constraint[N_CONSTRAINTS], constraint_ok[N_CONSTRAINTS];
   guint64  constraint[N_CONSTRAINTS];
   char    *constraint_text[N_CONSTRAINTS];
+  GArray  *gaps;       /* MpGap */
+  gboolean has_gaps;
+  char    *gaps_problem;
 } TensorFields;
 
 static void
@@ -156,6 +160,8 @@ tensor_fields_reset (TensorFields *f)
   f->size_too_large = FALSE;
   g_clear_pointer (&f->size_text, g_free);
   g_string_truncate (f->bad_key, 0);
+  f->has_gaps = FALSE;
+  g_clear_pointer (&f->gaps_problem, g_free);
   for (guint c = 0; c < N_CONSTRAINTS; c++)
     {
       f->has_constraint[c] = FALSE;
@@ -299,6 +305,12 @@ read_tensor_fields (MpJsonReader *r, TensorFields *f)
               g_array_append_val (f->shape, dim);
             }
           if (r->error)
+            return FALSE;
+        }
+      else if (g_str_equal (key, "gaps"))
+        {
+          f->has_gaps = TRUE;
+          if (!mp_graph_json_read_gaps (r, f->gaps, &f->gaps_problem))
             return FALSE;
         }
       else
@@ -445,6 +457,13 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GArray *views, GErro
                              "tensor '%s': view \"offset\" must be a non-negative integer", name);
           return FALSE;
         }
+      if (f->has_gaps)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                             "tensor '%s': a view lives as long as its base and cannot have "
+                             "\"gaps\"", name);
+          return FALSE;
+        }
       t->view_offset = f->has_offset ? f->offset : 0;
       /* resolved once all tensors are known: a view may name a later tensor */
       {
@@ -478,7 +497,7 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GArray *views, GErro
                          name, t->size);
       return FALSE;
     }
-  return TRUE;
+  return !f->has_gaps || mp_graph_json_add_gaps (graph, t, f->gaps, f->gaps_problem, error);
 }
 
 /* Views in file order, so the first bad view in the file is the one reported. */
@@ -760,7 +779,8 @@ body_init (Body *b)
 {
   b->tf = (TensorFields) { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
                            g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)),
-                           .bad_key = g_string_new (NULL) };
+                           .bad_key = g_string_new (NULL),
+                           .gaps = g_array_new (FALSE, FALSE, sizeof (MpGap)) };
   b->of = (OpFields) { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
                        g_array_new (FALSE, FALSE, sizeof (guint)), .bad_key = g_string_new (NULL) };
   b->views = g_array_new (FALSE, FALSE, sizeof (PendingView));
@@ -779,6 +799,8 @@ body_clear (Body *b)
   for (guint c = 0; c < N_CONSTRAINTS; c++)
     g_free (b->tf.constraint_text[c]);
   g_string_free (b->tf.bad_key, TRUE);
+  g_array_unref (b->tf.gaps);
+  g_free (b->tf.gaps_problem);
   g_string_free (b->of.bad_key, TRUE);
   g_string_free (b->of.name, TRUE);
   g_array_unref (b->of.inputs);

@@ -148,10 +148,12 @@ records_box_gaps (MpUsage *records, guint n)
   return (MpGap *) (gpointer) (records + MAX (n, 1));
 }
 
-/* Copies tensor t's own constraints into rec; its gaps go to *store, clipped
- * to rec's lifetime when that is in the same units (a graph with ops). */
-static void
-attach_constraints (const MpGraph *graph, const MpTensor *t, MpUsage *rec, MpGap **store)
+/* Copies tensor t's own constraints into rec; its gaps go to *store. In a
+ * graph with ops a gap is in op indices, like rec's lifetime, and must lie
+ * inside it. */
+static gboolean
+attach_constraints (const MpGraph *graph, const MpTensor *t, MpUsage *rec, MpGap **store,
+                    GError **error)
 {
   rec->align = t->alignment;
   rec->fixed = t->fixed_offset;
@@ -163,16 +165,18 @@ attach_constraints (const MpGraph *graph, const MpTensor *t, MpUsage *rec, MpGap
     {
       MpGap g = g_array_index (graph->gaps, MpGap, t->gap_first + k);
 
-      if (graph->has_ops)
+      if (graph->has_ops && (g.first < (gint64) rec->first || g.last > (gint64) rec->last))
         {
-          g.first = MAX (g.first, (gint64) rec->first);
-          g.last = MIN (g.last, (gint64) rec->last);
-          if (g.first > g.last)
-            continue;
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s': \"gaps\"[%u] (from %" G_GINT64_FORMAT " to %"
+                             G_GINT64_FORMAT ") lies outside its lifetime (ops %u to %u inclusive)",
+                             t->name, k, g.first, g.last + 1, rec->first, rec->last);
+          return FALSE;
         }
       (*store)[rec->n_gaps++] = g;
     }
   *store += rec->n_gaps;
+  return TRUE;
 }
 
 gboolean
@@ -324,7 +328,7 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
           lt->records[n].tensor = i;
           lt->records[n].size = mp_align_up (t->size, lt->alignment);
           lt->records[n].bytes = t->size;
-          attach_constraints (graph, t, &lt->records[n], &store);
+          attach_constraints (graph, t, &lt->records[n], &store, NULL);
           n++;
         }
       lt->n_steps = compress_times (graph, lt->records, n);
@@ -333,8 +337,9 @@ mp_lifetimes_compute (const MpGraph *graph, const MpLifetimeOptions *options, GE
     {
       store = records_box_gaps (lt->records, graph->n_tensors);
       for (guint i = 0; i < n; i++)
-        attach_constraints (graph, &graph->tensors[lt->records[i].tensor], &lt->records[i],
-                            &store);
+        if (!attach_constraints (graph, &graph->tensors[lt->records[i].tensor], &lt->records[i],
+                                 &store, error))
+          return NULL;
     }
   lt->n_records = n;
   lt->constrained = mp_usage_constrained (lt->records, n);

@@ -17,6 +17,7 @@
 #include "plan-rank.h"
 #include "plan-table.h"
 #include "decision-trace.h"
+#include "constraint-explain.h"
 #include "gen.h"
 #include "report.h"
 #include "report-compare.h"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "best-of.h"
 #include "planner-constraints.h"
 
 /* Placement under per-buffer constraints, MiniMalloc's model: an offset
@@ -242,6 +243,7 @@ typedef struct
   guint64       *best;
   guint64        best_height;
   guint64        goal;     /* stop at or below: the capacity, else the lower bound */
+  guint64        cap;      /* prune above: the capacity (a yes/no question), else none */
   gint64         deadline;
   GCancellable  *cancellable;
   guint64        nodes;
@@ -278,7 +280,7 @@ exact_search (Exact *e, guint left, guint64 height)
       x = choose_offset (e->records, e->n, e->offsets, e->placed, i, MP_PLACE_FIRST_FIT, FALSE,
                          e->spans);
       h = MAX (height, x + e->records[i].bytes);
-      if (h >= e->best_height)
+      if (h >= e->best_height || h > e->cap)
         continue;
       e->offsets[i] = x;
       e->placed[i] = TRUE;
@@ -297,6 +299,39 @@ height_of (const MpUsage *records, guint n, const guint64 *offsets)
   return h;
 }
 
+/* MiniMalloc's first descent: again and again, of the unplaced buffers the
+ * one whose lowest free aligned offset is lowest (the earlier in order on a
+ * tie) takes it. Fills the arena from the bottom, as a skyline does. */
+static void
+place_lowest_first (const MpUsage *records, guint n, const guint *order, guint64 *offsets,
+                    gboolean *placed, GArray *spans)
+{
+  for (;;)
+    {
+      gint    pick = -1;
+      guint64 low = G_MAXUINT64;
+
+      for (guint k = 0; k < n; k++)
+        {
+          guint   i = order[k];
+          guint64 x;
+
+          if (placed[i])
+            continue;
+          x = choose_offset (records, n, offsets, placed, i, MP_PLACE_FIRST_FIT, FALSE, spans);
+          if (x < low)
+            {
+              low = x;
+              pick = (gint) i;
+            }
+        }
+      if (pick < 0)
+        return;
+      offsets[pick] = low;
+      placed[pick] = TRUE;
+    }
+}
+
 MpPlan *
 mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
                         const MpPlannerOptions *options, GCancellable *cancellable,
@@ -311,14 +346,55 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autofree guint64  *offsets = g_new (guint64, MAX (n, 1));
   g_autofree gboolean *placed = g_new0 (gboolean, MAX (n, 1));
   g_autoptr (GArray)   spans = g_array_new (FALSE, FALSE, sizeof (Span));
-  g_autofree guint    *order = mp_order_by_size (plan->records, n);
+  g_autofree guint    *order = NULL;
+  g_autofree guint64  *trial = g_new (guint64, MAX (n, 1));
+  guint64              best = G_MAXUINT64;
   gint64               start = g_get_monotonic_time ();
   Exact                e = { 0 };
+  gboolean             refuted = options->capacity && options->capacity < plan->lower_bound;
 
-  /* the incumbent: best fit, largest first */
-  if (!mp_place_constrained (graph, plan->records, n, order, MP_PLACE_BEST_FIT, plan->offsets,
-                             cancellable, error))
-    return NULL;
+  /* the incumbent: the best of best-of's visiting orders, each with both
+   * rules; the search then tries the winning order first, as its first
+   * descent is that order's first fit */
+  for (guint member = 0; member < MP_BEST_OF_N_MEMBERS && best > plan->lower_bound; member++)
+    {
+      g_autofree guint *o = mp_best_of_order (plan->records, n, NULL, member / 2);
+      guint64           h;
+
+      if (!mp_place_constrained (graph, plan->records, n, o,
+                                 member % 2 ? MP_PLACE_BEST_FIT : MP_PLACE_FIRST_FIT, trial,
+                                 cancellable, error))
+        return NULL;
+      h = height_of (plan->records, n, trial);
+      if (h < best)
+        {
+          best = h;
+          memcpy (plan->offsets, trial, sizeof (guint64) * n);
+          g_free (order);
+          order = g_steal_pointer (&o);
+        }
+    }
+  /* and the lowest-first descent, ties broken by each order */
+  for (guint k = 0; k < MP_BEST_OF_N_ORDERS && best > plan->lower_bound; k++)
+    {
+      g_autofree guint *o = mp_best_of_order (plan->records, n, NULL, k);
+      guint64           h;
+
+      if (!place_fixed (graph, plan->records, n, trial, placed, error))
+        return NULL;
+      place_lowest_first (plan->records, n, o, trial, placed, spans);
+      memset (placed, 0, sizeof (gboolean) * n);
+      h = height_of (plan->records, n, trial);
+      if (h < best)
+        {
+          best = h;
+          memcpy (plan->offsets, trial, sizeof (guint64) * n);
+          g_free (order);
+          order = g_steal_pointer (&o);
+        }
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
+    }
   if (!place_fixed (graph, plan->records, n, offsets, placed, error))
     return NULL;
   for (guint i = 0; i < n; i++)
@@ -333,23 +409,28 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   e.best = plan->offsets;
   e.best_height = height_of (plan->records, n, plan->offsets);
   e.goal = options->capacity ? options->capacity : plan->lower_bound;
+  e.cap = options->capacity ? options->capacity : G_MAXUINT64;
   e.deadline = start + (gint64) (budget * G_USEC_PER_SEC);
   e.cancellable = cancellable;
   for (guint i = 0; i < n; i++)
     height = placed[i] ? MAX (height, offsets[i] + plan->records[i].bytes) : height;
-  exact_search (&e, left, height);
+  /* no plan fits below the lower bound: nothing to search for */
+  if (!refuted)
+    exact_search (&e, left, height);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
   plan->searched = TRUE;
   plan->nodes = e.nodes;
-  plan->proved_optimal = !e.stopped && e.best_height > e.goal;
+  /* with a capacity the search pruned above it: a minimum only when none fits */
+  plan->proved_optimal = !refuted && !e.stopped && e.best_height > e.goal && !options->capacity;
   plan->proved_optimal |= e.best_height <= plan->lower_bound;
   plan->proved_bound = plan->proved_optimal ? e.best_height : plan->lower_bound;
   plan->bound_name = "every order of lowest-offset placements under the constraints";
   plan->capacity = options->capacity;
   plan->fits = options->capacity && e.best_height <= options->capacity;
-  plan->fit_refuted = options->capacity && !e.stopped && e.best_height > options->capacity;
+  plan->fit_refuted = options->capacity && (refuted || (!e.stopped && e.best_height >
+                                                                      options->capacity));
   plan->note = g_strdup_printf ("constrained buffers: exact search over placement orders, %"
                                 G_GUINT64_FORMAT " nodes in %.1f s%s",
                                 e.nodes, (g_get_monotonic_time () - start) / 1e6,

@@ -137,6 +137,14 @@ mp_tensor_describe (const MpGraph *graph, const MpLifetimes *lifetimes, const Mp
           off = mp_format_bytes (offset);
           g_string_append_printf (s, "\noffset %s (%" G_GUINT64_FORMAT ") in %s", off, offset,
                                   plan->planner);
+          {
+            /* pinned, preferred offset met or missed, alignment, gaps */
+            g_autofree char *why = mp_constraint_explain_record (graph, plan, (guint) r);
+            g_autofree char *esc = why ? g_markup_escape_text (why, -1) : NULL;
+
+            if (esc)
+              g_string_append_printf (s, "\n%s", esc);
+          }
         }
     }
   else

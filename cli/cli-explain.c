@@ -44,6 +44,18 @@ mp_cli_explain (int argc, char **argv)
                ? MP_EXIT_BAD_INPUT : MP_EXIT_FAILED;
     }
   text = mp_decision_trace_explain (trace, w->graph, plan);
+  {
+    /* buffers whose constraints put them where they are */
+    g_autofree char *why = mp_constraint_explain (w->graph, plan);
+
+    if (why)
+      {
+        char *both = g_strconcat (text, "\nconstraints:\n", why, NULL);
+
+        g_free (text);
+        text = both;
+      }
+  }
   if (w->order)
     {
       /* the order first: it is the stage before the planner */

@@ -87,6 +87,12 @@ gdouble  mp_render_font_px (const MpRenderOptions *options);
 void     mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout,
                                   MpText *text);
+/* Gaps as holes and pin marks (render-constraints.c), over the rectangles
+ * of the n given records; colors per record, highlight per tensor or NULL. */
+void     mp_render_draw_constraints (cairo_t *cr, const MpRenderIndex *index,
+                                     const MpRenderOptions *options,
+                                     const MpRenderLayout *layout, const guint *records,
+                                     guint n, const guint8 *colors, const guint8 *highlight);
 void     mp_render_draw_free     (cairo_t *cr, const MpRenderIndex *index,
                                   const MpRenderOptions *options, const MpRenderLayout *layout);
 /* top: the arena, the highest labelled address (0: the viewport's top) */

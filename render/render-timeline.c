@@ -37,6 +37,7 @@ typedef struct
   gdouble                sx, sy;    /* pixels per step, per byte */
   gdouble                px0, py1;  /* plot left, plot bottom */
   GArray                *boxes;
+  GArray                *marked;    /* records with gaps or a fixed offset (guint) */
   /* coverage grid over the plot, for sub-pixel items */
   gint                   gx, gy, gw, gh;
   gfloat                *cover;      /* coverage of each pixel */
@@ -104,37 +105,26 @@ add_cover (Frame *f, gdouble xa, gdouble xb, gdouble ya, gdouble yb, guint8 slot
   f->by1 = MAX (f->by1, r1);
 }
 
+/* One rectangle of record r, [lo, hi) over steps [first, end): a box when
+ * it spans a pixel each way; thinner items (a small tensor living long, a
+ * short one) merge into the coverage grid, where a one-pixel line would
+ * paint the free space around it over. */
 static void
-visit (guint r, gpointer user_data)
+emit (Frame *f, guint r, gdouble first, gdouble end, gdouble lo, gdouble hi, gboolean hl,
+      guint8 slot)
 {
-  Frame               *f = user_data;
-  const MpPlan        *plan = f->index->plan;
-  const MpUsage       *rec = &plan->records[r];
-  const MpViewport    *v = &f->layout->viewport;
-  const MpRenderRect  *p = &f->layout->plot;
-  gdouble              lo = (gdouble) plan->offsets[r], hi = lo + (gdouble) rec->bytes;
-  gdouble              xa, xb, ya, yb;
-  gboolean             hl = FALSE;
-  guint8               slot = f->colors[r];
+  const MpPlan       *plan = f->index->plan;
+  const MpViewport   *v = &f->layout->viewport;
+  const MpRenderRect *p = &f->layout->plot;
+  gdouble             xa, xb, ya, yb;
 
-  if (hi <= v->addr_min || lo >= v->addr_max || rec->bytes == 0)
-    return;
-  if (f->highlight)
-    {
-      hl = f->highlight[rec->tensor];
-      if (!hl)
-        slot += MP_N_COLORS;
-    }
-  xa = MAX (f->px0 + (rec->first - v->step_min) * f->sx, p->x);
-  xb = MIN (f->px0 + (rec->last + 1 - v->step_min) * f->sx, p->x + p->width);
+  xa = MAX (f->px0 + (first - v->step_min) * f->sx, p->x);
+  xb = MIN (f->px0 + (end - v->step_min) * f->sx, p->x + p->width);
   ya = MAX (f->py1 - (hi - v->addr_min) * f->sy, p->y);
   yb = MIN (f->py1 - (lo - v->addr_min) * f->sy, p->y + p->height);
   if (xb <= xa || yb <= ya)
     return;
 
-  /* a box when it spans a pixel each way; thinner items (a small tensor
-   * living long, a short one) merge into the coverage grid, where a
-   * one-pixel line would paint the free space around it over */
   if ((xb - xa >= 1 && yb - ya >= 1) || hl)
     {
       Box b;
@@ -165,11 +155,48 @@ visit (guint r, gpointer user_data)
       b.slot = slot;
       b.outline = b.x1 - b.x0 >= 4 && b.y1 - b.y0 >= 4;
       b.highlighted = hl;
-      b.sets_arena = plan->offsets[r] + rec->bytes == plan->arena;
+      b.sets_arena = hi == (gdouble) plan->arena;
       g_array_append_val (f->boxes, b);
     }
   else
     add_cover (f, xa, xb, ya, yb, slot);
+}
+
+static void
+visit (guint r, gpointer user_data)
+{
+  Frame               *f = user_data;
+  const MpPlan        *plan = f->index->plan;
+  const MpUsage       *rec = &plan->records[r];
+  const MpViewport    *v = &f->layout->viewport;
+  gdouble              lo = (gdouble) plan->offsets[r], hi = lo + (gdouble) rec->bytes;
+  gboolean             hl = FALSE;
+  guint8               slot = f->colors[r];
+  gdouble              from = rec->first;
+
+  if (hi <= v->addr_min || lo >= v->addr_max || rec->bytes == 0)
+    return;
+  if (f->highlight)
+    {
+      hl = f->highlight[rec->tensor];
+      if (!hl)
+        slot += MP_N_COLORS;
+    }
+  if (rec->n_gaps || (rec->flags & MP_USAGE_FIXED))
+    g_array_append_val (f->marked, r);
+  /* a gap is a hole: the rectangle in pieces around it, its window (the
+   * bytes it keeps) as a thinner piece */
+  for (guint k = 0; k < rec->n_gaps; k++)
+    {
+      const MpGap *g = &rec->gaps[k];
+
+      emit (f, r, from, (gdouble) g->first, lo, hi, hl, slot);
+      if (g->windowed && g->hi > g->lo)
+        emit (f, r, (gdouble) g->first, (gdouble) g->last + 1, lo + (gdouble) g->lo,
+              lo + (gdouble) g->hi, hl, slot);
+      from = (gdouble) g->last + 1;
+    }
+  emit (f, r, from, (gdouble) rec->last + 1, lo, hi, hl, slot);
 }
 
 static void
@@ -449,6 +476,7 @@ mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRender
   f.gw = (gint) ceil (p->x + p->width) - f.gx;
   f.gh = (gint) ceil (p->y + p->height) - f.gy;
   f.boxes = g_array_sized_new (FALSE, FALSE, sizeof (Box), 1024);
+  f.marked = g_array_new (FALSE, FALSE, sizeof (guint));
 
   lo = (guint) floor (s0);
   hi = (guint) ceil (s1);
@@ -463,11 +491,14 @@ mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRender
   cairo_clip (cr);
   paint_cover (cr, &f, palette);
   fill_boxes (cr, &f, palette);
+  mp_render_draw_constraints (cr, index, options, layout, (const guint *) (void *) f.marked->data,
+                              f.marked->len, f.colors, highlight);
   if (!(options->flags & MP_RENDER_HIDE_LABELS))
     draw_labels (cr, &f, palette, text);
   cairo_restore (cr);
 
   g_array_unref (f.boxes);
+  g_array_unref (f.marked);
   g_free (f.cover);
   g_free (f.diff);
   g_free (f.point_slot);
