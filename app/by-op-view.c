@@ -16,6 +16,7 @@ struct _MpByOpRow
   guint64 allocated;
   guint   n_allocations;
   guint64 peak;    /* the live bytes at the peak, for the share */
+  guint64 b_at_peak; /* comparing: the same op's bytes at B's peak */
 };
 
 G_DEFINE_FINAL_TYPE (MpByOpRow, mp_by_op_row, G_TYPE_OBJECT)
@@ -64,6 +65,18 @@ format_cell (gpointer item, const char *column)
     return g_strdup_printf ("%.1f%%", row->peak ? 100.0 * row->at_peak / row->peak : 0.0);
   if (g_str_equal (column, "allocated"))
     return mp_format_bytes (row->allocated);
+  if (g_str_equal (column, "b_at_peak"))
+    return mp_format_bytes (row->b_at_peak);
+  if (g_str_equal (column, "delta"))
+    {
+      g_autofree char *bytes = mp_format_bytes (row->b_at_peak > row->at_peak
+                                                  ? row->b_at_peak - row->at_peak
+                                                  : row->at_peak - row->b_at_peak);
+
+      return row->b_at_peak == row->at_peak
+               ? g_strdup ("0")
+               : g_strdup_printf ("%s%s", row->b_at_peak > row->at_peak ? "+" : "−", bytes);
+    }
   return g_strdup_printf ("%u", row->n_allocations);
 }
 
@@ -82,6 +95,10 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer column)
     return CMP (x->allocated, y->allocated);
   if (g_str_equal (id, "allocations"))
     return CMP (x->n_allocations, y->n_allocations);
+  if (g_str_equal (id, "b_at_peak"))
+    return CMP (x->b_at_peak, y->b_at_peak);
+  if (g_str_equal (id, "delta"))
+    return CMP ((gint64) (x->b_at_peak - x->at_peak), (gint64) (y->b_at_peak - y->at_peak));
   return CMP (x->at_peak, y->at_peak); /* at peak, and its share */
 }
 
@@ -95,6 +112,7 @@ struct _MpByOpView
   GListStore    *store;
   GtkSortListModel *sorted;
   MpPlanSet     *set;
+  MpPlanSet     *compare; /* B, whose figures fill the delta columns, or NULL */
   gboolean       stale;  /* a new set while hidden: rows are made when shown */
   gboolean       per_module;
 };
@@ -138,6 +156,51 @@ graph_by_op (const MpGraph *graph, const MpLifetimes *lt)
   return shown;
 }
 
+/* A set's figures per op (or module) and the live bytes at its peak. */
+static GArray *
+set_uses (MpPlanSet *set, gboolean per_module, guint64 *peak)
+{
+  MpWorkload *w = mp_plan_set_get_workload (set);
+
+  if (w->trace)
+    {
+      GArray *uses = mp_plan_set_get_by_op (set, per_module && mp_trace_has_modules (w->trace));
+
+      *peak = w->trace->live_peak;
+      return uses ? g_array_ref (uses) : g_array_new (FALSE, TRUE, sizeof (MpTraceOpUse));
+    }
+  *peak = w->lifetimes->lower_bound;
+  return graph_by_op (w->graph, w->lifetimes);
+}
+
+/* Comparing: B's bytes at its peak per op, matched by name (ops only B
+ * has become rows of their own, nothing in A). */
+static void
+add_compare (MpByOpView *self, GPtrArray *rows, gboolean per_module, guint64 peak)
+{
+  guint64            b_peak;
+  g_autoptr (GArray) b = set_uses (self->compare, per_module, &b_peak);
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < rows->len; i++)
+    g_hash_table_insert (by_name, ((MpByOpRow *) rows->pdata[i])->op, rows->pdata[i]);
+  for (guint i = 0; i < b->len; i++)
+    {
+      const MpTraceOpUse *use = &g_array_index (b, MpTraceOpUse, i);
+      MpByOpRow          *row = g_hash_table_lookup (by_name, use->op);
+
+      if (row == NULL)
+        {
+          MpTraceOpUse none = { use->op, 0, 0, 0 };
+
+          row = row_new (&none, peak);
+          g_ptr_array_add (rows, row);
+          g_hash_table_insert (by_name, row->op, row);
+        }
+      row->b_at_peak += use->at_peak;
+    }
+}
+
 static void
 refresh (MpByOpView *self)
 {
@@ -167,16 +230,7 @@ refresh (MpByOpView *self)
   gtk_widget_set_visible (self->per, w->trace && mp_trace_has_modules (w->trace));
   gtk_column_view_column_set_title (mp_column_view_find (self->view, "op"),
                                     per_module ? "Module" : "Op");
-  if (w->trace)
-    {
-      uses = per_module ? mp_trace_by_module (w->trace) : mp_trace_by_op (w->trace);
-      peak = w->trace->live_peak;
-    }
-  else
-    {
-      uses = graph_by_op (w->graph, w->lifetimes);
-      peak = w->lifetimes->lower_bound;
-    }
+  uses = set_uses (self->set, per_module, &peak);
   /* the step in the words of the panes' axis ("step 36 (time 59 in the
    * file)", "step 1 (op relu)") */
   for (guint i = 0; i < mp_plan_set_get_n_plans (self->set) && index == NULL; i++)
@@ -186,6 +240,12 @@ refresh (MpByOpView *self)
                 : g_strdup_printf ("step %u", w->lifetimes->peak_step);
   for (guint i = 0; i < uses->len; i++)
     g_ptr_array_add (rows, row_new (&g_array_index (uses, MpTraceOpUse, i), peak));
+  if (self->compare)
+    add_compare (self, rows, per_module, peak);
+  gtk_column_view_column_set_visible (mp_column_view_find (self->view, "b_at_peak"),
+                                      self->compare != NULL);
+  gtk_column_view_column_set_visible (mp_column_view_find (self->view, "delta"),
+                                      self->compare != NULL);
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
 
@@ -248,6 +308,7 @@ mp_by_op_view_dispose (GObject *object)
   MpByOpView *self = MP_BY_OP_VIEW (object);
 
   g_clear_pointer (&self->set, mp_plan_set_unref);
+  g_clear_pointer (&self->compare, mp_plan_set_unref);
   g_clear_pointer (&self->box, gtk_widget_unparent);
   g_clear_object (&self->store);
   g_clear_object (&self->sorted);
@@ -277,6 +338,8 @@ static const struct
   { "share", "Share of the peak", TRUE },
   { "allocated", "Allocated", TRUE },
   { "allocations", "Allocations", TRUE },
+  { "b_at_peak", "B at its peak", TRUE },
+  { "delta", "B − A at the peaks", TRUE },
 };
 
 static void
@@ -361,6 +424,17 @@ mp_by_op_view_set_plan_set (MpByOpView *self, MpPlanSet *set)
       refresh (self);
     }
   return w && (w->trace || w->graph->has_ops);
+}
+
+void
+mp_by_op_view_set_compare (MpByOpView *self, MpPlanSet *compare)
+{
+  g_return_if_fail (MP_IS_BY_OP_VIEW (self));
+  if (compare)
+    mp_plan_set_ref (compare);
+  g_clear_pointer (&self->compare, mp_plan_set_unref);
+  self->compare = compare;
+  refresh (self);
 }
 
 GListModel *

@@ -18,10 +18,13 @@ GtkWidget  *mp_by_op_view_new          (void);
 /* Shows set's input; FALSE when it has nothing to attribute (usage records
  * without ops or a trace): the window hides the tab then. */
 gboolean    mp_by_op_view_set_plan_set (MpByOpView *self, MpPlanSet *set);
+/* Comparing with B (NULL: no more): columns of B's bytes at its peak per
+ * op, matched by name, and B − A. */
+void        mp_by_op_view_set_compare  (MpByOpView *self, MpPlanSet *compare);
 /* The rows in the order shown. */
 GListModel *mp_by_op_view_get_model    (MpByOpView *self);
-/* A cell's text: column "op", "at_peak", "share", "allocated" or
- * "allocations". */
+/* A cell's text: column "op", "at_peak", "share", "allocated",
+ * "allocations", "b_at_peak" or "delta". */
 char       *mp_by_op_view_get_cell     (MpByOpView *self, guint position, const char *column);
 /* Sorts by a column, as a click on its header does. */
 void        mp_by_op_view_sort         (MpByOpView *self, const char *column, GtkSortType order);
