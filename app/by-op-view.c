@@ -288,6 +288,24 @@ refresh (MpByOpView *self)
                                   peak ? 100.0 * top->at_peak / peak : 0.0, peak_text, where);
       }
     }
+  if (self->compare && rows->len)
+    {
+      /* the op that grew most from A's peak to B's: where to look first */
+      MpByOpRow *grew = rows->pdata[0];
+
+      for (guint i = 1; i < rows->len; i++)
+        if (compare_rows (rows->pdata[i], grew, "delta") == GTK_ORDERING_LARGER)
+          grew = rows->pdata[i];
+      if (grew->b_at_peak > grew->at_peak)
+        {
+          g_autofree char *delta = format_cell (grew, "delta");
+          char            *both = g_strdup_printf ("%s In B, %s grew the most: %s at the peak.",
+                                                   text, grew->op, delta);
+
+          g_free (text);
+          text = both;
+        }
+    }
   gtk_label_set_text (self->heading, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);
 }
@@ -434,6 +452,9 @@ mp_by_op_view_set_compare (MpByOpView *self, MpPlanSet *compare)
     mp_plan_set_ref (compare);
   g_clear_pointer (&self->compare, mp_plan_set_unref);
   self->compare = compare;
+  /* what changed first: the rows that grew most from A to B */
+  if (compare)
+    mp_by_op_view_sort (self, "delta", GTK_SORT_DESCENDING);
   refresh (self);
 }
 

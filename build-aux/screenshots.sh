@@ -105,3 +105,15 @@ shot app-trace-by-op.png 1280x860 --planner naive,greedy-by-size,partition,best-
   --theme light --show-by-op data/torch/small-cnn-trace.json.gz
 shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
   tests/data/snapshot.pickle
+# issue 31: two runs compared (Compare With…, --compare): both live-bytes
+# curves on one axis above the panes, B's bytes per op and B − A in the By
+# op tab. Two generated snapshots of different lengths until a recorded
+# real pair is in data/torch/.
+pair=$(mktemp -d)
+"$build/cli/memplan-cli" gen torch-snapshot -n 3000 -o "$pair/run-a.pickle"
+"$build/cli/memplan-cli" gen torch-snapshot -n 4000 -o "$pair/run-b.pickle"
+shot app-compare.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
+  --compare "$pair/run-b.pickle" "$pair/run-a.pickle"
+shot app-compare-dark.png 1280x860 --planner greedy-by-size --theme dark --show-by-op \
+  --compare "$pair/run-b.pickle" "$pair/run-a.pickle"
+rm -rf "$pair"
