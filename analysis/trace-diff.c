@@ -289,49 +289,74 @@ pending_set_delta (Pending *p)
     r->change = r->count_b > r->count_a ? MP_TRACE_DIFF_MORE : MP_TRACE_DIFF_FEWER;
 }
 
-/* A group only in A and one only in B with the same op and stack, and no
- * other such group at that site: the same allocation at another size. */
+/* Groups only in A and groups only in B at the same op and stack, as
+ * many of each: the same allocations at other sizes, paired smallest with
+ * smallest (a layer whose tensors all grew). */
+static gint
+compare_sizes (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Pending *rows = data;
+  const Pending *x = &rows[*(const guint *) a], *y = &rows[*(const guint *) b];
+  guint64        sx = x->row.size_a + x->row.size_b, sy = y->row.size_a + y->row.size_b;
+
+  return sx < sy ? -1 : sx > sy;
+}
+
+static void
+site_rows_free (gpointer data)
+{
+  GArray **pair = data;
+
+  g_array_unref (pair[0]);
+  g_array_unref (pair[1]);
+  g_free (pair);
+}
+
 static void
 merge_resized (GArray *pending)
 {
-  g_autoptr (GHashTable) gone = g_hash_table_new (site_hash, site_equal);
-  g_autoptr (GHashTable) fresh = g_hash_table_new (site_hash, site_equal);
+  g_autoptr (GHashTable) sites = g_hash_table_new_full (site_hash, site_equal, NULL,
+                                                        site_rows_free);
+  Pending       *rows = (Pending *) (gpointer) pending->data;
+  GHashTableIter iter;
+  gpointer       value;
 
-  /* value: the row's index + 1, or 0 once a site has two of a kind */
+  /* per site: the rows only in A, the rows only in B */
   for (guint i = 0; i < pending->len; i++)
     {
-      Pending    *p = &g_array_index (pending, Pending, i);
-      GHashTable *table = p->row.count_b == 0 ? gone : p->row.count_a == 0 ? fresh : NULL;
-      Site       *key = &p->site;
-      gpointer    found;
+      GArray **pair;
 
-      if (table == NULL)
+      if (rows[i].row.count_a != 0 && rows[i].row.count_b != 0)
         continue;
-      if (g_hash_table_lookup_extended (table, key, NULL, &found))
-        g_hash_table_insert (table, key, GUINT_TO_POINTER (0));
-      else
-        g_hash_table_insert (table, key, GUINT_TO_POINTER (i + 1));
+      if (!(pair = g_hash_table_lookup (sites, &rows[i].site)))
+        {
+          pair = g_new (GArray *, 2);
+          pair[0] = g_array_new (FALSE, FALSE, sizeof (guint));
+          pair[1] = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (sites, &rows[i].site, pair);
+        }
+      g_array_append_val (pair[rows[i].row.count_a == 0], i);
     }
-  for (guint i = 0; i < pending->len; i++)
+  g_hash_table_iter_init (&iter, sites);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
     {
-      Pending *p = &g_array_index (pending, Pending, i);
-      Site    *key = &p->site;
-      guint    a, b;
-      Pending *pa, *pb;
+      GArray **pair = value;
 
-      if (p->row.count_b != 0 || p->dead)
+      if (pair[0]->len != pair[1]->len)
         continue;
-      a = GPOINTER_TO_UINT (g_hash_table_lookup (gone, key));
-      b = GPOINTER_TO_UINT (g_hash_table_lookup (fresh, key));
-      if (a != i + 1 || b == 0)
-        continue;
-      pa = p;
-      pb = &g_array_index (pending, Pending, b - 1);
-      pa->row.size_b = pb->row.size_b;
-      pa->row.count_b = pb->row.count_b;
-      pa->row.live_b = pb->row.live_b;
-      pb->dead = TRUE;
-      pending_set_delta (pa);
+      g_array_sort_with_data (pair[0], compare_sizes, rows);
+      g_array_sort_with_data (pair[1], compare_sizes, rows);
+      for (guint k = 0; k < pair[0]->len; k++)
+        {
+          Pending *pa = &rows[g_array_index (pair[0], guint, k)];
+          Pending *pb = &rows[g_array_index (pair[1], guint, k)];
+
+          pa->row.size_b = pb->row.size_b;
+          pa->row.count_b = pb->row.count_b;
+          pa->row.live_b = pb->row.live_b;
+          pb->dead = TRUE;
+          pending_set_delta (pa);
+        }
     }
 }
 
