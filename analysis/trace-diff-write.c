@@ -100,11 +100,25 @@ mp_trace_diff_to_table (const MpTraceDiff *diff, const char *path_a, const char 
                               mp_trace_diff_change_name (r->change), op);
       if (r->stack)
         {
-          g_autofree char *first = g_strndup (r->stack, strcspn (r->stack, "\n"));
-          g_autofree char *frame = mp_escape_name (first);
+          /* where it was called from, which tells apart rows of one op: a
+           * Python frame, else the op around it */
+          gsize            n = strcspn (r->stack, "\n");
+          g_autofree char *first = g_strndup (r->stack, n);
+          const char      *next = r->stack[n] ? r->stack + n + 1 : NULL;
 
           if (strcmp (first, r->op) != 0)
-            g_string_append_printf (s, "  at %s", frame);
+            {
+              g_autofree char *frame = mp_escape_name (first);
+
+              g_string_append_printf (s, "  at %s", frame);
+            }
+          else if (next && *next)
+            {
+              g_autofree char *outer = g_strndup (next, strcspn (next, "\n"));
+              g_autofree char *shown = mp_escape_name (outer);
+
+              g_string_append_printf (s, "  in %s", shown);
+            }
         }
       g_string_append_c (s, '\n');
     }

@@ -15,7 +15,13 @@ parse_tolerance (const char *text, gdouble *value, gboolean *percent)
 
   *percent = strchr (text, '%') != NULL;
   if (*percent)
-    return mp_parse_percentage (text, value) && *value >= 0;
+    {
+      /* mp_parse_percentage gives a fraction; the engine takes percent */
+      if (!mp_parse_percentage (text, value))
+        return FALSE;
+      *value *= 100.0;
+      return TRUE;
+    }
   if (!mp_parse_size (text, &bytes))
     return FALSE;
   *value = (gdouble) bytes;
