@@ -21,3 +21,4 @@
 #include "report.h"
 #include "report-compare.h"
 #include "report-suite.h"
+#include "trace-diff.h"
