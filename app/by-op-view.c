@@ -16,7 +16,8 @@ struct _MpByOpRow
   guint64 allocated;
   guint   n_allocations;
   guint64 peak;    /* the live bytes at the peak, for the share */
-  guint64 b_at_peak; /* comparing: the same op's bytes at B's peak */
+  guint64 b_at_peak; /* comparing: the op's bytes at B's peak (mp_trace_diff's rows) */
+  guint64 diff_a;    /* ... and at A's peak, by the same rows */
 };
 
 G_DEFINE_FINAL_TYPE (MpByOpRow, mp_by_op_row, G_TYPE_OBJECT)
@@ -69,13 +70,13 @@ format_cell (gpointer item, const char *column)
     return mp_format_bytes (row->b_at_peak);
   if (g_str_equal (column, "delta"))
     {
-      g_autofree char *bytes = mp_format_bytes (row->b_at_peak > row->at_peak
-                                                  ? row->b_at_peak - row->at_peak
-                                                  : row->at_peak - row->b_at_peak);
+      g_autofree char *bytes = mp_format_bytes (row->b_at_peak > row->diff_a
+                                                  ? row->b_at_peak - row->diff_a
+                                                  : row->diff_a - row->b_at_peak);
 
-      return row->b_at_peak == row->at_peak
+      return row->b_at_peak == row->diff_a
                ? g_strdup ("0")
-               : g_strdup_printf ("%s%s", row->b_at_peak > row->at_peak ? "+" : "−", bytes);
+               : g_strdup_printf ("%s%s", row->b_at_peak > row->diff_a ? "+" : "−", bytes);
     }
   return g_strdup_printf ("%u", row->n_allocations);
 }
@@ -98,7 +99,12 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer column)
   if (g_str_equal (id, "b_at_peak"))
     return CMP (x->b_at_peak, y->b_at_peak);
   if (g_str_equal (id, "delta"))
-    return CMP ((gint64) (x->b_at_peak - x->at_peak), (gint64) (y->b_at_peak - y->at_peak));
+    {
+      /* the largest change first, whichever way, as `memplan-cli diff` */
+      gint64 dx = (gint64) (x->b_at_peak - x->diff_a), dy = (gint64) (y->b_at_peak - y->diff_a);
+
+      return ABS (dx) != ABS (dy) ? CMP (ABS (dx), ABS (dy)) : CMP (dx, dy);
+    }
   return CMP (x->at_peak, y->at_peak); /* at peak, and its share */
 }
 
@@ -112,7 +118,7 @@ struct _MpByOpView
   GListStore    *store;
   GtkSortListModel *sorted;
   MpPlanSet     *set;
-  MpPlanSet     *compare; /* B, whose figures fill the delta columns, or NULL */
+  MpTraceDiff   *compare; /* A against B, whose rows fill the delta columns, or NULL */
   gboolean       stale;  /* a new set while hidden: rows are made when shown */
   gboolean       per_module;
 };
@@ -173,31 +179,31 @@ set_uses (MpPlanSet *set, gboolean per_module, guint64 *peak)
   return graph_by_op (w->graph, w->lifetimes);
 }
 
-/* Comparing: B's bytes at its peak per op, matched by name (ops only B
- * has become rows of their own, nothing in A). */
+/* Comparing: mp_trace_diff's rows (op + stack + size) summed per op, the
+ * bytes live at each side's peak; an op only B has becomes a row of its
+ * own. Per module the rows stay A's alone: the diff groups by op. */
 static void
-add_compare (MpByOpView *self, GPtrArray *rows, gboolean per_module, guint64 peak)
+add_compare (MpByOpView *self, GPtrArray *rows, guint64 peak)
 {
-  guint64            b_peak;
-  g_autoptr (GArray) b = set_uses (self->compare, per_module, &b_peak);
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
 
   for (guint i = 0; i < rows->len; i++)
     g_hash_table_insert (by_name, ((MpByOpRow *) rows->pdata[i])->op, rows->pdata[i]);
-  for (guint i = 0; i < b->len; i++)
+  for (guint i = 0; i < self->compare->rows->len; i++)
     {
-      const MpTraceOpUse *use = &g_array_index (b, MpTraceOpUse, i);
-      MpByOpRow          *row = g_hash_table_lookup (by_name, use->op);
+      const MpTraceDiffRow *d = &g_array_index (self->compare->rows, MpTraceDiffRow, i);
+      MpByOpRow            *row = g_hash_table_lookup (by_name, d->op);
 
       if (row == NULL)
         {
-          MpTraceOpUse none = { use->op, 0, 0, 0 };
+          MpTraceOpUse none = { d->op, 0, 0, 0 };
 
           row = row_new (&none, peak);
           g_ptr_array_add (rows, row);
           g_hash_table_insert (by_name, row->op, row);
         }
-      row->b_at_peak += use->at_peak;
+      row->b_at_peak += d->at_peak_b;
+      row->diff_a += d->at_peak_a;
     }
 }
 
@@ -240,12 +246,12 @@ refresh (MpByOpView *self)
                 : g_strdup_printf ("step %u", w->lifetimes->peak_step);
   for (guint i = 0; i < uses->len; i++)
     g_ptr_array_add (rows, row_new (&g_array_index (uses, MpTraceOpUse, i), peak));
-  if (self->compare)
-    add_compare (self, rows, per_module, peak);
+  if (self->compare && !per_module)
+    add_compare (self, rows, peak);
   gtk_column_view_column_set_visible (mp_column_view_find (self->view, "b_at_peak"),
-                                      self->compare != NULL);
+                                      self->compare && !per_module);
   gtk_column_view_column_set_visible (mp_column_view_find (self->view, "delta"),
-                                      self->compare != NULL);
+                                      self->compare && !per_module);
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
 
@@ -288,19 +294,19 @@ refresh (MpByOpView *self)
                                   peak ? 100.0 * top->at_peak / peak : 0.0, peak_text, where);
       }
     }
-  if (self->compare && rows->len)
+  if (self->compare && !per_module && rows->len)
     {
-      /* the op that grew most from A's peak to B's: where to look first */
+      /* the op that changed most from A's peak to B's, first: where to look */
       MpByOpRow *grew = rows->pdata[0];
 
       for (guint i = 1; i < rows->len; i++)
         if (compare_rows (rows->pdata[i], grew, "delta") == GTK_ORDERING_LARGER)
           grew = rows->pdata[i];
-      if (grew->b_at_peak > grew->at_peak)
+      if (grew->b_at_peak != grew->diff_a)
         {
           g_autofree char *delta = format_cell (grew, "delta");
-          char            *both = g_strdup_printf ("%s In B, %s grew the most: %s at the peak.",
-                                                   text, grew->op, delta);
+          char            *both = g_strdup_printf ("B − A: %s changed the most, %s at the peak. "
+                                                   "%s", grew->op, delta, text);
 
           g_free (text);
           text = both;
@@ -326,7 +332,7 @@ mp_by_op_view_dispose (GObject *object)
   MpByOpView *self = MP_BY_OP_VIEW (object);
 
   g_clear_pointer (&self->set, mp_plan_set_unref);
-  g_clear_pointer (&self->compare, mp_plan_set_unref);
+  self->compare = NULL;
   g_clear_pointer (&self->box, gtk_widget_unparent);
   g_clear_object (&self->store);
   g_clear_object (&self->sorted);
@@ -445,15 +451,14 @@ mp_by_op_view_set_plan_set (MpByOpView *self, MpPlanSet *set)
 }
 
 void
-mp_by_op_view_set_compare (MpByOpView *self, MpPlanSet *compare)
+mp_by_op_view_set_compare (MpByOpView *self, MpTraceDiff *diff)
 {
   g_return_if_fail (MP_IS_BY_OP_VIEW (self));
-  if (compare)
-    mp_plan_set_ref (compare);
-  g_clear_pointer (&self->compare, mp_plan_set_unref);
-  self->compare = compare;
+  if (diff == self->compare)
+    return;
+  self->compare = diff;
   /* what changed first: the rows that grew most from A to B */
-  if (compare)
+  if (diff)
     mp_by_op_view_sort (self, "delta", GTK_SORT_DESCENDING);
   refresh (self);
 }

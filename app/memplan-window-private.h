@@ -7,6 +7,7 @@
 
 #include "memplan-window.h"
 #include "summary-table.h"
+#include "trace-diff.h"
 
 G_BEGIN_DECLS
 
@@ -66,6 +67,8 @@ struct _MpWindow
   GSettings          *settings;       /* bound by mp_window_bind_settings, or NULL */
   GStrv               dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
   MpPlanSet          *compare_set;    /* B, compared with the shown set, or NULL */
+  MpTraceDiff        *compare_diff;   /* mp_trace_diff of A's file and B's */
+  char               *compare_a;      /* A's path when compared */
   GCancellable       *compare_cancellable; /* of B's load, or NULL */
   guint               compare_generation;
 

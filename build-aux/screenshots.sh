@@ -106,14 +106,12 @@ shot app-trace-by-op.png 1280x860 --planner naive,greedy-by-size,partition,best-
 shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
   tests/data/snapshot.pickle
 # issue 31: two runs compared (Compare With…, --compare): both live-bytes
-# curves on one axis above the panes, B's bytes per op and B − A in the By
-# op tab. Two generated snapshots of different lengths until a recorded
-# real pair is in data/torch/.
-pair=$(mktemp -d)
-"$build/cli/memplan-cli" gen torch-snapshot -n 3000 -o "$pair/run-a.pickle"
-"$build/cli/memplan-cli" gen torch-snapshot -n 4000 -o "$pair/run-b.pickle"
+# curves on one axis above the panes, B's bytes per op and B − A (by
+# mp_trace_diff) in the By op tab; the recorded pair, one training step of
+# a small transformer before and after activation checkpointing
 shot app-compare.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
-  --compare "$pair/run-b.pickle" "$pair/run-a.pickle"
+  --compare data/torch/small-transformer-checkpoint.json.gz \
+  data/torch/small-transformer-1step.json.gz
 shot app-compare-dark.png 1280x860 --planner greedy-by-size --theme dark --show-by-op \
-  --compare "$pair/run-b.pickle" "$pair/run-a.pickle"
-rm -rf "$pair"
+  --compare data/torch/small-transformer-checkpoint.json.gz \
+  data/torch/small-transformer-1step.json.gz

@@ -1507,11 +1507,11 @@ test_compare (void)
                    "Comparing with teaching-grown.json (B): both curves above the panes, B's "
                    "bytes per op in the By op tab.");
   view = show_by_op (win);
-  /* sorted by B − A at first, the op that grew named */
+  /* sorted by B − A at first (the largest change), the op that changed named */
   g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
-                   "2 ops tie for the most at the peak (conv, relu): 64.0 KiB (50.0%) each of the "
-                   "128 KiB live at step 1 (op relu). In B, relu grew the most: +64.0 KiB at the "
-                   "peak.");
+                   "B − A: relu changed the most, +64.0 KiB at the peak. 2 ops tie for the most "
+                   "at the peak (conv, relu): 64.0 KiB (50.0%) each of the 128 KiB live at step 1 "
+                   "(op relu).");
   assert_by_op_cell (view, 0, "op", "relu");
   assert_by_op_cell (view, 0, "at_peak", "64.0 KiB");
   assert_by_op_cell (view, 0, "b_at_peak", "128 KiB");
