@@ -434,7 +434,8 @@ diff_sides (Side *a, Side *b, const MpTraceDiffOptions *options)
   diff->notes = g_ptr_array_new_with_free_func (g_free);
   if (strcmp (format_kind (diff->a.format), format_kind (diff->b.format)) != 0)
     g_ptr_array_add (diff->notes,
-                     g_strdup_printf ("A is %s, B %s: their steps and ops may not match",
+                     g_strdup_printf ("A is read as %s, B as %s: their steps and ops may not "
+                                      "match",
                                       mp_input_format_name (diff->a.format),
                                       mp_input_format_name (diff->b.format)));
   if (diff->a.has_reserved != diff->b.has_reserved)
