@@ -128,4 +128,11 @@ echo "== drawing"
 if [ -x "$build/app/memplan" ] && command -v xvfb-run >/dev/null 2>&1; then
   echo "== the app: open and frame times at 100,000 tensors"
   GSK_RENDERER=cairo xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/memplan" --benchmark
+  # issue 31: the first view of a 2,000,000-action snapshot (646 MB) and
+  # its frames, greedy-by-size beside the observed plan
+  echo "== the app at trace size (issue 31): a 2,000,000-action snapshot"
+  "$cli" gen torch-snapshot -n 2000000 -o "$tmp/snapshot-2m.pickle"
+  GSK_RENDERER=cairo xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/memplan" \
+    --benchmark -p greedy-by-size "$tmp/snapshot-2m.pickle"
+  rm -f "$tmp"/*
 fi
