@@ -22,3 +22,4 @@
 #include "report.h"
 #include "report-compare.h"
 #include "report-suite.h"
+#include "trace-diff.h"

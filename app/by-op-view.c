@@ -16,6 +16,8 @@ struct _MpByOpRow
   guint64 allocated;
   guint   n_allocations;
   guint64 peak;    /* the live bytes at the peak, for the share */
+  guint64 b_at_peak; /* comparing: the op's bytes at B's peak (mp_trace_diff's rows) */
+  guint64 diff_a;    /* ... and at A's peak, by the same rows */
 };
 
 G_DEFINE_FINAL_TYPE (MpByOpRow, mp_by_op_row, G_TYPE_OBJECT)
@@ -64,6 +66,18 @@ format_cell (gpointer item, const char *column)
     return g_strdup_printf ("%.1f%%", row->peak ? 100.0 * row->at_peak / row->peak : 0.0);
   if (g_str_equal (column, "allocated"))
     return mp_format_bytes (row->allocated);
+  if (g_str_equal (column, "b_at_peak"))
+    return mp_format_bytes (row->b_at_peak);
+  if (g_str_equal (column, "delta"))
+    {
+      g_autofree char *bytes = mp_format_bytes (row->b_at_peak > row->diff_a
+                                                  ? row->b_at_peak - row->diff_a
+                                                  : row->diff_a - row->b_at_peak);
+
+      return row->b_at_peak == row->diff_a
+               ? g_strdup ("0")
+               : g_strdup_printf ("%s%s", row->b_at_peak > row->diff_a ? "+" : "−", bytes);
+    }
   return g_strdup_printf ("%u", row->n_allocations);
 }
 
@@ -82,6 +96,15 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer column)
     return CMP (x->allocated, y->allocated);
   if (g_str_equal (id, "allocations"))
     return CMP (x->n_allocations, y->n_allocations);
+  if (g_str_equal (id, "b_at_peak"))
+    return CMP (x->b_at_peak, y->b_at_peak);
+  if (g_str_equal (id, "delta"))
+    {
+      /* the largest change first, whichever way, as `memplan-cli diff` */
+      gint64 dx = (gint64) (x->b_at_peak - x->diff_a), dy = (gint64) (y->b_at_peak - y->diff_a);
+
+      return ABS (dx) != ABS (dy) ? CMP (ABS (dx), ABS (dy)) : CMP (dx, dy);
+    }
   return CMP (x->at_peak, y->at_peak); /* at peak, and its share */
 }
 
@@ -95,6 +118,7 @@ struct _MpByOpView
   GListStore    *store;
   GtkSortListModel *sorted;
   MpPlanSet     *set;
+  MpTraceDiff   *compare; /* A against B, whose rows fill the delta columns, or NULL */
   gboolean       stale;  /* a new set while hidden: rows are made when shown */
   gboolean       per_module;
 };
@@ -138,6 +162,51 @@ graph_by_op (const MpGraph *graph, const MpLifetimes *lt)
   return shown;
 }
 
+/* A set's figures per op (or module) and the live bytes at its peak. */
+static GArray *
+set_uses (MpPlanSet *set, gboolean per_module, guint64 *peak)
+{
+  MpWorkload *w = mp_plan_set_get_workload (set);
+
+  if (w->trace)
+    {
+      GArray *uses = mp_plan_set_get_by_op (set, per_module && mp_trace_has_modules (w->trace));
+
+      *peak = w->trace->live_peak;
+      return uses ? g_array_ref (uses) : g_array_new (FALSE, TRUE, sizeof (MpTraceOpUse));
+    }
+  *peak = w->lifetimes->lower_bound;
+  return graph_by_op (w->graph, w->lifetimes);
+}
+
+/* Comparing: mp_trace_diff's rows (op + stack + size) summed per op, the
+ * bytes live at each side's peak; an op only B has becomes a row of its
+ * own. Per module the rows stay A's alone: the diff groups by op. */
+static void
+add_compare (MpByOpView *self, GPtrArray *rows, guint64 peak)
+{
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < rows->len; i++)
+    g_hash_table_insert (by_name, ((MpByOpRow *) rows->pdata[i])->op, rows->pdata[i]);
+  for (guint i = 0; i < self->compare->rows->len; i++)
+    {
+      const MpTraceDiffRow *d = &g_array_index (self->compare->rows, MpTraceDiffRow, i);
+      MpByOpRow            *row = g_hash_table_lookup (by_name, d->op);
+
+      if (row == NULL)
+        {
+          MpTraceOpUse none = { d->op, 0, 0, 0 };
+
+          row = row_new (&none, peak);
+          g_ptr_array_add (rows, row);
+          g_hash_table_insert (by_name, row->op, row);
+        }
+      row->b_at_peak += d->at_peak_b;
+      row->diff_a += d->at_peak_a;
+    }
+}
+
 static void
 refresh (MpByOpView *self)
 {
@@ -167,16 +236,7 @@ refresh (MpByOpView *self)
   gtk_widget_set_visible (self->per, w->trace && mp_trace_has_modules (w->trace));
   gtk_column_view_column_set_title (mp_column_view_find (self->view, "op"),
                                     per_module ? "Module" : "Op");
-  if (w->trace)
-    {
-      uses = per_module ? mp_trace_by_module (w->trace) : mp_trace_by_op (w->trace);
-      peak = w->trace->live_peak;
-    }
-  else
-    {
-      uses = graph_by_op (w->graph, w->lifetimes);
-      peak = w->lifetimes->lower_bound;
-    }
+  uses = set_uses (self->set, per_module, &peak);
   /* the step in the words of the panes' axis ("step 36 (time 59 in the
    * file)", "step 1 (op relu)") */
   for (guint i = 0; i < mp_plan_set_get_n_plans (self->set) && index == NULL; i++)
@@ -186,6 +246,12 @@ refresh (MpByOpView *self)
                 : g_strdup_printf ("step %u", w->lifetimes->peak_step);
   for (guint i = 0; i < uses->len; i++)
     g_ptr_array_add (rows, row_new (&g_array_index (uses, MpTraceOpUse, i), peak));
+  if (self->compare && !per_module)
+    add_compare (self, rows, peak);
+  gtk_column_view_column_set_visible (mp_column_view_find (self->view, "b_at_peak"),
+                                      self->compare && !per_module);
+  gtk_column_view_column_set_visible (mp_column_view_find (self->view, "delta"),
+                                      self->compare && !per_module);
   g_list_store_splice (self->store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->store)),
                        rows->pdata, rows->len);
 
@@ -228,6 +294,24 @@ refresh (MpByOpView *self)
                                   peak ? 100.0 * top->at_peak / peak : 0.0, peak_text, where);
       }
     }
+  if (self->compare && !per_module && rows->len)
+    {
+      /* the op that changed most from A's peak to B's, first: where to look */
+      MpByOpRow *grew = rows->pdata[0];
+
+      for (guint i = 1; i < rows->len; i++)
+        if (compare_rows (rows->pdata[i], grew, "delta") == GTK_ORDERING_LARGER)
+          grew = rows->pdata[i];
+      if (grew->b_at_peak != grew->diff_a)
+        {
+          g_autofree char *delta = format_cell (grew, "delta");
+          char            *both = g_strdup_printf ("B − A: %s changed the most, %s at the peak. "
+                                                   "%s", grew->op, delta, text);
+
+          g_free (text);
+          text = both;
+        }
+    }
   gtk_label_set_text (self->heading, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);
 }
@@ -248,6 +332,7 @@ mp_by_op_view_dispose (GObject *object)
   MpByOpView *self = MP_BY_OP_VIEW (object);
 
   g_clear_pointer (&self->set, mp_plan_set_unref);
+  self->compare = NULL;
   g_clear_pointer (&self->box, gtk_widget_unparent);
   g_clear_object (&self->store);
   g_clear_object (&self->sorted);
@@ -277,6 +362,8 @@ static const struct
   { "share", "Share of the peak", TRUE },
   { "allocated", "Allocated", TRUE },
   { "allocations", "Allocations", TRUE },
+  { "b_at_peak", "B at its peak", TRUE },
+  { "delta", "B − A at the peaks", TRUE },
 };
 
 static void
@@ -361,6 +448,19 @@ mp_by_op_view_set_plan_set (MpByOpView *self, MpPlanSet *set)
       refresh (self);
     }
   return w && (w->trace || w->graph->has_ops);
+}
+
+void
+mp_by_op_view_set_compare (MpByOpView *self, MpTraceDiff *diff)
+{
+  g_return_if_fail (MP_IS_BY_OP_VIEW (self));
+  if (diff == self->compare)
+    return;
+  self->compare = diff;
+  /* what changed first: the rows that grew most from A to B */
+  if (diff)
+    mp_by_op_view_sort (self, "delta", GTK_SORT_DESCENDING);
+  refresh (self);
 }
 
 GListModel *

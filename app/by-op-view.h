@@ -18,10 +18,14 @@ GtkWidget  *mp_by_op_view_new          (void);
 /* Shows set's input; FALSE when it has nothing to attribute (usage records
  * without ops or a trace): the window hides the tab then. */
 gboolean    mp_by_op_view_set_plan_set (MpByOpView *self, MpPlanSet *set);
+/* Comparing A with B (NULL: no more; borrowed, the window holds it):
+ * columns of B's bytes at its peak per op and B − A, mp_trace_diff's rows
+ * summed per op. */
+void        mp_by_op_view_set_compare  (MpByOpView *self, MpTraceDiff *diff);
 /* The rows in the order shown. */
 GListModel *mp_by_op_view_get_model    (MpByOpView *self);
-/* A cell's text: column "op", "at_peak", "share", "allocated" or
- * "allocations". */
+/* A cell's text: column "op", "at_peak", "share", "allocated",
+ * "allocations", "b_at_peak" or "delta". */
 char       *mp_by_op_view_get_cell     (MpByOpView *self, guint position, const char *column);
 /* Sorts by a column, as a click on its header does. */
 void        mp_by_op_view_sort         (MpByOpView *self, const char *column, GtkSortType order);

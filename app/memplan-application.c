@@ -19,6 +19,7 @@ struct _MpApplication
   gint           order;        /* --order: an MpOrderMethod, or -1: not given */
   gboolean       op_order;     /* --schedule sequential: plan several streams for op order */
   char          *color_by;
+  char          *compare;    /* --compare: B, loaded beside each window's file */
   char          *theme;
   gboolean       shared_scale;
   MpScriptedRun  run;          /* what happens once it has planned */
@@ -112,6 +113,21 @@ new_window (MpApplication *self)
   return window;
 }
 
+/* Opens file in a new window, with --compare's B beside it. */
+static void
+open_in_window (MpApplication *self, GFile *file)
+{
+  MpWindow *window = new_window (self);
+
+  mp_window_open (window, file);
+  if (self->compare)
+    {
+      g_autoptr (GFile) b = g_file_new_for_commandline_arg (self->compare);
+
+      mp_window_compare (window, b);
+    }
+}
+
 static void
 mp_application_activate (GApplication *app)
 {
@@ -132,14 +148,19 @@ mp_application_activate (GApplication *app)
   if (path == NULL)
     path = mp_application_default_graph ();
   file = g_file_new_for_path (path);
-  mp_window_open (new_window (self), file);
+  open_in_window (self, file);
 }
 
 static void
 mp_application_open (GApplication *app, GFile **files, int n_files, const char *hint)
 {
+  MpApplication *self = MP_APPLICATION (app);
+
+  /* --benchmark FILE: the open of that file is timed from here */
+  if (self->run.benchmark)
+    self->run.started = g_get_monotonic_time ();
   for (int i = 0; i < n_files; i++)
-    mp_window_open (new_window (MP_APPLICATION (app)), files[i]);
+    open_in_window (self, files[i]);
 }
 
 static void
@@ -384,6 +405,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     }
   g_variant_dict_lookup (options, "color-by", "s", &self->color_by);
   g_variant_dict_lookup (options, "theme", "s", &self->theme);
+  g_variant_dict_lookup (options, "compare", "^ay", &self->compare);
   self->shared_scale = g_variant_dict_contains (options, "shared-scale");
   self->run.benchmark = g_variant_dict_contains (options, "benchmark");
   g_variant_dict_lookup (options, "bench-tensors", "i", &self->run.bench_tensors);
@@ -433,6 +455,7 @@ mp_application_finalize (GObject *object)
   g_strfreev (self->dims);
   g_free (self->color_by);
   g_free (self->theme);
+  g_free (self->compare);
   g_clear_object (&self->settings);
   mp_scripted_run_clear (&self->run);
   G_OBJECT_CLASS (mp_application_parent_class)->finalize (object);
@@ -482,6 +505,8 @@ mp_application_init (MpApplication *self)
     { "size", 0, 0, G_OPTION_ARG_STRING, NULL, "Window size", "WIDTHxHEIGHT" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Once planned, save the window to a PNG file and quit", "FILE" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Compare the file opened with FILE (as Compare With…)", "FILE" },
     { "benchmark", 0, 0, G_OPTION_ARG_NONE, NULL,
       "Time opening FILE (default: a generated graph) and 240 frames of pan and zoom, print "
       "the figures and quit", NULL },

@@ -74,21 +74,26 @@ open_response (GtkNativeDialog *dialog, int response, MpWindow *self)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
 
-      mp_window_open (self, file);
+      if (g_object_get_data (G_OBJECT (dialog), "compare"))
+        mp_window_compare (self, file);
+      else
+        mp_window_open (self, file);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }
 
+/* Open (compare FALSE) and Compare With… (TRUE) ask the same way. */
 static void
-open_action (GtkWidget *widget, const char *action, GVariant *param)
+run_open_dialog (MpWindow *self, gboolean compare)
 {
-  MpWindow             *self = MP_WINDOW (widget);
   GtkFileChooserNative *dialog;
   g_autoptr (GtkFileFilter) graphs = gtk_file_filter_new ();
 
-  dialog = gtk_file_chooser_native_new ("Open Graph", GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+  dialog = gtk_file_chooser_native_new (compare ? "Compare With" : "Open Graph",
+                                        GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        compare ? "_Compare" : "_Open", "_Cancel");
+  g_object_set_data (G_OBJECT (dialog), "compare", GINT_TO_POINTER (compare));
   gtk_file_filter_set_name (graphs, "Graphs, ONNX models, traces and usage records");
   gtk_file_filter_add_pattern (graphs, "*.json");
   gtk_file_filter_add_pattern (graphs, "*.onnx");
@@ -108,6 +113,24 @@ open_action (GtkWidget *widget, const char *action, GVariant *param)
   /* a dialog answered after the window went does nothing */
   g_signal_connect_object (dialog, "response", G_CALLBACK (open_response), self, 0);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+open_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  run_open_dialog (MP_WINDOW (widget), FALSE);
+}
+
+static void
+compare_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  run_open_dialog (MP_WINDOW (widget), TRUE);
+}
+
+static void
+compare_stop_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  mp_window_compare_stop (MP_WINDOW (widget));
 }
 
 static void
@@ -136,10 +159,7 @@ reload_action (GtkWidget *widget, const char *action, GVariant *param)
 static void
 cancel_action (GtkWidget *widget, const char *action, GVariant *param)
 {
-  MpWindow *self = MP_WINDOW (widget);
-
-  if (self->cancellable)
-    g_cancellable_cancel (self->cancellable);
+  mp_window_cancel (MP_WINDOW (widget));
 }
 
 /* View */
@@ -221,6 +241,8 @@ typedef struct
 static const WindowAction actions[] = {
   { "win.open", open_action, { "<Primary>o", NULL } },
   { "win.open-default", open_default_action, { NULL } },
+  { "win.compare", compare_action, { "<Primary><Shift>o", NULL } },
+  { "win.compare-stop", compare_stop_action, { NULL } },
   { "win.reload", reload_action, { "<Primary>r", "F5", NULL } },
   { "win.cancel", cancel_action, { NULL } },  /* Escape: a key binding, below */
   { "win.export-view", export_view_action, { "<Primary>e", NULL } },

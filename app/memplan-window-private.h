@@ -7,6 +7,7 @@
 
 #include "memplan-window.h"
 #include "summary-table.h"
+#include "trace-diff.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,7 @@ struct _MpWindow
   GtkWidget          *busy_box;
   GtkSpinner         *spinner;
   GtkLabel           *busy_label;
+  GtkProgressBar     *progress_bar;   /* the file read, then the planners done */
   GtkLabel           *title_label;
   GtkLabel           *subtitle_label;
   GtkSearchBar       *search_bar;
@@ -45,6 +47,7 @@ struct _MpWindow
   GtkWidget          *memory_strip;
   GtkWidget          *live_list;
   GtkWidget          *by_op_view;
+  GtkWidget          *compare_strip;  /* A and B on one axis, shown while comparing */
   GtkWidget          *order_view;
   GtkWidget          *dims_bar;       /* asks for the dimensions (a GtkInfoBar), or NULL */
   GtkWidget          *dims_form;      /* in dims_bar */
@@ -56,10 +59,18 @@ struct _MpWindow
   GHashTable         *enabled;        /* planner names (static strings) */
   GSimpleActionGroup *planner_actions;
   GFile              *file;
+  GFile              *prev_file;      /* shown before the open now loading, or NULL */
+  GStrv               prev_dims;      /* its dimensions */
+  guint               progress_source; /* polls how much of the file is read */
   GFileMonitor       *monitor;
   GCancellable       *cancellable;    /* of the running build, or NULL */
   GSettings          *settings;       /* bound by mp_window_bind_settings, or NULL */
   GStrv               dims;           /* the ONNX model's bindings, "NAME=VALUE", or NULL */
+  MpPlanSet          *compare_set;    /* B, compared with the shown set, or NULL */
+  MpTraceDiff        *compare_diff;   /* mp_trace_diff of A's file and B's */
+  char               *compare_a;      /* A's path when compared */
+  GCancellable       *compare_cancellable; /* of B's load, or NULL */
+  guint               compare_generation;
 
   /* Planning */
   guint               generation;     /* of the newest build; older results are dropped */
@@ -92,6 +103,11 @@ void     mp_window_set_op_order          (MpWindow *self, gboolean op_order);
 /* memplan-window-by-op.c: the tab, and whether it shows for this set. */
 void     mp_window_by_op_init            (MpWindow *self);
 void     mp_window_by_op_update          (MpWindow *self, MpPlanSet *set);
+
+/* memplan-window-compare.c: B beside A. */
+void     mp_window_compare_init          (MpWindow *self);
+void     mp_window_compare_update        (MpWindow *self);
+void     mp_window_compare_dispose       (MpWindow *self);
 
 /* memplan-window-dims.c: asks for an ONNX model's unbound dimensions when
  * they are why it failed to load (FALSE: show the error instead). */

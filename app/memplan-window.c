@@ -4,7 +4,9 @@
 /* The window: its GObject, planning off the UI thread, the panes and the
  * info bars. Each other concern has its file (memplan-window-private.h). */
 
+#include "compare-strip.h"
 #include "live-list.h"
+#include "load-progress.h"
 #include "memory-strip.h"
 #include "order-view.h"
 #include "memplan-window-private.h"
@@ -40,9 +42,26 @@ typedef struct
 static void show_error  (MpWindow *self, const char *message);
 static void show_notice (MpWindow *self, const char *message);
 
+static gboolean
+poll_load (gpointer data)
+{
+  MpWindow        *self = data;
+  g_autofree char *path = self->file ? g_file_get_path (self->file) : NULL;
+  gdouble          fraction = mp_load_progress_fraction (path);
+
+  if (fraction < 0)
+    gtk_progress_bar_pulse (self->progress_bar);
+  else
+    gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 set_busy (MpWindow *self, gboolean busy)
 {
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  if (!busy)
+    gtk_progress_bar_set_fraction (self->progress_bar, 1.0);
   gtk_widget_set_visible (self->busy_box, busy);
   if (busy)
     gtk_spinner_start (self->spinner);
@@ -52,11 +71,18 @@ set_busy (MpWindow *self, gboolean busy)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
+gdouble
+mp_window_get_progress (MpWindow *self)
+{
+  g_return_val_if_fail (MP_IS_WINDOW (self), 0);
+  return gtk_progress_bar_get_fraction (self->progress_bar);
+}
+
 gboolean
 mp_window_get_busy (MpWindow *self)
 {
   g_return_val_if_fail (MP_IS_WINDOW (self), FALSE);
-  return self->cancellable != NULL;
+  return self->cancellable != NULL || self->compare_cancellable != NULL;
 }
 
 static void
@@ -199,6 +225,7 @@ show_plan_set (MpWindow *self, MpPlanSet *set, gboolean new_graph)
     list_plan = best_plan (set);
   mp_live_list_set_plan (MP_LIVE_LIST (self->live_list), set, list_plan);
   mp_window_by_op_update (self, set);
+  mp_window_compare_update (self);
 
   gtk_adjustment_configure (self->cursor_adjustment, mp_view_state_get_cursor (self->state), -1,
                             MAX (lt->n_steps, 1) - 1, 1, 10, 0);
@@ -254,6 +281,8 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
           show_plan_set (self, set, new_graph);
           if (self->opening)
             mp_window_note_opened (self);
+          g_clear_object (&self->prev_file);
+          g_clear_pointer (&self->prev_dims, g_strfreev);
           if (self->reloading)
             {
               g_autofree char *name = g_file_get_parse_name (self->file);
@@ -300,7 +329,14 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
       self->new_graph = FALSE;
     }
   if (planner == NULL)
-    text = g_strdup ("Loading…");
+    {
+      g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
+
+      text = g_strdup_printf ("Loading %s…", name ? name : "");
+      gtk_progress_bar_set_fraction (self->progress_bar, 0);
+      g_clear_handle_id (&self->progress_source, g_source_remove);
+      self->progress_source = g_timeout_add (100, poll_load, self);
+    }
   else if (search)
     {
       g_autofree char *detail = mp_search_progress_format (search);
@@ -310,6 +346,11 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
     }
   else
     text = g_strdup_printf ("Planning %s (%u of %u)…", planner, index + 1, total);
+  if (planner)
+    {
+      g_clear_handle_id (&self->progress_source, g_source_remove);
+      gtk_progress_bar_set_fraction (self->progress_bar, total ? (gdouble) index / total : 0);
+    }
   gtk_label_set_text (self->busy_label, text);
 }
 
@@ -372,6 +413,7 @@ mp_window_start_build (MpWindow *self, gboolean load)
   progress->self = g_object_ref (self);
   progress->generation = self->generation;
   gtk_label_set_text (self->busy_label, "Planning…");
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
   set_busy (self, TRUE);
   if (!load)
     base = self->replan ? mp_plan_set_drop (self->set, self->replan) : mp_plan_set_ref (self->set);
@@ -476,19 +518,11 @@ file_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEven
     }
 }
 
-void
-mp_window_open (MpWindow *self, GFile *file)
+static void
+watch_file (MpWindow *self, GFile *file)
 {
   g_autoptr (GError) error = NULL;
 
-  g_return_if_fail (MP_IS_WINDOW (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  /* another file: its own dimensions, asked again if it has any; those
-   * given before the first file (--dim) are that file's */
-  if (self->file && !g_file_equal (self->file, file))
-    g_clear_pointer (&self->dims, g_strfreev);
-  mp_window_dims_clear (self);
   g_set_object (&self->file, file);
   g_clear_handle_id (&self->reload_source, g_source_remove);
   if (self->monitor)
@@ -499,6 +533,55 @@ mp_window_open (MpWindow *self, GFile *file)
     g_signal_connect (self->monitor, "changed", G_CALLBACK (file_changed), self);
   else
     g_debug ("no file monitor: %s", error->message);
+}
+
+void
+mp_window_cancel (MpWindow *self)
+{
+  g_autofree char *name = NULL, *back = NULL, *msg = NULL;
+
+  g_return_if_fail (MP_IS_WINDOW (self));
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  /* a load cannot be stopped inside the reader: drop its result and show
+   * the previous document again now; the worker stops at its next check */
+  if (!self->cancellable || !self->new_graph || !self->set || !self->prev_file)
+    return;
+  self->generation++;
+  g_clear_object (&self->cancellable);
+  name = g_file_get_parse_name (self->file);
+  watch_file (self, self->prev_file);
+  g_clear_object (&self->prev_file);
+  g_clear_pointer (&self->dims, g_strfreev);
+  self->dims = g_steal_pointer (&self->prev_dims);
+  back = g_file_get_parse_name (self->file);
+  self->new_graph = self->opening = self->reloading = FALSE;
+  msg = g_strdup_printf ("Opening %s cancelled: %s is shown as before.", name, back);
+  show_notice (self, msg);
+  mp_window_update_status (self);
+  set_busy (self, FALSE);
+}
+
+void
+mp_window_open (MpWindow *self, GFile *file)
+{
+  g_return_if_fail (MP_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* what Cancel goes back to while this one loads */
+  g_clear_object (&self->prev_file);
+  g_clear_pointer (&self->prev_dims, g_strfreev);
+  if (self->set && self->file)
+    {
+      self->prev_file = g_object_ref (self->file);
+      self->prev_dims = g_strdupv (self->dims);
+    }
+  /* another file: its own dimensions, asked again if it has any; those
+   * given before the first file (--dim) are that file's */
+  if (self->file && !g_file_equal (self->file, file))
+    g_clear_pointer (&self->dims, g_strfreev);
+  mp_window_dims_clear (self);
+  watch_file (self, file);
   gtk_info_bar_set_revealed (self->notice_bar, FALSE);
   self->reloading = FALSE;
   self->search_from = 0;
@@ -580,6 +663,8 @@ mp_window_css_changed (GtkWidget *widget, GtkCssStyleChange *change)
   gtk_style_context_get_color (gtk_widget_get_style_context (widget), &fg);
   G_GNUC_END_IGNORE_DEPRECATIONS
   mp_view_state_set_dark (self->state, 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5);
+  mp_compare_strip_set_dark (MP_COMPARE_STRIP (self->compare_strip),
+                             mp_view_state_get_dark (self->state));
 }
 
 static void
@@ -673,6 +758,7 @@ mp_window_unrealize (GtkWidget *widget)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_handle_id (&self->reload_source, g_source_remove);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
   GTK_WIDGET_CLASS (mp_window_parent_class)->unrealize (widget);
 }
 
@@ -689,6 +775,10 @@ mp_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->monitor, self);
   g_clear_object (&self->monitor);
   g_clear_object (&self->file);
+  g_clear_object (&self->prev_file);
+  g_clear_pointer (&self->prev_dims, g_strfreev);
+  g_clear_handle_id (&self->progress_source, g_source_remove);
+  mp_window_compare_dispose (self);
   if (self->state)
     g_signal_handlers_disconnect_by_data (self->state, self);
   g_clear_pointer (&self->views, g_ptr_array_unref);
@@ -745,6 +835,7 @@ mp_window_class_init (MpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_box);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, spinner);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, busy_label);
+  gtk_widget_class_bind_template_child (widget_class, MpWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, title_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, subtitle_label);
   gtk_widget_class_bind_template_child (widget_class, MpWindow, search_bar);
@@ -786,6 +877,7 @@ mp_window_init (MpWindow *self)
   self->live_list = mp_live_list_new (self->state);
   self->memory_strip = mp_memory_strip_new (self->state);
   gtk_box_prepend (self->plans_box, self->memory_strip);
+  mp_window_compare_init (self);
   gtk_notebook_append_page (self->notebook, self->live_list, gtk_label_new ("Live at step"));
   mp_window_by_op_init (self);
   self->order_view = mp_order_view_new (self->state);

@@ -18,6 +18,20 @@ void         mp_window_set_planners        (MpWindow *self, const char * const *
 gboolean     mp_window_get_planner_enabled (MpWindow *self, const char *planner);
 void         mp_window_set_planner_enabled (MpWindow *self, const char *planner, gboolean enabled);
 gboolean     mp_window_get_busy            (MpWindow *self);
+/* Stops the build (Cancel, Esc); a load stops at once, the window back on
+ * the file it showed before (the worker's result is dropped). */
+void         mp_window_cancel              (MpWindow *self);
+/* Loads file as B, to compare the shown input (A) with: both live-bytes
+ * curves on one axis, both peaks and the difference, B's bytes per op in
+ * the By op tab (memplan-window-compare.c). */
+void         mp_window_compare             (MpWindow *self, GFile *file);
+void         mp_window_compare_stop        (MpWindow *self);
+/* B's set once loaded, or NULL. */
+MpPlanSet   *mp_window_get_compare_set     (MpWindow *self);
+/* Both peaks and the difference, in words; "" when not comparing. */
+const char  *mp_window_get_compare_text    (MpWindow *self);
+/* The busy bar: the file read, then the planners done; 1 when idle. */
+gdouble      mp_window_get_progress        (MpWindow *self);
 MpPlanSet   *mp_window_get_plan_set        (MpWindow *self);
 MpViewState *mp_window_get_state           (MpWindow *self);
 /* The plan panes, top to bottom (MpPlanView). */

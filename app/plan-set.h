@@ -29,6 +29,9 @@ typedef struct
 } MpPlanSetOptions;
 
 MpWorkload        *mp_plan_set_get_workload  (MpPlanSet *set);
+/* A trace's MpTraceOpUse per op (or per module), made while loading; NULL
+ * for a graph or records, and per module for a trace without modules. */
+GArray            *mp_plan_set_get_by_op     (MpPlanSet *set, gboolean per_module);
 const MpGraph     *mp_plan_set_get_graph     (MpPlanSet *set);
 /* The lifetimes the plans were made for: in parallel groups where every
  * planner plans for the concurrent schedule (the workload's concurrent). */

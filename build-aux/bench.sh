@@ -117,9 +117,22 @@ printf 'Chrome trace .json.gz, 1,000,000 [memory] events (%s MB): ' \
   "$(($(stat -c %s "$tmp/trace.json.gz") / 1000000))"
 measure "$cli" import "$tmp/trace.json.gz" --by-op -o "$tmp/by-op.txt"
 rm -f "$tmp"/*
+echo "== two runs compared (issue 31): diff of two 1,000,000-action snapshots (seeds 1 and 2)"
+"$cli" gen torch-snapshot -n 1000000 --seed 1 -o "$tmp/a.pickle"
+"$cli" gen torch-snapshot -n 1000000 --seed 2 -o "$tmp/b.pickle"
+printf 'diff, two 1,000,000-action snapshots: '
+measure "$cli" diff "$tmp/a.pickle" "$tmp/b.pickle" -o "$tmp/diff.txt"
+rm -f "$tmp"/*
 echo "== drawing"
 "$cli" render --bench -n 100000
 if [ -x "$build/app/memplan" ] && command -v xvfb-run >/dev/null 2>&1; then
   echo "== the app: open and frame times at 100,000 tensors"
   GSK_RENDERER=cairo xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/memplan" --benchmark
+  # issue 31: the first view of a 2,000,000-action snapshot (646 MB) and
+  # its frames, greedy-by-size beside the observed plan
+  echo "== the app at trace size (issue 31): a 2,000,000-action snapshot"
+  "$cli" gen torch-snapshot -n 2000000 -o "$tmp/snapshot-2m.pickle"
+  GSK_RENDERER=cairo xvfb-run -a -s "-screen 0 1600x1000x24" "$build/app/memplan" \
+    --benchmark -p greedy-by-size "$tmp/snapshot-2m.pickle"
+  rm -f "$tmp"/*
 fi

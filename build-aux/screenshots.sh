@@ -105,3 +105,13 @@ shot app-trace-by-op.png 1280x860 --planner naive,greedy-by-size,partition,best-
   --theme light --show-by-op data/torch/small-cnn-trace.json.gz
 shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
   tests/data/snapshot.pickle
+# issue 31: two runs compared (Compare With…, --compare): both live-bytes
+# curves on one axis above the panes, B's bytes per op and B − A (by
+# mp_trace_diff) in the By op tab; the recorded pair, one training step of
+# a small transformer before and after activation checkpointing
+shot app-compare.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
+  --compare data/torch/small-transformer-checkpoint.json.gz \
+  data/torch/small-transformer-1step.json.gz
+shot app-compare-dark.png 1280x860 --planner greedy-by-size --theme dark --show-by-op \
+  --compare data/torch/small-transformer-checkpoint.json.gz \
+  data/torch/small-transformer-1step.json.gz

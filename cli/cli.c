@@ -29,6 +29,8 @@ static const MpCliCommand commands[] = {
     mp_cli_import },
   { "suite", "plan every graph of a folder into a report for compare", mp_cli_suite },
   { "compare", "compare two suite reports: what got better or worse", mp_cli_compare },
+  { "diff", "compare two runs: each peak, and the allocations that make the difference",
+    mp_cli_diff },
   { "exec", "execute plans on the GPU or CPU and check them for corruption", mp_cli_exec },
   { "render", "draw plans as timelines to PNG, SVG or PDF", mp_cli_render },
   { "bench-optimal", "time the exact planner on usage records (MiniMalloc's set)",

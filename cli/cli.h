@@ -31,6 +31,7 @@ int  mp_cli_gen      (int argc, char **argv);
 int  mp_cli_import   (int argc, char **argv);
 int  mp_cli_suite    (int argc, char **argv);
 int  mp_cli_compare  (int argc, char **argv);
+int  mp_cli_diff     (int argc, char **argv);
 int  mp_cli_exec     (int argc, char **argv);
 int  mp_cli_render   (int argc, char **argv);
 int  mp_cli_bench_optimal (int argc, char **argv);

@@ -1435,6 +1435,101 @@ window_idle (gpointer data)
   return !mp_window_get_busy (data);
 }
 
+/* issue 31: a load cancelled leaves the window as it was, at once (the
+ * worker's late result is dropped); a load done leaves the bar full. */
+static void
+test_cancel_load (void)
+{
+  g_autofree char *teaching = test_data_path ("teaching.json");
+  g_autofree char *other = test_data_path ("default.json");
+  g_autoptr (GFile) file = g_file_new_for_path (other);
+  MpWindow        *win = open_window (teaching);
+  MpPlanSet       *before = mp_window_get_plan_set (win);
+  guint            n_views = mp_window_get_plan_views (win)->len;
+  g_autofree char *notice = g_strconcat ("Opening ", other, " cancelled: ", teaching,
+                                         " is shown as before.", NULL);
+
+  g_assert_cmpfloat (mp_window_get_progress (win), ==, 1.0);
+  mp_window_open (win, file);
+  g_assert_true (mp_window_get_busy (win));
+  mp_window_cancel (win);
+  g_assert_false (mp_window_get_busy (win));
+  g_assert_cmpstr (mp_window_get_notice (win), ==, notice);
+  /* the worker ends in its own time; what it brings is not shown */
+  for (int i = 0; i < 50; i++)
+    {
+      g_usleep (20000);
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+  g_assert_true (mp_window_get_plan_set (win) == before);
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, n_views);
+  g_assert_cmpstr (mp_plan_set_get_graph (before)->name, ==, "teaching");
+  /* Reload reads the file shown (teaching), not the one cancelled */
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.reload", NULL);
+  run_until (window_ready, win);
+  g_assert_cmpstr (mp_plan_set_get_graph (mp_window_get_plan_set (win))->name, ==, "teaching");
+  g_assert_cmpfloat (mp_window_get_progress (win), ==, 1.0);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
+/* issue 31: Compare With… on a hand-made pair. B is the teaching graph
+ * with relu_out grown from 64 to 128 KiB: at relu, A holds conv_out and
+ * relu_out (64 + 64 KiB), B 64 + 128 KiB; the difference is relu's. */
+static void
+test_compare (void)
+{
+  g_autofree char *teaching = test_data_path ("teaching.json");
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+  g_autofree char *grown = g_build_filename (dir, "teaching-grown.json", NULL);
+  g_autofree char *json = NULL;
+  g_autoptr (GString) edited = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (grown);
+  MpWindow        *win;
+  MpByOpView      *view;
+
+  g_assert_true (g_file_get_contents (teaching, &json, NULL, NULL));
+  edited = g_string_new (json);
+  g_assert_cmpuint (g_string_replace (edited, "\"relu_out\", \"dtype\": \"f32\", \"shape\": [1, 16,",
+                                      "\"relu_out\", \"dtype\": \"f32\", \"shape\": [1, 32,", 0),
+                    ==, 1);
+  g_assert_true (g_file_set_contents (grown, edited->str, -1, NULL));
+
+  win = open_window (teaching);
+  g_assert_cmpstr (mp_window_get_compare_text (win), ==, "");
+  mp_window_compare (win, file);
+  run_until (window_idle, win);
+  g_assert_nonnull (mp_window_get_compare_set (win));
+  g_assert_cmpstr (mp_window_get_compare_text (win), ==,
+                   "A: teaching.json, peak 128 KiB · B: teaching-grown.json, peak 192 KiB · "
+                   "B − A: +64.0 KiB (+50.0%); the By op tab says which ops");
+  g_assert_cmpstr (mp_window_get_notice (win), ==,
+                   "Comparing with teaching-grown.json (B): both curves above the panes, B's "
+                   "bytes per op in the By op tab.");
+  view = show_by_op (win);
+  /* sorted by B − A at first (the largest change), the op that changed named */
+  g_assert_cmpstr (mp_by_op_view_get_heading (view), ==,
+                   "B − A: relu changed the most, +64.0 KiB at the peak. 2 ops tie for the most "
+                   "at the peak (conv, relu): 64.0 KiB (50.0%) each of the 128 KiB live at step 1 "
+                   "(op relu).");
+  assert_by_op_cell (view, 0, "op", "relu");
+  assert_by_op_cell (view, 0, "at_peak", "64.0 KiB");
+  assert_by_op_cell (view, 0, "b_at_peak", "128 KiB");
+  assert_by_op_cell (view, 0, "delta", "+64.0 KiB");
+  assert_by_op_cell (view, 1, "delta", "0");
+  /* A keeps B through a replan of A; Stop Comparing drops it */
+  mp_window_set_planner_enabled (win, "naive", !mp_window_get_planner_enabled (win, "naive"));
+  run_until (window_ready, win);
+  g_assert_nonnull (mp_window_get_compare_set (win));
+  assert_by_op_cell (view, 0, "delta", "+64.0 KiB");
+  gtk_widget_activate_action (GTK_WIDGET (win), "win.compare-stop", NULL);
+  g_assert_null (mp_window_get_compare_set (win));
+  g_assert_cmpstr (mp_window_get_compare_text (win), ==, "");
+  gtk_window_destroy (GTK_WINDOW (win));
+  g_unlink (grown);
+  g_rmdir (dir);
+}
+
 /* What the user chose survives a restart: one window changes it and goes,
  * the next one (a new run of the app, the same settings) comes up with it.
  * The tests' settings are kept in memory (GSETTINGS_BACKEND=memory). */
@@ -1599,6 +1694,8 @@ main (int argc, char **argv)
   g_test_add_func ("/app/command-line", test_command_line);
   g_test_add_func ("/app/application", test_application);
   g_test_add_func ("/app/window/by-op", test_by_op);
+  g_test_add_func ("/app/window/cancel-load", test_cancel_load);
+  g_test_add_func ("/app/window/compare", test_compare);
   g_test_add_func ("/app/settings/restart", test_settings_restart);
   g_test_add_func ("/app/window/onnx-dims", test_onnx_dims);
   g_test_add_func ("/app/window/order", test_order);
