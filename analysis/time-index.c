@@ -35,17 +35,18 @@ typedef struct
 
 typedef struct
 {
-  guint64 start;
-  guint64 end;
-  guint   first;
-  guint   last;
-} Part;
+  guint first;
+  guint last;
+} Steps;
 
+/* Steps and addresses apart: a query's filter reads only the steps, 8 bytes
+ * a buffer, and most of its block's partial buffers fail it. */
 typedef struct
 {
-  Part  *items;
-  guint  len;
-  guint  cap;
+  Steps  *when;
+  MpSpan *where;
+  guint   len;
+  guint   cap;
 } PartList;
 
 typedef struct
@@ -128,7 +129,8 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
   if (list->len == list->cap)
     {
       list->cap = list->cap ? 2 * list->cap : 8;
-      list->items = g_renew (Part, list->items, list->cap);
+      list->when = g_renew (Steps, list->when, list->cap);
+      list->where = g_renew (MpSpan, list->where, list->cap);
     }
   /* kept in address order, so a query's hits come out sorted */
   {
@@ -137,13 +139,15 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
     while (lo < hi)
       {
         guint mid = lo + (hi - lo) / 2;
-        if (list->items[mid].start <= start)
+        if (list->where[mid].start <= start)
           lo = mid + 1;
         else
           hi = mid;
       }
-    memmove (&list->items[lo + 1], &list->items[lo], (list->len - lo) * sizeof (Part));
-    list->items[lo] = (Part) { start, end, first, last };
+    memmove (&list->when[lo + 1], &list->when[lo], (list->len - lo) * sizeof (Steps));
+    memmove (&list->where[lo + 1], &list->where[lo], (list->len - lo) * sizeof (MpSpan));
+    list->when[lo] = (Steps) { first, last };
+    list->where[lo] = (MpSpan) { start, end };
     list->len++;
   }
 }
@@ -199,7 +203,8 @@ mp_time_index_free (MpTimeIndex *index)
     {
       g_free (index->cover[b].spans);
       g_free (index->cover[b].gap);
-      g_free (index->part[b].items);
+      g_free (index->part[b].when);
+      g_free (index->part[b].where);
     }
   g_free (index->sub);
   g_free (index->cover);
@@ -296,22 +301,21 @@ add_set (GArray *cursors, const SpanSet *set)
   add_cursor (cursors, set->spans, set->len);
 }
 
-/* Partial buffers of block b whose steps meet [first, last]. */
+/* Partial buffers of block b whose steps meet [first, last], appended to
+ * hits in place: sized for all of them first, then cut to those that meet. */
 static void
 collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
 {
   const PartList *list = &index->part[b];
+  guint           n = hits->len;
+  MpSpan         *out;
 
+  g_array_set_size (hits, n + list->len);
+  out = (MpSpan *) hits->data;
   for (guint i = 0; i < list->len; i++)
-    {
-      const Part *it = &list->items[i];
-
-      if (it->first <= last && first <= it->last)
-        {
-          MpSpan s = { it->start, it->end };
-          g_array_append_val (hits, s);
-        }
-    }
+    if (list->when[i].first <= last && first <= list->when[i].last)
+      out[n++] = list->where[i];
+  g_array_set_size (hits, n);
 }
 
 /* Sorted spans -> their disjoint union, in place. */

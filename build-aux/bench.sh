@@ -38,12 +38,16 @@ print("CPU %.2f s, peak RSS %.0f MiB, exit %d" % (u.ru_utime + u.ru_stime, u.ru_
 }
 
 echo "== $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== 1,000,000 tensors: graph JSON load, and greedy-by-size on the graph and on usage records (CSV)"
+echo "== 1,000,000 tensors: graph JSON load, and greedy-by-size on the graph; the three exact one-pass rules on usage records (CSV)"
 "$cli" bench --planner naive,greedy-by-size
-"$cli" bench --csv --planner naive,greedy-by-size
+"$cli" bench --csv --planner naive,greedy-by-size,best-fit,first-fit
 echo "== every planner at 100,000 tensors, random lifetimes (two streams, so multistream has work)"
 "$cli" bench -n 100000 -s 2 --planner all
-echo "== 100,000 usage records, long lifetimes (length uniform up to the whole run)"
+echo "== long lifetimes (length uniform up to the whole run): 10,000 and 30,000 for the growth exponent, then 100,000"
+for n in 10000 30000; do
+  "$cli" bench --csv -n "$n" --lifetimes long --planner greedy-by-size,best-fit,first-fit |
+    grep -E '^(greedy|best|first)'
+done
 "$cli" bench --csv -n 100000 --lifetimes long --planner greedy-by-size,best-fit,first-fit,partition
 echo "== 100,000 usage records, staircase (each lives from its step to the end)"
 "$cli" bench --csv -n 100000 --lifetimes staircase --planner greedy-by-size,best-fit,first-fit,partition
