@@ -53,11 +53,13 @@ bounds_arena (gpointer data)
   return ((Bounds *) data)->arena;
 }
 
-/* Worked by hand: the lower bound (100) does not resolve; the capacity just
- * below the arena finds 160, then 120, then 119 does not resolve; the
- * bisection of [100, 120) with 10 nodes a probe finds 108 at 110, then its
- * bottom rises through 104, 106, 107; back to the capacity question at 107
- * with all 80 nodes, and a last bisection of [100, 108) finds nothing. */
+/* Worked by hand: the lower bound (100) does not resolve; the bisection of
+ * [100, 200) with 10 nodes a probe: 150 does not resolve (120 needs 80
+ * nodes), 175 finds 160, then 155, 157, 158, 159 do not resolve; the
+ * capacity just below the arena with all 80 nodes finds 120 at 159, then 119
+ * does not resolve; back to bisecting [100, 120): 110 finds 108, then 104,
+ * 106, 107 do not resolve; the capacity question at 107 finds nothing, and
+ * the pass ends at 108. */
 static void
 test_script (void)
 {
@@ -68,8 +70,8 @@ test_script (void)
   g_assert_true (mp_opt_minimize_pass (&probes, 80, 10));
   g_assert_cmpuint (s.arena, ==, 108);
   g_assert_cmpstr (log->str, ==,
-                   "100/80 199/80 159/80 119/80 110/10 104/10 106/10 107/10 "
-                   "107/80 104/10 106/10 107/10");
+                   "100/80 150/10 175/10 155/10 157/10 158/10 159/10 159/80 119/80 "
+                   "110/10 104/10 106/10 107/10 107/80");
 }
 
 /* The real search behind the probes. */

@@ -4,17 +4,18 @@
 #include "optimal-minimize.h"
 
 /* The pass: first the lowest target (most real instances reach their lower
- * bound); then the capacity just below the incumbent with all the nodes,
- * while it yields: the very probe a capacity search makes (on D the old grid
- * of targets, half the nodes each, stopped at 1,025,024 where the capacity
- * search for 1,025,023 found 1,024,000). Then a bisection between what is
- * proved and what was found, side_limit nodes per probe: a plan found lowers
+ * bound). Then a bisection between what is proved and what was found,
+ * side_limit nodes per probe, for the big steps down: a plan found lowers
  * the top; a refutation, or a probe out of nodes, raises the bottom for this
  * pass only (running out of nodes proves nothing; the next pass asks again
- * with twice the nodes). Feasibility within a node limit is not monotone in
- * the capacity (on D, 1,018,880 is found in 7 s where 1,020,000 is not in
- * 20 s), so a plan the bisection finds sends the pass back to the capacity
- * question below it. */
+ * with twice the nodes). Then the capacity just below the incumbent with all
+ * the nodes, while it yields: the very probe a capacity search makes (on D
+ * the old grid of eight targets at half the nodes each, asked before it,
+ * stopped at 1,025,024 where the capacity search for 1,025,023 found
+ * 1,024,000). Feasibility within a node limit is not monotone in the
+ * capacity (on D, 1,018,880 is found in 7 s where 1,020,000 is not in 20 s),
+ * so a plan the capacity question finds sends the pass back to bisecting
+ * below it; the pass ends when that question finds nothing. */
 gboolean
 mp_opt_minimize_pass (const MpOptProbes *probes, guint64 node_limit, guint64 side_limit)
 {
@@ -27,17 +28,7 @@ mp_opt_minimize_pass (const MpOptProbes *probes, guint64 node_limit, guint64 sid
     {
       guint64 lo, hi, before;
 
-      while (probes->proved (data) < probes->arena (data))
-        {
-          MpOptResult r = probes->probe (probes->arena (data) - 1, node_limit, data);
-
-          if (r == MP_OPT_STOPPED)
-            return FALSE;
-          if (r != MP_OPT_FOUND)
-            break;
-        }
-      before = probes->arena (data);
-      for (lo = probes->proved (data), hi = before; lo + 1 < hi;)
+      for (lo = probes->proved (data), hi = probes->arena (data); lo + 1 < hi;)
         {
           guint64     mid = lo + (hi - lo) / 2;
           MpOptResult r = probes->probe (mid, side_limit, data);
@@ -46,6 +37,16 @@ mp_opt_minimize_pass (const MpOptProbes *probes, guint64 node_limit, guint64 sid
             return FALSE;
           hi = MIN (hi, probes->arena (data));
           lo = MAX (r == MP_OPT_FOUND ? lo : mid, probes->proved (data));
+        }
+      before = probes->arena (data);
+      while (probes->proved (data) < probes->arena (data))
+        {
+          MpOptResult r = probes->probe (probes->arena (data) - 1, node_limit, data);
+
+          if (r == MP_OPT_STOPPED)
+            return FALSE;
+          if (r != MP_OPT_FOUND)
+            break;
         }
       if (probes->arena (data) == before)
         return TRUE;
