@@ -56,10 +56,10 @@ bounds_arena (gpointer data)
 /* Worked by hand: the lower bound (100) does not resolve; the bisection of
  * [100, 200) with 10 nodes a probe: 150 does not resolve (120 needs 80
  * nodes), 175 finds 160, then 155, 157, 158, 159 do not resolve; the
- * capacity just below the arena with all 80 nodes finds 120 at 159, then 119
- * does not resolve; back to bisecting [100, 120): 110 finds 108, then 104,
- * 106, 107 do not resolve; the capacity question at 107 finds nothing, and
- * the pass ends at 108. */
+ * capacity just below the arena, with 40 then 80 nodes, finds 120 at 159,
+ * then 119 resolves with neither; back to bisecting [100, 120): 110 finds
+ * 108, then 104, 106, 107 do not resolve; the capacity question at 107
+ * finds nothing with 40 or 80 nodes, and the pass ends at 108. */
 static void
 test_script (void)
 {
@@ -67,11 +67,11 @@ test_script (void)
   Script      s = { 100, 200, log };
   MpOptProbes probes = { script_probe, bounds_proved, bounds_arena, &s };
 
-  g_assert_true (mp_opt_minimize_pass (&probes, 80, 10));
+  g_assert_true (mp_opt_minimize_pass (&probes, 40, 80, 10));
   g_assert_cmpuint (s.arena, ==, 108);
   g_assert_cmpstr (log->str, ==,
-                   "100/80 150/10 175/10 155/10 157/10 158/10 159/10 159/80 119/80 "
-                   "110/10 104/10 106/10 107/10 107/80");
+                   "100/80 150/10 175/10 155/10 157/10 158/10 159/10 159/40 159/80 119/40 "
+                   "119/80 110/10 104/10 106/10 107/10 107/40 107/80");
 }
 
 /* The real search behind the probes. */
@@ -111,9 +111,9 @@ real_probe (guint64 target, guint64 node_limit, gpointer data)
 }
 
 /* Random buffers, passes with doubling node limits and no clock: after each
- * pass, a capacity search with the pass's nodes finds nothing below the
- * arena (the minimiser is never above its own capacity probe), the plan is
- * valid and the arena never rises. */
+ * pass, a capacity search with the node limits up to the pass's finds
+ * nothing below the arena (the minimiser is never above its own capacity
+ * probe), the plan is valid and the arena never rises. */
 static void
 test_random (void)
 {
@@ -149,11 +149,11 @@ test_random (void)
         {
           guint64 before = r.arena;
 
-          g_assert_true (mp_opt_minimize_pass (&probes, limit, MAX (limit / 8, 2 * n)));
+          g_assert_true (mp_opt_minimize_pass (&probes, 2 * n, limit, MAX (limit / 8, 2 * n)));
           g_assert_cmpuint (r.arena, <=, before);
           g_assert_cmpuint (r.arena, >=, r.proved);
-          if (r.arena > r.proved)
-            g_assert_cmpint (mp_opt_search_fit (search, r.arena - 1, limit, G_MAXINT64, NULL,
+          for (guint64 l = 2 * n; l <= limit && r.arena > r.proved; l *= 2)
+            g_assert_cmpint (mp_opt_search_fit (search, r.arena - 1, l, G_MAXINT64, NULL,
                                                 offsets), !=, MP_OPT_FOUND);
           for (guint i = 0; i < n; i++)
             for (guint j = 0; j < i; j++)

@@ -22,9 +22,13 @@ typedef struct
 } MpOptProbes;
 
 /* After the pass, unless a probe stopped it (returns FALSE then), the
- * capacity just below the arena was asked with node_limit nodes and no plan
- * was found: minimising is never above what a capacity search with the same
- * nodes finds. */
-gboolean mp_opt_minimize_pass (const MpOptProbes *probes, guint64 node_limit, guint64 side_limit);
+ * capacity just below the arena was asked with every node limit from
+ * first_limit, doubling, to node_limit, as a capacity search asks it, and
+ * no plan was found: minimising is never above what a capacity search with
+ * those limits finds. */
+gboolean mp_opt_minimize_pass (const MpOptProbes *probes,
+                               guint64            first_limit,
+                               guint64            node_limit,
+                               guint64            side_limit);
 
 G_END_DECLS

@@ -521,8 +521,9 @@ minimize_arena (gpointer data)
   return m->p->arena;
 }
 
-/* One pass of minimisation with node_limit nodes per capacity probe and an
- * eighth of them per bisection probe (optimal-minimize.c). Every probe starts
+/* One pass of minimisation: the capacity question with the node limits a
+ * capacity search climbs (from the same foot, up to node_limit), an eighth
+ * of node_limit per bisection probe (optimal-minimize.c). Every probe starts
  * from what earlier ones proved (p->proved) and found (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
@@ -530,7 +531,8 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
   Minimizing  m = { opt, p };
   MpOptProbes probes = { minimize_probe, minimize_proved, minimize_arena, &m };
 
-  mp_opt_minimize_pass (&probes, node_limit, MAX (node_limit / 8, 2 * (guint64) p->n));
+  mp_opt_minimize_pass (&probes, 2 * MAX (opt->n, 1), node_limit,
+                        MAX (node_limit / 8, 2 * (guint64) p->n));
 }
 
 static int
