@@ -6,9 +6,12 @@
 # --long adds the exact search's long runs (about 18 minutes more): optimal
 # at 100,000 buffers (random and long-lived) and on IOPDDL S, Y and SOMAS
 # pangu-2.6B with a 60 s budget, and the minimisation of D with a 600 s
-# budget. --peers adds OmniMalloc's one-pass
-# heuristics on the same files (build-aux/omnimalloc-bench.py installs it in
-# a throwaway virtual environment; PyPI must be reachable).
+# budget, and D and J minimised for 60 s next to the capacity search for just
+# below what that found (60 s: minimising should never be above it). --peers
+# adds OmniMalloc's one-pass heuristics on the same files (build-aux/
+# omnimalloc-bench.py installs it in a throwaway virtual environment; PyPI
+# must be reachable); --long --peers adds optimal 60 s next to OmniMalloc's
+# supermalloc 60 s on every thread, on every instance (about 35 minutes more).
 #   build-aux/bench.sh [--long] [--peers] [BUILDDIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -100,6 +103,19 @@ if $long; then
     tests/data/real/iopddl-Y_1.csv.gz tests/data/real/somas-pangu_2.6B.csv.gz
   echo "== minimising D with a 600 s budget"
   "$cli" bench-optimal --time-budget 600 data/minimalloc/D.1048576.csv
+  echo "== D, J: minimised for 60 s, then the capacity search just below it for 60 s"
+  for f in data/minimalloc/D.1048576.csv $r/J.1048576.csv; do
+    found=$("$cli" bench-optimal --time-budget 60 "$f" | tee /dev/stderr |
+      awk 'NR == 2 { print $7 }')
+    "$cli" bench-optimal --time-budget 60 --capacity $((found - 1)) "$f" | sed 1d
+  done
+  if $peers; then
+    echo "== optimal 60 s, then OmniMalloc's supermalloc 60 s on every processor, every instance"
+    # shellcheck disable=SC2086
+    "$cli" bench-optimal --time-budget 60 $real
+    # shellcheck disable=SC2086
+    python3 build-aux/omnimalloc-bench.py --supermalloc 60 $real
+  fi
   rm -f "$tmp"/*
 fi
 echo "== the op order (issue 29): every data/ graph, the ONNX samples, gen gpt2 --training, a 100,000-op random DAG"

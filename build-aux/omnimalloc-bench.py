@@ -2,14 +2,19 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """OmniMalloc's figures on the same CSV files as memplan's, for bench.sh.
 
-    build-aux/omnimalloc-bench.py [--allocators a,b,...] FILE.csv[.gz]...
+    build-aux/omnimalloc-bench.py [--allocators a,b,...] [--supermalloc SECONDS]
+                                  FILE.csv[.gz]...
 
 Installs omnimalloc (PyPI, Apache-2.0) into a throwaway virtual environment
 under $TMPDIR on first use (or uses OMNIMALLOC_VENV if set) and re-runs itself
 there. For each file (MiniMalloc's CSV form id,lower,upper,size, half-open
 lifetimes; gzip read too) prints, per allocator, the arena (its peak), the
 ratio to the lower bound (the largest sum of sizes live at one step) and the
-CPU time of the call. Default allocators: OmniMalloc's one-pass heuristics.
+CPU and wall time of the call. Default allocators: OmniMalloc's one-pass
+heuristics. --supermalloc SECONDS runs only its branch-and-bound search,
+`supermalloc`, with that timeout on every processor (its threads; it returns
+early once it proves its peak minimal), the row issue 30 compares `optimal`
+with.
 CI never runs this.
 """
 import csv
@@ -68,6 +73,12 @@ def main():
     if args[:1] == ["--allocators"]:
         allocators = tuple(args[1].split(","))
         args = args[2:]
+    if args[:1] == ["--supermalloc"]:
+        # a fresh allocator per file: the name alone would take its 3 s default
+        seconds = float(args[1])
+        allocators = ((lambda: om.allocators.SupermallocAllocator(
+            timeout=seconds, num_threads=os.cpu_count())),)
+        args = args[2:]
     for path in args:
         rows = load(path)
         bound = lower_bound(rows)
@@ -75,16 +86,29 @@ def main():
                   for i, (_, lo, up, s) in enumerate(rows)]
         print("%s: %d buffers, lower bound %d" % (os.path.basename(path), len(rows), bound))
         for name in allocators:
-            t0 = time.process_time()
+            allocator, label = name, name
+            if callable(name):
+                allocator = name()
+                label = "supermalloc %gs %dt" % (seconds, os.cpu_count())
+            t0, w0 = time.process_time(), time.monotonic()
+            verdict = ""
             try:
-                placed = om.allocate(allocs, name)
+                if callable(name):
+                    # solve() keeps the search's own verdict: proved or out of time
+                    result = allocator.solve(tuple(allocs))
+                    placed = result.allocations
+                    verdict = "  proved" if result.proved_optimal else "  unproved, bound %d" % (
+                        result.lower_bound)
+                else:
+                    placed = om.allocate(allocs, allocator)
             except Exception as e:  # a peer's failure is a figure too
-                print("  %-24s failed: %s" % (name, str(e).splitlines()[0][:80]))
+                print("  %-24s failed: %s" % (label, str(e).splitlines()[0][:80]))
                 continue
-            cpu = time.process_time() - t0
+            # process_time counts every thread of the process: the C++ core's too
+            cpu, wall = time.process_time() - t0, time.monotonic() - w0
             arena = max((a.offset + a.size for a in placed), default=0)
-            print("  %-24s %14d  %.4fx  CPU %.3f s" % (name, arena, arena / bound if bound else 1,
-                                                       cpu))
+            print("  %-24s %14d  %.4fx  CPU %.3f s  wall %.3f s%s"
+                  % (label, arena, arena / bound if bound else 1, cpu, wall, verdict))
         sys.stdout.flush()
 
 

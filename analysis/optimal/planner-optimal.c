@@ -7,6 +7,7 @@
 #include "best-of.h"
 #include "optimal-bounds.h"
 #include "optimal-lns.h"
+#include "optimal-minimize.h"
 #include "optimal-search.h"
 #include "plan-io.h"
 #include "planner-constraints.h"
@@ -490,42 +491,48 @@ fit_partition (Optimal *opt, Partition *p, guint64 capacity, guint64 node_limit)
     probe (opt, p, capacity, node_limit);
 }
 
-/* One pass of minimisation with node_limit nodes per probe: the lowest
- * target first (most real instances reach their lower bound); then a grid
- * of targets between what is proved and what was found, from the top down,
- * half the nodes each; then the capacity just below the incumbent, while it
- * yields (the question a capacity search asks). Whether a capacity search
- * finds a plan within its nodes varies from one capacity to the next, and
- * not monotonically (on D, 1,018,880 is found in 7 s where 1,020,000 is not
- * in 20 s), so a pass asks many capacities rather than bisecting towards
- * one. Every probe starts from what earlier ones proved (p->proved) and
- * found (p->arena). */
-#define GRID_TARGETS 8
+typedef struct
+{
+  Optimal   *opt;
+  Partition *p;
+} Minimizing;
+
+static MpOptResult
+minimize_probe (guint64 target, guint64 node_limit, gpointer data)
+{
+  Minimizing *m = data;
+
+  return probe (m->opt, m->p, target, node_limit);
+}
+
+static guint64
+minimize_proved (gpointer data)
+{
+  Minimizing *m = data;
+
+  return MAX (m->opt->bound, m->p->proved);
+}
+
+static guint64
+minimize_arena (gpointer data)
+{
+  Minimizing *m = data;
+
+  return m->p->arena;
+}
+
+/* One pass of minimisation: the capacity question with the node limits a
+ * capacity search climbs (from the same foot, up to node_limit), an eighth
+ * of node_limit per bisection probe (optimal-minimize.c). Every probe starts
+ * from what earlier ones proved (p->proved) and found (p->arena). */
 static void
 minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 {
-  guint64 side = MAX (node_limit / 2, 2 * (guint64) p->n);
+  Minimizing  m = { opt, p };
+  MpOptProbes probes = { minimize_probe, minimize_proved, minimize_arena, &m };
 
-#define LO() MAX (opt->bound, p->proved)
-  if (LO () < p->arena && probe (opt, p, LO (), node_limit) == MP_OPT_STOPPED)
-    return;
-  for (guint i = GRID_TARGETS; i >= 1 && LO () + 1 < p->arena; i--)
-    {
-      guint64 lo = LO (), target = lo + (p->arena - lo) * i / (GRID_TARGETS + 1);
-
-      if (target > lo && probe (opt, p, target, side) == MP_OPT_STOPPED)
-        return;
-    }
-  while (LO () < p->arena)
-    {
-      MpOptResult r = probe (opt, p, p->arena - 1, node_limit);
-
-      if (r == MP_OPT_STOPPED)
-        return;
-      if (r != MP_OPT_FOUND)
-        break;
-    }
-#undef LO
+  mp_opt_minimize_pass (&probes, 2 * MAX (opt->n, 1), node_limit,
+                        MAX (node_limit / 8, 2 * (guint64) p->n));
 }
 
 static int
