@@ -32,6 +32,14 @@ typedef enum
 
 typedef struct _MpPickleValue MpPickleValue;
 
+/* A container's items, kept in the value (no allocation of its own). */
+typedef struct
+{
+  MpPickleValue **pdata;
+  guint           len;
+  guint           cap;
+} MpPickleItems;
+
 struct _MpPickleValue
 {
   MpPickleType type;
@@ -44,7 +52,7 @@ struct _MpPickleValue
       char    *str;   /* NUL-terminated copy */
       gsize    len;
     };
-    GPtrArray *items; /* LIST, TUPLE; DICT: key, value, key, value, … */
+    MpPickleItems items; /* LIST, TUPLE; DICT: key, value, key, value, … */
   };
   GHashTable  *index; /* DICT: key -> value, made on the first lookup of a big dict */
   /* internal: references held (stack, containers, memo), the memo slot + 1
