@@ -8,9 +8,9 @@
 
 struct _MpPickle
 {
-  MpPickleValue *values; /* every value alive: what the memo shares, even in cycles */
+  GPtrArray     *slabs;  /* arrays of SLAB values: every value, what the memo shares
+                          * even in cycles, freed with the pickle */
   MpPickleValue *free_values; /* slots of the slabs free for reuse */
-  GPtrArray     *slabs;  /* arrays of SLAB values: one malloc for many values */
   MpPickleValue *root;
   gpointer       reader; /* while parsing */
   GPtrArray     *work;   /* value_unref's, kept between calls */
@@ -50,6 +50,10 @@ typedef struct
 /* Indices Python writes count up from 0; others go to the hash table. */
 #define MEMO_ARRAY_SLACK 4096
 
+/* Values come from slabs, not one malloc each: a snapshot makes and drops
+ * tens of millions of them. */
+#define SLAB 4096
+
 /* Dicts this big are looked up through a hash index, not a scan. */
 #define INDEX_FROM 16
 
@@ -59,24 +63,24 @@ is_container (const MpPickleValue *v)
   return v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT;
 }
 
-/* Frees v alone (its items are values of their own). */
+/* Frees what v holds, not its items (values of their own). */
 static void
-value_free (MpPickle *pickle, MpPickleValue *v)
+value_clear (MpPickleValue *v)
 {
-  if (v->prev)
-    v->prev->next = v->next;
-  else
-    pickle->values = v->next;
-  if (v->next)
-    v->next->prev = v->prev;
   if (v->type == MP_PICKLE_STRING || v->type == MP_PICKLE_GLOBAL)
     g_free (v->str);
   else if (is_container (v))
     g_free (v->items.pdata);
   g_clear_pointer (&v->index, g_hash_table_unref);
-  /* back to the slab's free list */
-  v->type = MP_PICKLE_NONE;
-  v->next = pickle->free_values;
+}
+
+/* Frees v alone, its slot back to the slabs' free list. */
+static void
+value_free (MpPickle *pickle, MpPickleValue *v)
+{
+  value_clear (v);
+  v->type = MP_PICKLE_FREE;
+  v->next_free = pickle->free_values;
   pickle->free_values = v;
 }
 
@@ -126,8 +130,14 @@ mp_pickle_free (MpPickle *pickle)
 {
   if (pickle == NULL)
     return;
-  while (pickle->values)
-    value_free (pickle, pickle->values);
+  for (guint i = 0; pickle->slabs && i < pickle->slabs->len; i++)
+    {
+      MpPickleValue *slab = pickle->slabs->pdata[i];
+
+      for (guint k = 0; k < SLAB; k++)
+        if (slab[k].type != MP_PICKLE_FREE)
+          value_clear (&slab[k]);
+    }
   g_clear_pointer (&pickle->slabs, g_ptr_array_unref);
   g_clear_pointer (&pickle->work, g_ptr_array_unref);
   g_free (pickle);
@@ -156,10 +166,6 @@ items_add (MpPickleItems *items, MpPickleValue *item)
   items->pdata[items->len++] = item;
 }
 
-/* Values come from slabs, not one malloc each: a snapshot makes and drops
- * tens of millions of them. */
-#define SLAB 4096
-
 static MpPickleValue *
 new_value (Reader *r, MpPickleType type)
 {
@@ -175,19 +181,16 @@ new_value (Reader *r, MpPickleType type)
       g_ptr_array_add (pickle->slabs, slab);
       for (guint i = SLAB; i-- > 0;)
         {
-          slab[i].next = pickle->free_values;
+          slab[i].type = MP_PICKLE_FREE;
+          slab[i].next_free = pickle->free_values;
           pickle->free_values = &slab[i];
         }
     }
   v = pickle->free_values;
-  pickle->free_values = v->next;
+  pickle->free_values = v->next_free;
   memset (v, 0, sizeof *v);
   v->type = type;
   v->ref_count = 1;
-  v->next = r->pickle->values;
-  if (v->next)
-    v->next->prev = v;
-  r->pickle->values = v;
   return v;
 }
 
@@ -210,7 +213,7 @@ fail (Reader *r, GError **error, const char *format, ...)
 /* Reads from the source until n bytes are at hand or it ends; the window
  * grows only as bytes arrive, so a length field cannot reserve memory. */
 static gboolean
-fill (Reader *r, gsize n, GError **error)
+fill_window (Reader *r, gsize n, GError **error)
 {
   while (r->read && !r->eof && n > r->length - r->pos)
     {
@@ -236,6 +239,13 @@ fill (Reader *r, gsize n, GError **error)
       r->data = r->window;
     }
   return TRUE;
+}
+
+/* the common case, bytes at hand, without a call */
+static inline gboolean
+fill (Reader *r, gsize n, GError **error)
+{
+  return G_LIKELY (n <= r->length - r->pos) || fill_window (r, n, error);
 }
 
 static gboolean
@@ -302,7 +312,6 @@ push (Reader *r, MpPickleValue *v)
 {
   g_ptr_array_add (r->stack, v);
 }
-
 static MpPickleValue *
 pop (Reader *r, GError **error)
 {
@@ -973,7 +982,8 @@ const char *
 mp_pickle_type_name (const MpPickleValue *value)
 {
   static const char *names[] = { "None", "bool", "int", "int", "float", "str", "list", "tuple",
-                                 "dict", "mark", "type", "value read already" };
+                                 "dict", "mark", "type", "value read already",
+                                 "freed value" };
 
   return value == NULL ? "nothing" : names[value->type];
 }
