@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file-util.h"
 #include "graph-private.h"
 #include "pickle.h"
 #include "trace-private.h"
@@ -454,10 +455,12 @@ parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file
 
 typedef struct
 {
-  const char *data; /* the whole input, or NULL: read from in */
-  gsize       length;
-  FILE       *in;
-  const char *path;
+  const char  *data; /* the whole input, or NULL: read from in or by read */
+  gsize        length;
+  FILE        *in;
+  const char  *path;
+  MpPickleRead read; /* NULL: read_input */
+  gpointer     read_data;
 } Input;
 
 static gssize
@@ -492,8 +495,9 @@ read_snapshot (Input *input, const char *path, GError **error)
   if (input->data)
     pickle = mp_pickle_parse_stream (input->data, input->length, path, take_entry, &r, error);
   else
-    pickle = mp_pickle_parse_source (read_input, input, input->length, path, take_entry, &r,
-                                     error);
+    pickle = mp_pickle_parse_source (input->read ? input->read : read_input,
+                                     input->read ? input->read_data : input, input->length, path,
+                                     take_entry, &r, error);
   if (pickle == NULL)
     return NULL;
   root = mp_pickle_root (pickle);
@@ -552,7 +556,7 @@ read_snapshot (Input *input, const char *path, GError **error)
 TraceFile *
 mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
 {
-  Input input = { data, length, NULL, path };
+  Input input = { data, length, NULL, path, NULL, NULL };
 
   return read_snapshot (&input, path, error);
 }
@@ -560,7 +564,15 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
 TraceFile *
 mp_trace_read_snapshot (FILE *in, gsize length, const char *path, GError **error)
 {
-  Input input = { NULL, length, in, path };
+  Input input = { NULL, length, in, path, NULL, NULL };
+
+  return read_snapshot (&input, path, error);
+}
+
+TraceFile *
+mp_trace_read_snapshot_gzip (MpGzipReader *in, gsize length, const char *path, GError **error)
+{
+  Input input = { NULL, length, NULL, path, mp_gzip_reader_read, in };
 
   return read_snapshot (&input, path, error);
 }
