@@ -187,13 +187,61 @@ file_note (const char *path, const char *format, ...)
     g_debug ("%s: %s", path, text);
 }
 
-static gboolean
-inflate_fail (z_stream *z, GError **error, MpAnalysisError code, const char *path,
-              const char *format, ...) G_GNUC_PRINTF (5, 6);
+/* f through zlib's gzip decoder, as gzip -d reads it: every member of a
+ * concatenated file; zero bytes after the last member (padding some tools
+ * write) are ignored with a note, anything else there is refused. With
+ * cut, inflation stops at max bytes and takes what inflated before any
+ * damage (sniffing); without, more than max is refused, and so is more
+ * than announced (the size trailer's figure, which the memory estimate
+ * counted on; 0: none). Error counts are the bytes inflated before the
+ * fault. */
+struct _MpGzipReader
+{
+  FILE       *f;
+  char       *path;
+  gsize       max;
+  gboolean    cut;
+  guint64     announced;
+  z_stream    z;
+  guint8     *in;
+  gboolean    member_done, ended;
+  guint64     padding, read_total, out_total;
+};
 
 static gboolean
-inflate_fail (z_stream *z, GError **error, MpAnalysisError code, const char *path,
-              const char *format, ...)
+gz_init (MpGzipReader *g, FILE *f, const char *path, gsize max, gboolean cut, GError **error)
+{
+  g->f = f;
+  g->path = g_strdup (path);
+  g->max = max;
+  g->cut = cut;
+  g->in = g_malloc (CHUNK);
+  if (inflateInit2 (&g->z, 15 + 16) != Z_OK)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot inflate the gzip data: %s",
+                         g->z.msg ? g->z.msg : "out of memory");
+      g->ended = TRUE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+gz_clear (MpGzipReader *g)
+{
+  if (!g->ended)
+    inflateEnd (&g->z);
+  g->ended = TRUE;
+  g_clear_pointer (&g->in, g_free);
+  g_clear_pointer (&g->path, g_free);
+}
+
+static gssize
+gz_fail (MpGzipReader *g, GError **error, MpAnalysisError code, const char *format, ...)
+  G_GNUC_PRINTF (4, 5);
+
+static gssize
+gz_fail (MpGzipReader *g, GError **error, MpAnalysisError code, const char *format, ...)
 {
   g_autofree char *text = NULL;
   va_list          args;
@@ -201,132 +249,215 @@ inflate_fail (z_stream *z, GError **error, MpAnalysisError code, const char *pat
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
   va_end (args);
-  inflateEnd (z);
-  mp_set_file_error (error, code, path, "%s", text);
-  return FALSE;
+  inflateEnd (&g->z);
+  g->ended = TRUE;
+  mp_set_file_error (error, code, g->path, "%s", text);
+  return -1;
 }
 
-/* Streams f through zlib's gzip decoder into one growing buffer, every
- * member of a concatenated file, as gzip -d does: zero bytes after the last
- * member (padding some tools write) are ignored with a note, anything else
- * there is refused. With cut, inflation stops at max bytes and takes what
- * inflated before any damage (sniffing); without, more than max is
- * refused. Error counts are the bytes inflated before the fault. */
+/* The end of the input: was it whole? */
+static gssize
+gz_finish (MpGzipReader *g, GError **error)
+{
+  inflateEnd (&g->z);
+  g->ended = TRUE;
+  if (!g->member_done && !g->cut)
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, g->path,
+                         "the gzip data is truncated: the file ends inside the compressed "
+                         "stream, after %" G_GUINT64_FORMAT " bytes inflated", g->out_total);
+      return -1;
+    }
+  if (g->padding > 0 && !g->cut)
+    file_note (g->path, "%" G_GUINT64_FORMAT " zero bytes after the gzip data ignored (padding)",
+               g->padding);
+  return 0;
+}
+
+/* Up to n inflated bytes into buf; 0 at the end, -1 with error set. */
+static gssize
+gz_read (MpGzipReader *g, guint8 *buf, gsize n, GError **error)
+{
+  z_stream *z = &g->z;
+
+  while (!g->ended)
+    {
+      gsize got;
+      int   ret;
+
+      if (z->avail_in == 0)
+        {
+          gsize k = fread (g->in, 1, CHUNK, g->f);
+
+          if (ferror (g->f))
+            return gz_fail (g, error, MP_ANALYSIS_ERROR_IO, "cannot read the file: %s",
+                            g_strerror (errno));
+          if (k == 0)
+            return gz_finish (g, error);
+          z->next_in = g->in;
+          z->avail_in = k;
+          g->read_total += k;
+        }
+      if (g->member_done)
+        {
+          /* after a whole member: zero padding, another member (cat a.gz
+           * b.gz) or something that is neither */
+          while (z->avail_in > 0 && *z->next_in == 0)
+            {
+              g->padding++;
+              z->next_in++;
+              z->avail_in--;
+            }
+          if (z->avail_in == 0)
+            continue;
+          if (g->padding > 0 || *z->next_in != 0x1f)
+            {
+              if (g->cut)
+                return gz_finish (g, error);
+              return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE,
+                              "after the gzip data (%" G_GUINT64_FORMAT " bytes inflated) comes "
+                              "something that is neither gzip data nor zero padding, at byte %"
+                              G_GUINT64_FORMAT, g->out_total, g->read_total - z->avail_in);
+            }
+          inflateReset (z);
+          g->member_done = FALSE;
+        }
+      z->next_out = buf;
+      z->avail_out = n;
+      ret = inflate (z, Z_NO_FLUSH);
+      got = n - z->avail_out;
+      g->out_total += got;
+      if (ret == Z_STREAM_END)
+        g->member_done = TRUE;
+      else if (ret != Z_OK && ret != Z_BUF_ERROR)
+        {
+          const char *why = z->msg ? z->msg : "";
+
+          if (g->cut)
+            {
+              gz_finish (g, error);
+              return got;
+            }
+          if (ret == Z_MEM_ERROR)
+            return gz_fail (g, error, MP_ANALYSIS_ERROR_IO, "cannot inflate the gzip data: out "
+                            "of memory after %" G_GUINT64_FORMAT " bytes", g->out_total);
+          if (g_str_equal (why, "incorrect data check"))
+            return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE, "the gzip data is corrupt: %"
+                            G_GUINT64_FORMAT " bytes inflated, but their CRC-32 is not the one "
+                            "stored after them", g->out_total);
+          if (g_str_equal (why, "incorrect length check"))
+            return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE, "the gzip data is corrupt: %"
+                            G_GUINT64_FORMAT " bytes inflated, but the size stored after them "
+                            "differs", g->out_total);
+          return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE, "the gzip data is corrupt (%s) after "
+                          "%" G_GUINT64_FORMAT " bytes inflated",
+                          ret == Z_NEED_DICT ? "it needs a preset dictionary" : why,
+                          g->out_total);
+        }
+      if (g->out_total > g->max)
+        {
+          if (g->cut)
+            {
+              got -= g->out_total - g->max;
+              g->out_total = g->max;
+              gz_finish (g, error);
+              return got;
+            }
+          return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE,
+                          "the gzip data inflates to more than %" G_GSIZE_FORMAT
+                          " bytes, the most memplan reads from one file", g->max);
+        }
+      if (g->announced && g->out_total > g->announced)
+        return gz_fail (g, error, MP_ANALYSIS_ERROR_PARSE,
+                        "the gzip data inflates to more than the %" G_GUINT64_FORMAT " bytes its "
+                        "size trailer announces, which the memory estimate (--max-memory) counted "
+                        "on: the file is damaged or gzip files joined; inflate it (gzip -d) and "
+                        "open the result", g->announced);
+      if (got > 0)
+        return got;
+    }
+  return 0;
+}
+
+/* Inflates f into one growing buffer. */
 static gboolean
 inflate_file (FILE *f, const char *path, gsize max, gboolean cut, char **contents, gsize *length,
               GError **error)
 {
   g_autoptr (GByteArray) out = g_byte_array_new ();
-  g_autofree guint8     *in = g_malloc (CHUNK);
-  z_stream               z = { 0 };
-  gboolean               member_done = FALSE;
-  guint64                padding = 0, read_total = 0;
+  MpGzipReader           g = { 0 };
+  gssize                 got = 0;
 
-  if (inflateInit2 (&z, 15 + 16) != Z_OK)
+  if (!gz_init (&g, f, path, max, cut, error))
     {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot inflate the gzip data: %s",
-                         z.msg ? z.msg : "out of memory");
+      gz_clear (&g);
       return FALSE;
     }
-  for (;;)
+  do
     {
       gsize old = out->len;
-      int   ret;
 
-      if (z.avail_in == 0)
-        {
-          gsize n = fread (in, 1, CHUNK, f);
-
-          if (ferror (f))
-            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_IO, path,
-                                 "cannot read the file: %s", g_strerror (errno));
-          if (n == 0)
-            break;
-          z.next_in = in;
-          z.avail_in = n;
-          read_total += n;
-        }
-      if (member_done)
-        {
-          /* after a whole member: zero padding, another member (cat a.gz
-           * b.gz) or something that is neither */
-          while (z.avail_in > 0 && *z.next_in == 0)
-            {
-              padding++;
-              z.next_in++;
-              z.avail_in--;
-            }
-          if (z.avail_in == 0)
-            continue;
-          if (padding > 0 || *z.next_in != 0x1f)
-            {
-              if (cut)
-                break;
-              return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
-                                   "after the gzip data (%u bytes inflated) comes something that "
-                                   "is neither gzip data nor zero padding, at byte %"
-                                   G_GUINT64_FORMAT, out->len, read_total - z.avail_in);
-            }
-          inflateReset (&z);
-          member_done = FALSE;
-        }
       g_byte_array_set_size (out, old + CHUNK);
-      z.next_out = out->data + old;
-      z.avail_out = CHUNK;
-      ret = inflate (&z, Z_NO_FLUSH);
-      g_byte_array_set_size (out, old + CHUNK - z.avail_out);
-      if (ret == Z_STREAM_END)
-        member_done = TRUE;
-      else if (ret != Z_OK && ret != Z_BUF_ERROR)
-        {
-          const char *why = z.msg ? z.msg : "";
-
-          if (cut)
-            break;
-          if (ret == Z_MEM_ERROR)
-            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_IO, path,
-                                 "cannot inflate the gzip data: out of memory after %u bytes",
-                                 out->len);
-          if (g_str_equal (why, "incorrect data check"))
-            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
-                                 "the gzip data is corrupt: %u bytes inflated, but their CRC-32 "
-                                 "is not the one stored after them", out->len);
-          if (g_str_equal (why, "incorrect length check"))
-            return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
-                                 "the gzip data is corrupt: %u bytes inflated, but the size "
-                                 "stored after them differs", out->len);
-          return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
-                               "the gzip data is corrupt (%s) after %u bytes inflated",
-                               ret == Z_NEED_DICT ? "it needs a preset dictionary" : why,
-                               out->len);
-        }
-      if (out->len > max)
-        {
-          if (cut)
-            {
-              g_byte_array_set_size (out, max);
-              break;
-            }
-          return inflate_fail (&z, error, MP_ANALYSIS_ERROR_PARSE, path,
-                               "the gzip data inflates to more than %" G_GSIZE_FORMAT
-                               " bytes, the most memplan reads from one file", max);
-        }
+      got = gz_read (&g, out->data + old, CHUNK, error);
+      g_byte_array_set_size (out, old + MAX (got, 0));
     }
-  inflateEnd (&z);
-  if (!member_done && !cut)
-    {
-      mp_set_file_error (error, MP_ANALYSIS_ERROR_PARSE, path,
-                         "the gzip data is truncated: the file ends inside the compressed "
-                         "stream, after %u bytes inflated", out->len);
-      return FALSE;
-    }
-  if (padding > 0 && !cut)
-    file_note (path, "%" G_GUINT64_FORMAT " zero bytes after the gzip data ignored (padding)",
-               padding);
+  while (got > 0);
+  gz_clear (&g);
+  if (got < 0)
+    return FALSE;
   *length = out->len;
   g_byte_array_append (out, (const guint8 *) "", 1);
   *contents = (char *) g_byte_array_free (g_steal_pointer (&out), FALSE);
   return TRUE;
+}
+
+MpGzipReader *
+mp_gzip_reader_open (const char *path, GError **error)
+{
+  MpGzipReader *g = g_new0 (MpGzipReader, 1);
+  guint8        trailer[4];
+  FILE         *f = mp_file_open_input (path, error);
+
+  if (f == NULL)
+    {
+      g_free (g);
+      return NULL;
+    }
+  /* as the estimate reckons it: the trailer's size, or the file's if more */
+  if (fseek (f, -4, SEEK_END) == 0 && fread (trailer, 1, 4, f) == 4)
+    g->announced = MAX ((guint64) trailer[0] | (guint64) trailer[1] << 8 |
+                        (guint64) trailer[2] << 16 | (guint64) trailer[3] << 24,
+                        (guint64) ftell (f));
+  rewind (f);
+  if (!gz_init (g, f, path, MP_MAX_INFLATED_SIZE, FALSE, error))
+    {
+      mp_gzip_reader_free (g);
+      return NULL;
+    }
+  return g;
+}
+
+guint64
+mp_gzip_reader_announced (const MpGzipReader *reader)
+{
+  return reader->announced;
+}
+
+gssize
+mp_gzip_reader_read (gpointer reader, guint8 *buf, gsize n, GError **error)
+{
+  return gz_read (reader, buf, n, error);
+}
+
+void
+mp_gzip_reader_free (MpGzipReader *reader)
+{
+  if (reader == NULL)
+    return;
+  if (reader->f)
+    fclose (reader->f);
+  gz_clear (reader);
+  g_free (reader);
 }
 
 static gboolean

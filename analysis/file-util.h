@@ -66,6 +66,24 @@ gboolean mp_write_file_stream (const char *path, MpFileFill fill, gpointer data,
 
 MP_AVAILABLE_IN_1_0
 gboolean mp_read_file         (const char *path, char **contents, gsize *length, GError **error);
+/* The same inflation as a stream, for a reader that never holds the
+ * whole: every member, padding and limit as above, and past the size the
+ * file's gzip trailer announces (what the memory estimate counted on) it
+ * stops with an error naming that size. read is an MpPickleRead. */
+typedef struct _MpGzipReader MpGzipReader;
+MP_AVAILABLE_IN_1_0
+MpGzipReader *mp_gzip_reader_open      (const char *path, GError **error);
+/* The inflated size the trailer announces, or the file's size if more
+ * (0: unknown), as the memory estimate reckons it. */
+MP_AVAILABLE_IN_1_0
+guint64       mp_gzip_reader_announced (const MpGzipReader *reader);
+/* Up to n bytes into buf: how many, 0 at the end, -1 with error set. */
+MP_AVAILABLE_IN_1_0
+gssize        mp_gzip_reader_read      (gpointer reader, guint8 *buf, gsize n, GError **error);
+MP_AVAILABLE_IN_1_0
+void          mp_gzip_reader_free      (MpGzipReader *reader);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpGzipReader, mp_gzip_reader_free)
+
 /* Where the readers' notes go (zero padding after gzip data, ignored as
  * gzip -d does): text is one line without the path. NULL: g_debug. */
 typedef void (*MpFileNoteFunc) (const char *path, const char *text);

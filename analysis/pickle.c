@@ -8,7 +8,9 @@
 
 struct _MpPickle
 {
-  MpPickleValue *values; /* every value alive: what the memo shares, even in cycles */
+  GPtrArray     *slabs;  /* arrays of SLAB values: every value, what the memo shares
+                          * even in cycles, freed with the pickle */
+  MpPickleValue *free_values; /* slots of the slabs free for reuse */
   MpPickleValue *root;
   gpointer       reader; /* while parsing */
   GPtrArray     *work;   /* value_unref's, kept between calls */
@@ -48,6 +50,10 @@ typedef struct
 /* Indices Python writes count up from 0; others go to the hash table. */
 #define MEMO_ARRAY_SLACK 4096
 
+/* Values come from slabs, not one malloc each: a snapshot makes and drops
+ * tens of millions of them. */
+#define SLAB 4096
+
 /* Dicts this big are looked up through a hash index, not a scan. */
 #define INDEX_FROM 16
 
@@ -57,22 +63,25 @@ is_container (const MpPickleValue *v)
   return v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT;
 }
 
-/* Frees v alone (its items are values of their own). */
+/* Frees what v holds, not its items (values of their own). */
 static void
-value_free (MpPickle *pickle, MpPickleValue *v)
+value_clear (MpPickleValue *v)
 {
-  if (v->prev)
-    v->prev->next = v->next;
-  else
-    pickle->values = v->next;
-  if (v->next)
-    v->next->prev = v->prev;
   if (v->type == MP_PICKLE_STRING || v->type == MP_PICKLE_GLOBAL)
     g_free (v->str);
   else if (is_container (v))
-    g_ptr_array_unref (v->items);
+    g_free (v->items.pdata);
   g_clear_pointer (&v->index, g_hash_table_unref);
-  g_free (v);
+}
+
+/* Frees v alone, its slot back to the slabs' free list. */
+static void
+value_free (MpPickle *pickle, MpPickleValue *v)
+{
+  value_clear (v);
+  v->type = MP_PICKLE_FREE;
+  v->next_free = pickle->free_values;
+  pickle->free_values = v;
 }
 
 static MpPickleValue *
@@ -91,7 +100,7 @@ value_unref (MpPickle *pickle, MpPickleValue *v)
 
   if (--v->ref_count > 0)
     return;
-  if (!is_container (v) || v->items->len == 0)
+  if (!is_container (v) || v->items.len == 0)
     {
       value_free (pickle, v);
       return;
@@ -105,9 +114,9 @@ value_unref (MpPickle *pickle, MpPickleValue *v)
       MpPickleValue *w = g_ptr_array_steal_index (work, work->len - 1);
 
       if (is_container (w))
-        for (guint i = 0; i < w->items->len; i++)
+        for (guint i = 0; i < w->items.len; i++)
           {
-            MpPickleValue *item = w->items->pdata[i];
+            MpPickleValue *item = w->items.pdata[i];
 
             if (--item->ref_count == 0)
               g_ptr_array_add (work, item);
@@ -121,8 +130,15 @@ mp_pickle_free (MpPickle *pickle)
 {
   if (pickle == NULL)
     return;
-  while (pickle->values)
-    value_free (pickle, pickle->values);
+  for (guint i = 0; pickle->slabs && i < pickle->slabs->len; i++)
+    {
+      MpPickleValue *slab = pickle->slabs->pdata[i];
+
+      for (guint k = 0; k < SLAB; k++)
+        if (slab[k].type != MP_PICKLE_FREE)
+          value_clear (&slab[k]);
+    }
+  g_clear_pointer (&pickle->slabs, g_ptr_array_unref);
   g_clear_pointer (&pickle->work, g_ptr_array_unref);
   g_free (pickle);
 }
@@ -139,19 +155,42 @@ mp_pickle_root (const MpPickle *pickle)
   return pickle->root;
 }
 
+static void
+items_add (MpPickleItems *items, MpPickleValue *item)
+{
+  if (items->len == items->cap)
+    {
+      items->cap = MAX (4, items->cap * 2);
+      items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
+    }
+  items->pdata[items->len++] = item;
+}
+
 static MpPickleValue *
 new_value (Reader *r, MpPickleType type)
 {
-  MpPickleValue *v = g_new0 (MpPickleValue, 1);
+  MpPickle      *pickle = r->pickle;
+  MpPickleValue *v;
 
+  if (pickle->free_values == NULL)
+    {
+      MpPickleValue *slab = g_new (MpPickleValue, SLAB);
+
+      if (pickle->slabs == NULL)
+        pickle->slabs = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (pickle->slabs, slab);
+      for (guint i = SLAB; i-- > 0;)
+        {
+          slab[i].type = MP_PICKLE_FREE;
+          slab[i].next_free = pickle->free_values;
+          pickle->free_values = &slab[i];
+        }
+    }
+  v = pickle->free_values;
+  pickle->free_values = v->next_free;
+  memset (v, 0, sizeof *v);
   v->type = type;
   v->ref_count = 1;
-  if (is_container (v))
-    v->items = g_ptr_array_new ();
-  v->next = r->pickle->values;
-  if (v->next)
-    v->next->prev = v;
-  r->pickle->values = v;
   return v;
 }
 
@@ -174,7 +213,7 @@ fail (Reader *r, GError **error, const char *format, ...)
 /* Reads from the source until n bytes are at hand or it ends; the window
  * grows only as bytes arrive, so a length field cannot reserve memory. */
 static gboolean
-fill (Reader *r, gsize n, GError **error)
+fill_window (Reader *r, gsize n, GError **error)
 {
   while (r->read && !r->eof && n > r->length - r->pos)
     {
@@ -200,6 +239,13 @@ fill (Reader *r, gsize n, GError **error)
       r->data = r->window;
     }
   return TRUE;
+}
+
+/* the common case, bytes at hand, without a call */
+static inline gboolean
+fill (Reader *r, gsize n, GError **error)
+{
+  return G_LIKELY (n <= r->length - r->pos) || fill_window (r, n, error);
 }
 
 static gboolean
@@ -266,7 +312,6 @@ push (Reader *r, MpPickleValue *v)
 {
   g_ptr_array_add (r->stack, v);
 }
-
 static MpPickleValue *
 pop (Reader *r, GError **error)
 {
@@ -319,8 +364,15 @@ expect (Reader *r, const MpPickleValue *v, MpPickleType type, const char *what, 
 static void
 append_items (MpPickleValue *container, GPtrArray *stack, guint from)
 {
+  MpPickleItems *items = &container->items;
+
+  if (items->cap - items->len < stack->len - from)
+    {
+      items->cap = MAX (items->len + stack->len - from, items->cap * 2);
+      items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
+    }
   for (guint i = from; i < stack->len; i++)
-    g_ptr_array_add (container->items, stack->pdata[i]);
+    items_add (&container->items, stack->pdata[i]);
   g_ptr_array_set_size (stack, from);
 }
 
@@ -329,7 +381,7 @@ static gboolean
 add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error)
 {
   if (r->sink)
-    switch (r->sink (r->pickle, list, list->taken + list->items->len, item, r->sink_data,
+    switch (r->sink (r->pickle, list, list->taken + list->items.len, item, r->sink_data,
                      error))
       {
       case MP_PICKLE_FAILED:
@@ -341,7 +393,7 @@ add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error
       case MP_PICKLE_KEEP:
         break;
       }
-  g_ptr_array_add (list->items, item);
+  items_add (&list->items, item);
   return TRUE;
 }
 
@@ -431,23 +483,23 @@ reduce (Reader *r, GError **error)
     v = new_value (r, MP_PICKLE_DICT);
   else
     v = new_value (r, g_str_equal (callable->str, "tuple") ? MP_PICKLE_TUPLE : MP_PICKLE_LIST);
-  if (args->items->len > 1)
+  if (args->items.len > 1)
     return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " passes %u arguments to %s",
-                 r->op_pos, args->items->len, callable->str);
-  if (args->items->len == 1)
+                 r->op_pos, args->items.len, callable->str);
+  if (args->items.len == 1)
     {
-      MpPickleValue *src = args->items->pdata[0];
+      MpPickleValue *src = args->items.pdata[0];
 
       /* a list or set built from another copies its items: a few bytes
        * calling list(x) again and again would copy without end */
       if (src->type == MP_PICKLE_LIST || src->type == MP_PICKLE_TUPLE)
         {
-          if (src->items->len > r->copies_left)
+          if (src->items.len > r->copies_left)
             return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " copies %u items, more than "
                          "a file of %" G_GSIZE_FORMAT " bytes may (%d per byte of input): the "
-                         "file amplifies itself", r->op_pos, src->items->len, r->total,
+                         "file amplifies itself", r->op_pos, src->items.len, r->total,
                          MP_PICKLE_COPIES_PER_BYTE);
-          r->copies_left -= src->items->len;
+          r->copies_left -= src->items.len;
         }
 
       if (src->type != MP_PICKLE_LIST && src->type != MP_PICKLE_TUPLE)
@@ -456,20 +508,20 @@ reduce (Reader *r, GError **error)
       if (v->type == MP_PICKLE_DICT)
         {
           /* dict([(k, v), …]) */
-          for (guint i = 0; i < src->items->len; i++)
+          for (guint i = 0; i < src->items.len; i++)
             {
-              MpPickleValue *pair = src->items->pdata[i];
+              MpPickleValue *pair = src->items.pdata[i];
 
-              if (pair->type != MP_PICKLE_TUPLE || pair->items->len != 2)
+              if (pair->type != MP_PICKLE_TUPLE || pair->items.len != 2)
                 return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds a dict from "
                              "something other than pairs", r->op_pos);
-              g_ptr_array_add (v->items, value_ref (pair->items->pdata[0]));
-              g_ptr_array_add (v->items, value_ref (pair->items->pdata[1]));
+              items_add (&v->items, value_ref (pair->items.pdata[0]));
+              items_add (&v->items, value_ref (pair->items.pdata[1]));
             }
         }
       else
-        for (guint i = 0; i < src->items->len; i++)
-          g_ptr_array_add (v->items, value_ref (src->items->pdata[i]));
+        for (guint i = 0; i < src->items.len; i++)
+          items_add (&v->items, value_ref (src->items.pdata[i]));
     }
   push (r, v);
   value_unref (r->pickle, args);
@@ -712,7 +764,7 @@ step (Reader *r, gboolean *done, GError **error)
             return FALSE;
         v = new_value (r, MP_PICKLE_TUPLE);
         for (guint i = 0; i < k; i++)
-          g_ptr_array_add (v->items, items[i]);
+          items_add (&v->items, items[i]);
         push (r, v);
         return TRUE;
       }
@@ -762,8 +814,8 @@ step (Reader *r, gboolean *done, GError **error)
             (container = top (r, error)) == NULL ||
             !expect (r, container, MP_PICKLE_DICT, "a dict", error))
           return FALSE;
-        g_ptr_array_add (container->items, key);
-        g_ptr_array_add (container->items, value);
+        items_add (&container->items, key);
+        items_add (&container->items, value);
         return TRUE;
       }
     case 0x94: /* MEMOIZE */
@@ -878,9 +930,11 @@ mp_pickle_parse (const char *data, gsize length, const char *path, GError **erro
 const MpPickleValue *
 mp_pickle_get (const MpPickleValue *dict, const char *key)
 {
+  gsize n;
+
   if (dict == NULL || dict->type != MP_PICKLE_DICT)
     return NULL;
-  if (dict->items->len / 2 >= INDEX_FROM)
+  if (dict->items.len / 2 >= INDEX_FROM)
     {
       MpPickleValue *d = (MpPickleValue *) dict; /* the index is a cache */
 
@@ -888,22 +942,23 @@ mp_pickle_get (const MpPickleValue *dict, const char *key)
         {
           d->index = g_hash_table_new (g_str_hash, g_str_equal);
           /* the first of equal keys wins, as in the scan below */
-          for (guint i = 0; i + 1 < d->items->len; i += 2)
+          for (guint i = 0; i + 1 < d->items.len; i += 2)
             {
-              const MpPickleValue *k = d->items->pdata[i];
+              const MpPickleValue *k = d->items.pdata[i];
 
               if (k->type == MP_PICKLE_STRING && !g_hash_table_contains (d->index, k->str))
-                g_hash_table_insert (d->index, k->str, d->items->pdata[i + 1]);
+                g_hash_table_insert (d->index, k->str, d->items.pdata[i + 1]);
             }
         }
       return g_hash_table_lookup (d->index, key);
     }
-  for (guint i = 0; i + 1 < dict->items->len; i += 2)
+  n = strlen (key);
+  for (guint i = 0; i + 1 < dict->items.len; i += 2)
     {
-      const MpPickleValue *k = dict->items->pdata[i];
+      const MpPickleValue *k = dict->items.pdata[i];
 
-      if (k->type == MP_PICKLE_STRING && g_str_equal (k->str, key))
-        return dict->items->pdata[i + 1];
+      if (k->type == MP_PICKLE_STRING && k->len == n && memcmp (k->str, key, n) == 0)
+        return dict->items.pdata[i + 1];
     }
   return NULL;
 }
@@ -913,21 +968,22 @@ mp_pickle_len (const MpPickleValue *seq)
 {
   if (seq == NULL || (seq->type != MP_PICKLE_LIST && seq->type != MP_PICKLE_TUPLE))
     return 0;
-  return seq->items->len;
+  return seq->items.len;
 }
 
 const MpPickleValue *
 mp_pickle_item (const MpPickleValue *seq, guint index)
 {
   g_return_val_if_fail (index < mp_pickle_len (seq), NULL);
-  return seq->items->pdata[index];
+  return seq->items.pdata[index];
 }
 
 const char *
 mp_pickle_type_name (const MpPickleValue *value)
 {
   static const char *names[] = { "None", "bool", "int", "int", "float", "str", "list", "tuple",
-                                 "dict", "mark", "type", "value read already" };
+                                 "dict", "mark", "type", "value read already",
+                                 "freed value" };
 
   return value == NULL ? "nothing" : names[value->type];
 }

@@ -28,9 +28,18 @@ typedef enum
   MP_PICKLE_GLOBAL, /* internal: an allowed container type before REDUCE */
   MP_PICKLE_CONSUMED, /* a memo reference to a value a sink took: str is the
                        * text the sink left for it (mp_pickle_consume), or NULL */
+  MP_PICKLE_FREE,     /* internal: a slot of the value slabs not in use */
 } MpPickleType;
 
 typedef struct _MpPickleValue MpPickleValue;
+
+/* A container's items, kept in the value (no allocation of its own). */
+typedef struct
+{
+  MpPickleValue **pdata;
+  guint           len;
+  guint           cap;
+} MpPickleItems;
 
 struct _MpPickleValue
 {
@@ -44,16 +53,15 @@ struct _MpPickleValue
       char    *str;   /* NUL-terminated copy */
       gsize    len;
     };
-    GPtrArray *items; /* LIST, TUPLE; DICT: key, value, key, value, … */
+    MpPickleItems items; /* LIST, TUPLE; DICT: key, value, key, value, … */
+    MpPickleValue *next_free; /* FREE */
   };
   GHashTable  *index; /* DICT: key -> value, made on the first lookup of a big dict */
   /* internal: references held (stack, containers, memo), the memo slot + 1
-   * holding it, items a sink took from this list, and the list of every
-   * value alive (what mp_pickle_free frees, cycles included) */
+   * holding it, items a sink took from this list */
   guint          ref_count;
   guint          memo_slot;
   guint          taken;
-  MpPickleValue *prev, *next;
 };
 
 typedef struct _MpPickle MpPickle;

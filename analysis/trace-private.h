@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "file-util.h"
 #include "trace.h"
 
 G_BEGIN_DECLS
@@ -75,6 +76,10 @@ TraceFile   *mp_trace_parse_snapshot (const char *data, gsize length, const char
 /* The same read from in as it goes (length: the file's size), so a
  * snapshot of gigabytes is never held whole. */
 TraceFile   *mp_trace_read_snapshot  (FILE *in, gsize length, const char *path, GError **error);
+/* The same from a gzip file as it inflates (length: the inflated size its
+ * trailer announces, which the reader holds it to). */
+TraceFile   *mp_trace_read_snapshot_gzip (MpGzipReader *in, gsize length, const char *path,
+                                          GError **error);
 /* Whether mp_trace_load_full reads path as it goes: a plain snapshot. */
 gboolean     mp_trace_streams        (const char *path);
 

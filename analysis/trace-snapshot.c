@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "file-util.h"
 #include "graph-private.h"
 #include "pickle.h"
 #include "trace-private.h"
@@ -32,8 +33,72 @@ typedef struct
   TraceFile  *file;
   const char *path;
   MpPickle   *pickle;
-  GHashTable *lists; /* list value (held) -> ListEntries */
+  GHashTable *lists;  /* list value (held) -> ListEntries */
+  GHashTable *frames; /* FrameKey -> interned "name (file:line)" */
+  GHashTable *stacks; /* StackKey -> interned stack text */
+  GString    *text;   /* scratch: a text before it is interned */
 } Reader;
+
+/* A frame by the name and file string values it names (held, so their
+ * addresses stay theirs) and its line: a frame dict of its own per stack,
+ * as PyTorch writes them, is formatted and hashed once, not per stack. */
+typedef struct
+{
+  const MpPickleValue *name, *file;
+  gint64               line;
+} FrameKey;
+
+/* A stack by its interned frame texts: hashing a few pointers, not the
+ * kilobyte of text they join to. */
+typedef struct
+{
+  guint       n;
+  const char *frames[];
+} StackKey;
+
+static guint
+frame_key_hash (gconstpointer p)
+{
+  const FrameKey *k = p;
+
+  return g_direct_hash (k->name) * 31 + g_direct_hash (k->file) * 17 + (guint) k->line;
+}
+
+static gboolean
+frame_key_equal (gconstpointer a, gconstpointer b)
+{
+  const FrameKey *x = a, *y = b;
+
+  return x->name == y->name && x->file == y->file && x->line == y->line;
+}
+
+static guint
+stack_key_hash (gconstpointer p)
+{
+  const StackKey *k = p;
+  guint64         h = k->n;
+
+  for (guint i = 0; i < k->n; i++)
+    h = (h ^ (guintptr) k->frames[i]) * G_GUINT64_CONSTANT (0x100000001b3);
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+stack_key_equal (gconstpointer a, gconstpointer b)
+{
+  const StackKey *x = a, *y = b;
+
+  return x->n == y->n && memcmp (x->frames, y->frames, x->n * sizeof x->frames[0]) == 0;
+}
+
+/* text's interned copy, made only when it is new */
+static gboolean
+intern_copy (Reader *r, const GString *text, const char **out, GError **error)
+{
+  if ((*out = g_hash_table_lookup (r->file->strings, text->str)) != NULL)
+    return TRUE;
+  return mp_trace_file_intern (r->file, g_strndup (text->str, text->len), out, error);
+}
 
 static const struct
 {
@@ -81,33 +146,47 @@ frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
   const MpPickleValue *name = mp_pickle_get (f, "name");
   const MpPickleValue *file = mp_pickle_get (f, "filename");
   const MpPickleValue *line = mp_pickle_get (f, "line");
+  FrameKey             key = { NULL, NULL, 0 };
+  GString             *s = r->text;
 
   if (f->type == MP_PICKLE_CONSUMED)
     {
       *out = f->str ? f->str : "? (?:0)";
       return TRUE;
     }
-  if (!mp_trace_file_intern (r->file,
-                             g_strdup_printf ("%.*s (%.*s:%" G_GINT64_FORMAT ")", MAX_NAME,
-                                              name && name->type == MP_PICKLE_STRING
-                                                ? name->str : "?", MAX_NAME,
-                                              file && file->type == MP_PICKLE_STRING
-                                                ? file->str : "?",
-                                              line && line->type == MP_PICKLE_INT ? line->i : 0),
-                             out, error))
-    return FALSE;
+  key.name = name && name->type == MP_PICKLE_STRING ? name : NULL;
+  key.file = file && file->type == MP_PICKLE_STRING ? file : NULL;
+  key.line = line && line->type == MP_PICKLE_INT ? line->i : 0;
+  if (!(*out = g_hash_table_lookup (r->frames, &key)))
+    {
+      g_string_truncate (s, 0);
+      g_string_append_len (s, key.name ? key.name->str : "?",
+                           key.name ? strnlen (key.name->str, MAX_NAME) : 1);
+      g_string_append (s, " (");
+      g_string_append_len (s, key.file ? key.file->str : "?",
+                           key.file ? strnlen (key.file->str, MAX_NAME) : 1);
+      g_string_append_printf (s, ":%" G_GINT64_FORMAT ")", key.line);
+      if (!intern_copy (r, s, out, error))
+        return FALSE;
+      if (key.name)
+        mp_pickle_hold ((MpPickleValue *) key.name);
+      if (key.file)
+        mp_pickle_hold ((MpPickleValue *) key.file);
+      g_hash_table_insert (r->frames, g_memdup2 (&key, sizeof key), (gpointer) *out);
+    }
   mp_pickle_consume (r->pickle, f, *out);
   return TRUE;
 }
 
 /* The interned text of a frames list, "name (file:line)" per frame,
  * innermost first, as the snapshot lists them: one shared list (a memo
- * reference) is formatted once, however many entries name it. */
+ * reference) is formatted once, however many entries name it, and a
+ * stack seen before is found by its frames' texts. */
 static gboolean
 frames_text (Reader *r, MpPickleValue *frames, const char **out, GError **error)
 {
-  GString *s;
-  guint    n = MIN (mp_pickle_len (frames), MAX_FRAMES);
+  guint     n = MIN (mp_pickle_len (frames), MAX_FRAMES);
+  StackKey *key;
 
   *out = NULL;
   if (frames && frames->type == MP_PICKLE_CONSUMED)
@@ -117,22 +196,26 @@ frames_text (Reader *r, MpPickleValue *frames, const char **out, GError **error)
     }
   if (n == 0)
     return TRUE;
-  s = g_string_new (NULL);
+  key = g_alloca (sizeof (StackKey) + n * sizeof (const char *));
+  key->n = n;
   for (guint i = 0; i < n; i++)
+    if (!frame_text (r, (MpPickleValue *) mp_pickle_item (frames, i), &key->frames[i], error))
+      return FALSE;
+  if (!(*out = g_hash_table_lookup (r->stacks, key)))
     {
-      const char *line;
-
-      if (!frame_text (r, (MpPickleValue *) mp_pickle_item (frames, i), &line, error))
+      g_string_truncate (r->text, 0);
+      for (guint i = 0; i < n; i++)
         {
-          g_string_free (s, TRUE);
-          return FALSE;
+          if (i)
+            g_string_append_c (r->text, '\n');
+          g_string_append (r->text, key->frames[i]);
         }
-      if (i)
-        g_string_append_c (s, '\n');
-      g_string_append (s, line);
+      if (!intern_copy (r, r->text, out, error))
+        return FALSE;
+      g_hash_table_insert (r->stacks,
+                           g_memdup2 (key, sizeof (StackKey) + n * sizeof (const char *)),
+                           (gpointer) *out);
     }
-  if (!mp_trace_file_intern (r->file, g_string_free (s, FALSE), out, error))
-    return FALSE;
   mp_pickle_consume (r->pickle, frames, *out);
   return TRUE;
 }
@@ -171,7 +254,7 @@ parse_entry (Reader *r, const MpPickleValue *e, guint dev, guint index, GArray *
                          found (e, "action"));
       return FALSE;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (actions) && ev.action == TRACE_OTHER; i++)
     if (g_str_equal (action->str, actions[i].name))
       ev.action = actions[i].action;
   if (ev.action == TRACE_OTHER) /* "snapshot" markers and actions of newer versions */
@@ -372,10 +455,12 @@ parse_segments (const MpPickleValue *segments, const char *path, TraceFile *file
 
 typedef struct
 {
-  const char *data; /* the whole input, or NULL: read from in */
-  gsize       length;
-  FILE       *in;
-  const char *path;
+  const char  *data; /* the whole input, or NULL: read from in or by read */
+  gsize        length;
+  FILE        *in;
+  const char  *path;
+  MpPickleRead read; /* NULL: read_input */
+  gpointer     read_data;
 } Input;
 
 static gssize
@@ -399,14 +484,20 @@ read_snapshot (Input *input, const char *path, GError **error)
   g_autoptr (MpPickle)   pickle = NULL;
   g_autoptr (TraceFile)  file = mp_trace_file_new (path, input->length);
   g_autoptr (GHashTable) lists = g_hash_table_new_full (NULL, NULL, NULL, list_entries_free);
-  Reader                 r = { file, path, NULL, lists };
+  g_autoptr (GHashTable) frames = g_hash_table_new_full (frame_key_hash, frame_key_equal, g_free,
+                                                         NULL);
+  g_autoptr (GHashTable) stacks = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free,
+                                                         NULL);
+  g_autoptr (GString)    text = g_string_new (NULL);
+  Reader                 r = { file, path, NULL, lists, frames, stacks, text };
   const MpPickleValue  *root, *traces, *segments;
 
   if (input->data)
     pickle = mp_pickle_parse_stream (input->data, input->length, path, take_entry, &r, error);
   else
-    pickle = mp_pickle_parse_source (read_input, input, input->length, path, take_entry, &r,
-                                     error);
+    pickle = mp_pickle_parse_source (input->read ? input->read : read_input,
+                                     input->read ? input->read_data : input, input->length, path,
+                                     take_entry, &r, error);
   if (pickle == NULL)
     return NULL;
   root = mp_pickle_root (pickle);
@@ -465,7 +556,7 @@ read_snapshot (Input *input, const char *path, GError **error)
 TraceFile *
 mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GError **error)
 {
-  Input input = { data, length, NULL, path };
+  Input input = { data, length, NULL, path, NULL, NULL };
 
   return read_snapshot (&input, path, error);
 }
@@ -473,7 +564,15 @@ mp_trace_parse_snapshot (const char *data, gsize length, const char *path, GErro
 TraceFile *
 mp_trace_read_snapshot (FILE *in, gsize length, const char *path, GError **error)
 {
-  Input input = { NULL, length, in, path };
+  Input input = { NULL, length, in, path, NULL, NULL };
+
+  return read_snapshot (&input, path, error);
+}
+
+TraceFile *
+mp_trace_read_snapshot_gzip (MpGzipReader *in, gsize length, const char *path, GError **error)
+{
+  Input input = { NULL, length, NULL, path, mp_gzip_reader_read, in };
 
   return read_snapshot (&input, path, error);
 }

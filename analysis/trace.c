@@ -757,16 +757,28 @@ mp_trace_parse (const char *data, gsize length, const char *path, const char *de
   return mp_trace_parse_full (data, length, path, &options, error);
 }
 
-/* A plain snapshot is read as it goes, never held whole (a gzip one is
- * inflated first: its reader checks every member and what follows). */
+/* A snapshot is read as it goes, never held whole; a gzip one as it
+ * inflates, held to the size its trailer announces. */
 static MpTrace *
 load_snapshot_stream (const char *path, const MpTraceOptions *options, GError **error)
 {
   static const MpTraceOptions defaults = { NULL, FALSE };
   g_autoptr (TraceFile)       file = NULL;
-  FILE                       *in = fopen (path, "rb");
+  FILE                       *in;
   GStatBuf                    st;
 
+  if (mp_file_is_gzip (path))
+    {
+      g_autoptr (MpGzipReader) gz = mp_gzip_reader_open (path, error);
+
+      if (gz == NULL)
+        return NULL;
+      file = mp_trace_read_snapshot_gzip (gz, mp_gzip_reader_announced (gz), path, error);
+      if (file == NULL)
+        return NULL;
+      return build (file, MP_TRACE_FORMAT_SNAPSHOT, options ? options : &defaults, error);
+    }
+  in = fopen (path, "rb");
   if (in == NULL || fstat (fileno (in), &st) != 0)
     {
       mp_set_file_error (error, MP_ANALYSIS_ERROR_IO, path, "cannot read the file: %s",
@@ -789,7 +801,7 @@ mp_trace_streams (const char *path)
   GStatBuf      st;
 
   /* a pipe's first bytes, once sniffed, are gone: only regular files */
-  return g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && !mp_file_is_gzip (path) &&
+  return g_stat (path, &st) == 0 && S_ISREG (st.st_mode) &&
          mp_input_sniff_file (path, &format) && format == MP_INPUT_SNAPSHOT;
 }
 

@@ -6,12 +6,13 @@
 # --long adds the exact search's long runs (about 18 minutes more): optimal
 # at 100,000 buffers (random and long-lived) and on IOPDDL S, Y and SOMAS
 # pangu-2.6B with a 60 s budget, and the minimisation of D with a 600 s
-# budget, and D and J minimised for 60 s next to the capacity search for just
-# below what that found (60 s: minimising should never be above it). --peers
-# adds OmniMalloc's one-pass heuristics on the same files (build-aux/
-# omnimalloc-bench.py installs it in a throwaway virtual environment; PyPI
-# must be reachable); --long --peers adds optimal 60 s next to OmniMalloc's
-# supermalloc 60 s on every thread, on every instance (about 35 minutes more).
+# budget, D and J minimised for 60 s next to the capacity search for just
+# below what that found (60 s: minimising should never be above it), and the
+# import of a 1 GB snapshot pickle. --peers adds OmniMalloc's one-pass
+# heuristics on the same files (build-aux/omnimalloc-bench.py installs it in a
+# throwaway virtual environment; PyPI must be reachable); --long --peers adds
+# optimal 60 s next to OmniMalloc's supermalloc 60 s on every thread, on every
+# instance (about 35 minutes more).
 #   build-aux/bench.sh [--long] [--peers] [BUILDDIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -127,11 +128,22 @@ echo "== the op order (issue 29): every data/ graph, the ONNX samples, gen gpt2 
 "$cli" bench-order --dim batch=8 --dim seq=128 data/onnx/encoder-2x256.onnx
 rm -f "$tmp"/*
 echo "== PyTorch traces at scale (issue 31): import of generated snapshots and a Chrome trace"
-for n in 100000 1000000; do
-  "$cli" gen torch-snapshot -n "$n" -o "$tmp/snapshot.pickle"
-  printf 'snapshot pickle, %s actions (%s MB): ' "$n" "$(($(stat -c %s "$tmp/snapshot.pickle") / 1000000))"
-  measure "$cli" import "$tmp/snapshot.pickle" --by-op -o "$tmp/by-op.txt"
+# The issue's rows are per file size: the generator writes about 323 bytes
+# an action, so 564 MB is 1,744,000 actions and 1 GB 3,092,000 (--long).
+snapshot_row() {
+  "$cli" gen torch-snapshot -n "$1" -o "$tmp/snapshot.pickle$2"
+  printf 'snapshot pickle%s, %s actions (%s MB): ' "$2" "$1" \
+    "$(($(stat -c %s "$tmp/snapshot.pickle$2") / 1000000))"
+  measure "$cli" import "$tmp/snapshot.pickle$2" --by-op -o "$tmp/by-op.txt"
+  rm -f "$tmp/snapshot.pickle$2"
+}
+for n in 100000 1000000 1744000; do
+  snapshot_row "$n" ""
 done
+snapshot_row 1000000 .gz
+if $long; then
+  snapshot_row 3092000 ""
+fi
 "$cli" gen torch-trace -n 1000000 -o "$tmp/trace.json.gz"
 printf 'Chrome trace .json.gz, 1,000,000 [memory] events (%s MB): ' \
   "$(($(stat -c %s "$tmp/trace.json.gz") / 1000000))"

@@ -18,23 +18,13 @@ typedef gboolean (*GenFunc) (FILE *out, guint64 n, guint64 seed, gboolean gzip);
 static char *
 generate (GenFunc gen, guint64 n, gboolean gzip, const char *name)
 {
-  g_autofree char *dir = g_dir_make_tmp ("memplan-trace-scale-XXXXXX", NULL);
-  char            *path = g_build_filename (dir, name, NULL);
-  FILE            *out = fopen (path, "wb");
+  char *path = test_tmp_path (name);
+  FILE *out = fopen (path, "wb");
 
   g_assert_nonnull (out);
   g_assert_true (gen (out, n, 7, gzip));
   g_assert_cmpint (fclose (out), ==, 0);
   return path;
-}
-
-static void
-remove_generated (const char *path)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_remove (path), ==, 0);
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static MpTrace *
@@ -76,8 +66,8 @@ check_generated (GenFunc gen, guint64 n, const char *name, const char *gz_name,
       g_assert_cmpstr (a->sites[t].frames, ==, b->sites[t].frames);
       g_assert_cmpstr (a->sites[t].op, ==, b->sites[t].op);
     }
-  remove_generated (plain);
-  remove_generated (gz);
+  test_tmp_remove (plain);
+  test_tmp_remove (gz);
 }
 
 static void
@@ -120,7 +110,7 @@ test_gen_snapshot (void)
         g_assert_cmpstr (streamed->message, ==, whole->message);
       }
   }
-  remove_generated (path);
+  test_tmp_remove (path);
   check_generated (mp_gen_torch_snapshot, 3000, "s.pickle", "s.pickle.gz", 3000);
 }
 
@@ -135,7 +125,7 @@ test_gen_trace (void)
       g_assert_nonnull (trace->sites[t].op);
       g_assert_true (g_str_has_prefix (trace->sites[t].op, "aten::"));
     }
-  remove_generated (path);
+  test_tmp_remove (path);
   check_generated (mp_gen_torch_trace, 2000, "t.json", "t.json.gz", 2000);
 }
 
@@ -164,15 +154,9 @@ test_protocols (void)
   for (guint proto = 2; proto <= 5; proto++)
     {
       g_autofree char    *arg = g_strdup_printf ("%u", proto);
-      const char         *argv[] = { "python3", "-c", snapshot_py, arg, path, NULL };
-      gint                status;
-      g_autoptr (GError)  error = NULL;
       g_autoptr (MpTrace) trace = NULL;
 
-      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                                   NULL, NULL, &status, &error));
-      g_assert_no_error (error);
-      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      test_run_python (snapshot_py, arg, path);
       trace = load (path);
       g_assert_cmpstr (trace->device, ==, "cuda:1");
       g_assert_cmpuint (trace->n_events, ==, 5);
@@ -258,8 +242,8 @@ test_gzip_estimate (void)
     }
   g_assert_cmpint (g_remove (graph_path), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
-  remove_generated (paths[1]);
-  remove_generated (paths[2]);
+  test_tmp_remove (paths[1]);
+  test_tmp_remove (paths[2]);
   g_free (paths[1]);
   g_free (paths[2]);
 }

@@ -5,6 +5,7 @@
  * last) triples and finding the data folder. */
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "memplan-analysis.h"
@@ -61,6 +62,39 @@ test_random_records (GRand *rand, guint n, guint n_steps, guint size_shift)
       recs[i].size = g_rand_int_range (rand, 1, 5) * (1u << shift);
     }
   return test_graph_from_records (recs, n);
+}
+
+/* name in a new temporary directory; test_tmp_remove removes both. */
+static inline char *
+test_tmp_path (const char *name)
+{
+  g_autofree char *dir = g_dir_make_tmp ("memplan-test-XXXXXX", NULL);
+
+  g_assert_nonnull (dir);
+  return g_build_filename (dir, name, NULL);
+}
+
+static inline void
+test_tmp_remove (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_remove (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* python3 -c script arg path: a file Python's own modules write. */
+static inline void
+test_run_python (const char *script, const char *arg, const char *path)
+{
+  const char         *argv[] = { "python3", "-c", script, arg, path, NULL };
+  gint                status;
+  g_autoptr (GError)  error = NULL;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+                               NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
 }
 
 static inline char *
