@@ -328,19 +328,30 @@ run_planners (MpPlanRun *run, const MpPlannerInfo * const *infos, guint n_infos,
 {
   MpWorkload        *workload = run->workload;
   g_autofree Job    *jobs = g_new0 (Job, n_infos);
-  g_autoptr (GCancellable) pool_cancellable = g_cancellable_new ();
-  Pool               pool = { workload, options, pool_cancellable };
+  g_autoptr (GCancellable) pool_cancellable = NULL;
+  Pool               pool = { workload, options, NULL };
   GThreadPool       *threads = NULL;
   guint              n_threads = options->n_threads ? options->n_threads
                                                     : MAX (g_get_num_processors (), 1);
+  guint              n_heuristics = 0;
   gulong             cancel_id = 0;
   gboolean           ok = TRUE;
 
+  /* a lone heuristic runs here: a thread and a cancellable (GIO's types
+   * registered) cost a small plan process more than its planning (issue 30) */
+  for (guint i = 0; i < n_infos; i++)
+    n_heuristics += !(infos[i]->traits & MP_PLANNER_SEARCHES);
+  if (n_heuristics < 2)
+    n_threads = 1;
   g_mutex_init (&pool.lock);
   g_cond_init (&pool.cond);
-  if (cancellable)
-    cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_pool),
-                                       g_object_ref (pool_cancellable), g_object_unref);
+  if (n_threads > 1)
+    {
+      pool.cancellable = pool_cancellable = g_cancellable_new ();
+      if (cancellable)
+        cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (cancel_pool),
+                                           g_object_ref (pool_cancellable), g_object_unref);
+    }
   for (guint i = 0; i < n_infos; i++)
     {
       jobs[i].info = infos[i];
@@ -415,7 +426,8 @@ run_planners (MpPlanRun *run, const MpPlannerInfo * const *infos, guint n_infos,
     }
 
   /* on a failure the planners still running stop; what they made goes */
-  g_cancellable_cancel (pool_cancellable);
+  if (pool_cancellable)
+    g_cancellable_cancel (pool_cancellable);
   if (threads)
     g_thread_pool_free (threads, FALSE, TRUE);
   g_cancellable_disconnect (cancellable, cancel_id);

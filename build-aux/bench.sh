@@ -74,6 +74,18 @@ if [ -x "$build/tests/test-planner-first-fit" ]; then
   echo "== first-fit against TensorFlow Lite Micro's GreedyMemoryPlanner (offset for offset)"
   "$build/tests/test-planner-first-fit" -p /analysis/planner/first-fit/matches-tflm | grep '^ok'
 fi
+# TFLITE_DRIVER: a driver built by build-aux/build-tflite-driver.sh
+tflite_driver=${TFLITE_DRIVER:-$build/tflite-driver}
+if [ -x "$tflite_driver" ]; then
+  echo "== a plan process against TFLite GPU's greedy-by-size driver: CPU per process, A-E and 200 random"
+  "$cli" gen random --csv -n 200 -o "$tmp/random-200.csv"
+  python3 build-aux/bench-startup.py "$cli" "$tflite_driver" data/minimalloc/A.1048576.csv \
+    data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
+    data/minimalloc/E.1048576.csv "$tmp/random-200.csv"
+  rm -f "$tmp"/*
+else
+  echo "== skipped: a plan process against TFLite's driver (build it with build-aux/build-tflite-driver.sh TENSORFLOW_DIR, or set TFLITE_DRIVER)"
+fi
 echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS"
 r=tests/data/real
 real="data/minimalloc/A.1048576.csv data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv

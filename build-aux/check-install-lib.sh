@@ -16,7 +16,7 @@ trap 'rm -rf "$dest"' EXIT
 skip () { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 abs () { case $1 in /*) echo "$dest$1" ;; *) echo "$dest$prefix/$1" ;; esac; }
 
-echo "1..12"
+echo "1..14"
 check "meson install --destdir" meson install -C "$build" --destdir "$dest" --no-rebuild --quiet
 lib=$(abs "$libdir")
 inc=$dest$prefix/include/memplan-1
@@ -30,16 +30,24 @@ check "libmemplan-1 exports mp_* functions only" sh -c \
   "nm -D --defined-only '$lib/libmemplan-1.so.0' | awk '{print \$3}' | grep -v '^mp_' | \
    grep -v '^_' | { ! grep .; }"
 # the programs are clients: they link the library, and every engine
-# function their code calls is exported
+# function their code calls is exported. memplan-cli in two halves (issue
+# 30): the whole CLI, a module for render and exec, links the library; the
+# program that plans links the engine alone, statically, and no renderer
 bin=$dest$prefix/bin
-check "the installed memplan-cli (and memplan) link libmemplan-1.so.0" sh -c \
-  "for p in '$bin/memplan-cli' '$bin/memplan'; do [ -f \$p ] || continue; \
+check "the installed memplan-cli-full module (and memplan) link libmemplan-1.so.0" sh -c \
+  "for p in '$lib/memplan/memplan-cli-full.so' '$bin/memplan'; do [ -f \$p ] || continue; \
      readelf -d \$p | grep -q 'NEEDED.*\\[libmemplan-1.so.0\\]' || { echo \$p; exit 1; }; done"
+check "the installed memplan-cli needs neither libmemplan-1 nor cairo nor GIO" sh -c \
+  "! readelf -d '$bin/memplan-cli' | grep -E 'NEEDED.*(libmemplan-1|libcairo|libgio)'"
+check "the installed memplan-cli renders through its installed module" sh -c \
+  "'$bin/memplan-cli' render '$src/data/minimalloc/C.1048576.csv' -o '$dest/c.svg' && \
+   grep -q '<svg' '$dest/c.svg'"
 undefined=$(for a in cli/libmemplan-cli.a exec/libmemplan-exec.a app/libmemplan-gui.a \
                      cli/memplan-cli.p/main.c.o; do
               [ -f "$build/$a" ] && nm -u "$build/$a"
             done | awk '$2 ~ /^mp_/ {print $2}' | sort -u)
-defined=$(for a in cli/libmemplan-cli.a exec/libmemplan-exec.a app/libmemplan-gui.a; do
+defined=$(for a in cli/libmemplan-cli.a exec/libmemplan-exec.a app/libmemplan-gui.a \
+                   cli/memplan-cli.p/cli-full.c.o; do
             [ -f "$build/$a" ] && nm --defined-only "$build/$a"
           done | awk '$3 ~ /^mp_/ {print $3}' | sort -u)
 exported=$(nm -D --defined-only "$lib/libmemplan-1.so.0" | awk '{print $3}' | sort -u)

@@ -10,7 +10,7 @@
 # CUDA runtime linked statically (-cudart=static) in build-bundle/, or with
 # --from packages an existing build as it is (what the suite's test does:
 # it has no time for a second build), then copies into OUTDIR:
-#   bin/memplan-cli, tests/test-exec{,-validate,-cuda}
+#   bin/memplan-cli (and its module memplan-cli-full.so), tests/test-exec{,-validate,-cuda}
 #   lib/       every shared library they load (ldd), except glibc's and the
 #              driver's (libcuda, which must match the kernel module)
 #   data/, src/tests/data   the samples and fixtures the tests read
@@ -61,6 +61,11 @@ find_bin () {
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/tests" "$out/lib" "$out/src/tests"
 cp "$(find_bin memplan-cli)" "$out/bin/"
+# the whole CLI's module (render, exec), which memplan-cli looks for beside
+# itself first (cli/cli-full.c), where the build has one
+module=$(find "$from" -path "$from/meson-*" -prune -o -type f -name memplan-cli-full.so -print |
+         head -n 1)
+[ -z "$module" ] || cp "$module" "$out/bin/"
 for t in test-exec test-exec-validate test-exec-cuda; do
   cp "$(find_bin "$t")" "$out/tests/"
 done

@@ -113,6 +113,8 @@ mp_cli_order_compare (GString *out, MpWorkload *w, MpPlanRun *run, MpCliPlanning
   return TRUE;
 }
 
+/* render --curves only: not in the light program, which has no renderer */
+#ifndef MP_CLI_LIGHT
 gboolean
 mp_cli_order_curves (MpWorkload *w, MpCliPlanning *p, const char *path, MpRenderFormat format,
                      const MpRenderOptions *options, gint width, gint height)
@@ -136,3 +138,4 @@ mp_cli_order_curves (MpWorkload *w, MpCliPlanning *p, const char *path, MpRender
     }
   return TRUE;
 }
+#endif

@@ -37,6 +37,10 @@ int  mp_cli_render   (int argc, char **argv);
 int  mp_cli_bench_optimal (int argc, char **argv);
 int  mp_cli_bench_order (int argc, char **argv);
 int  mp_cli_explain  (int argc, char **argv);
+/* The light program (cli-full.c): whether the command line is one for the
+ * whole CLI (render, exec), and running it there. */
+gboolean mp_cli_needs_full (int argc, char **argv);
+int      mp_cli_full_main  (int argc, char **argv);
 
 /* Prints "memplan-cli: message" on stderr. */
 void mp_cli_error    (const char *format, ...) G_GNUC_PRINTF (1, 2);
