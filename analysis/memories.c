@@ -41,6 +41,11 @@ mp_spill_free (MpSpill *spill)
   g_free (spill->count);
   g_free (spill->traffic);
   g_free (spill->accesses);
+  g_free (spill->spilled);
+  g_free (spill->spilled_bytes);
+  for (guint k = 0; spill->plans && k < spill->n_memories; k++)
+    mp_plan_free (spill->plans[k]);
+  g_free (spill->plans);
   g_free (spill);
 }
 
@@ -85,10 +90,11 @@ plan_memory (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *i
 {
   g_autofree guint *index = g_new (guint, MAX (lt->n_records, 1));
   g_autoptr (MpLifetimes) sub = memory_lifetimes (graph, lt, spill->memory_of, k, index);
-  g_autoptr (MpPlan) plan = NULL;
+  MpPlan *plan;
 
   spill->arena[k] = 0;
   spill->count[k] = sub->n_records;
+  g_clear_pointer (&spill->plans[k], mp_plan_free);
   if (sub->n_records == 0)
     return TRUE;
   if (!(plan = mp_planner_run (info, graph, sub, options, cancellable, error)))
@@ -96,12 +102,15 @@ plan_memory (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *i
   spill->arena[k] = plan->arena;
   for (guint i = 0; i < sub->n_records; i++)
     spill->offsets[index[i]] = plan->offsets[i];
+  plan->capacity = spill->memories[k].capacity;
+  plan->fits = !plan->capacity || plan->arena <= plan->capacity;
+  spill->plans[k] = plan;
   return TRUE;
 }
 
 /* The record of memory k with the most bytes × steps that may move. */
 static gint
-pick_spill (const MpLifetimes *lt, const MpSpill *spill, guint k)
+pick_spill (const MpLifetimes *lt, const MpSpill *spill, const gboolean *pinned, guint k)
 {
   gint    best = -1;
   guint64 best_weight = 0;
@@ -111,7 +120,7 @@ pick_spill (const MpLifetimes *lt, const MpSpill *spill, guint k)
       const MpUsage *r = &lt->records[i];
       guint64        weight = r->bytes * (guint64) (r->last - r->first + 1);
 
-      if (spill->memory_of[i] != k || (r->flags & MP_USAGE_FIXED))
+      if (spill->memory_of[i] != k || (r->flags & MP_USAGE_FIXED) || pinned[i])
         continue;
       if (best < 0 || weight > best_weight)
         {
@@ -122,6 +131,45 @@ pick_spill (const MpLifetimes *lt, const MpSpill *spill, guint k)
   return best;
 }
 
+/* The records whose tensor names a "memory" start there, matched by name
+ * (the command line may list the memories in another order). */
+static gboolean
+pin_memories (const MpGraph *graph, const MpLifetimes *lt, MpSpill *spill, gboolean *pinned,
+              GError **error)
+{
+  for (guint i = 0; i < lt->n_records; i++)
+    {
+      const MpTensor *t = &graph->tensors[lt->records[i].tensor];
+      const char     *want;
+      guint           k;
+
+      if (t->memory == 0)
+        continue;
+      want = graph->memories[t->memory - 1].name;
+      for (k = 0; k < spill->n_memories && !g_str_equal (spill->memories[k].name, want); k++)
+        ;
+      if (k == spill->n_memories)
+        {
+          mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, graph->path,
+                             "tensor '%s' must live in memory '%s', which the memories given "
+                             "do not name", t->name, want);
+          return FALSE;
+        }
+      spill->memory_of[i] = k;
+      pinned[i] = TRUE;
+    }
+  return TRUE;
+}
+
+gint
+mp_spill_memory_of_tensor (const MpSpill *spill, const MpGraph *graph,
+                                    const MpLifetimes *lifetimes, guint t)
+{
+  gint r = t < graph->n_tensors ? lifetimes->record_of[t] : -1;
+
+  return r >= 0 && (guint) r < spill->n_records ? (gint) spill->memory_of[r] : -1;
+}
+
 MpSpill *
 mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
                const MpMemory *memories, guint n_memories, const MpPlannerOptions *options,
@@ -129,6 +177,7 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
 {
   g_autoptr (MpSpill) spill = g_new0 (MpSpill, 1);
   guint n = lt->n_records;
+  g_autofree gboolean *pinned = g_new0 (gboolean, MAX (n, 1));
 
   g_return_val_if_fail (n_memories > 0, NULL);
   spill->n_memories = n_memories;
@@ -142,6 +191,11 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
   spill->count = g_new0 (guint, n_memories);
   spill->traffic = g_new0 (guint64, n_memories);
   spill->accesses = g_new0 (guint64, MAX (n, 1));
+  spill->spilled = g_new0 (gboolean, MAX (n, 1));
+  spill->spilled_bytes = g_new0 (guint64, n_memories);
+  spill->plans = g_new0 (MpPlan *, n_memories);
+  if (!pin_memories (graph, lt, spill, pinned, error))
+    return NULL;
 
   for (guint k = 0; k < n_memories; k++)
     {
@@ -152,11 +206,12 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
       /* the last memory takes what is left, fitting or not */
       while (capacity && spill->arena[k] > capacity && k + 1 < n_memories)
         {
-          gint victim = pick_spill (lt, spill, k);
+          gint victim = pick_spill (lt, spill, pinned, k);
 
           if (victim < 0)
             break;
           spill->memory_of[victim] = k + 1;
+          spill->spilled[victim] = TRUE;
           if (!plan_memory (graph, lt, info, options, spill, k, cancellable, error))
             return NULL;
         }
@@ -181,7 +236,11 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
     }
   spill->fits = TRUE;
   for (guint i = 0; i < n; i++)
-    spill->traffic[spill->memory_of[i]] += lt->records[i].bytes * spill->accesses[i];
+    {
+      spill->traffic[spill->memory_of[i]] += lt->records[i].bytes * spill->accesses[i];
+      if (spill->spilled[i])
+        spill->spilled_bytes[spill->memory_of[i]] += lt->records[i].bytes;
+    }
   for (guint k = 0; k < n_memories; k++)
     spill->fits &= !memories[k].capacity || spill->arena[k] <= memories[k].capacity;
   return g_steal_pointer (&spill);

@@ -1,25 +1,53 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cli.h"
 
-/* plan --memory: for each planner, what fits in each memory (fastest
- * first) and what spilled to the next, with its traffic. */
+static void
+memory_clear (gpointer data)
+{
+  g_free (((MpMemory *) data)->name);
+}
+
+/* The memories to spill by: --memory flags when given (they override the
+ * graph's), else the graph's own "memories"; NULL and error set on a bad
+ * flag. An empty array: none. */
+GArray *
+mp_cli_memories (const MpGraph *graph, char **specs, GError **error)
+{
+  g_autoptr (GArray) memories = g_array_new (FALSE, TRUE, sizeof (MpMemory));
+
+  g_array_set_clear_func (memories, memory_clear);
+  for (guint k = 0; specs && specs[k]; k++)
+    {
+      MpMemory m;
+
+      if (!mp_memory_parse (specs[k], &m, error))
+        return NULL;
+      g_array_append_val (memories, m);
+    }
+  for (guint k = 0; !specs && k < graph->n_memories; k++)
+    {
+      MpMemory m = { g_strdup (graph->memories[k].name), graph->memories[k].capacity };
+
+      g_array_append_val (memories, m);
+    }
+  return g_steal_pointer (&memories);
+}
+
+/* plan --memory (or a graph with "memories"): for each planner, what fits
+ * in each memory (fastest first) and what spilled to the next, with its
+ * traffic. */
 gboolean
 mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
                     const MpCliPlanning *planning, char **specs, GError **error)
 {
-  g_autoptr (GArray) memories = g_array_new (FALSE, TRUE, sizeof (MpMemory));
+  g_autoptr (GArray) memories = mp_cli_memories (w->graph, specs, error);
   MpPlannerOptions options = { 0 };
-  gboolean         ok = TRUE;
+  gboolean         ok = memories != NULL;
 
+  if (!ok || memories->len == 0)
+    return ok;
   options.time_budget = planning->budget;
   options.max_parallel_ops = MAX (planning->max_parallel, 0);
-  for (guint k = 0; specs[k] && ok; k++)
-    {
-      MpMemory m;
-
-      if ((ok = mp_memory_parse (specs[k], &m, error)))
-        g_array_append_val (memories, m);
-    }
   g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
                                "over its capacity, its tensor with the most bytes x steps live "
                                "moves to the next):\n");
@@ -51,11 +79,11 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
                                   spill->memories[k].capacity &&
                                       spill->arena[k] > spill->memories[k].capacity
                                     ? " — OVER CAPACITY" : "");
-          if (k == 0)
+          if (spill->spilled_bytes[k] == 0)
             continue;
           g_string_append_printf (out, "%-18s   spilled to %s:", "", spill->memories[k].name);
           for (guint i = 0; i < spill->n_records; i++)
-            if (spill->memory_of[i] == k)
+            if (spill->memory_of[i] == k && spill->spilled[i])
               {
                 const MpUsage   *r = &w->lifetimes->records[i];
                 g_autofree char *b = mp_format_bytes (r->bytes);
@@ -67,7 +95,5 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
           g_string_append_c (out, '\n');
         }
     }
-  for (guint k = 0; k < memories->len; k++)
-    g_free (g_array_index (memories, MpMemory, k).name);
   return ok;
 }

@@ -190,7 +190,7 @@ mp_cli_plan (int argc, char **argv)
                                   "initializers, outside the arena\n", w->graph->name, n_params,
                                   pb);
         }
-      if (memories && !mp_cli_spill_table (s, w, run, &planning, memories, &error))
+      if (!mp_cli_spill_table (s, w, run, &planning, memories, &error))
         {
           g_string_free (s, TRUE);
           mp_cli_error ("%s", error->message);

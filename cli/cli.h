@@ -119,6 +119,7 @@ typedef struct
 
 /* plan --memory: per planner, each memory's arena and what spilled
  * (cli-memories.c); FALSE with error on a bad --memory. */
+GArray  *mp_cli_memories    (const MpGraph *graph, char **specs, GError **error);
 gboolean mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
                              const MpCliPlanning *planning, char **specs, GError **error);
 
