@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #include "cli.h"
+#include "memplan-render.h"
 
 static void
 memory_clear (gpointer data)
@@ -96,4 +97,47 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
         }
     }
   return ok;
+}
+
+/* render with memories: one pane per memory of plan's planner, fastest
+ * first, the spilled tensors marked; the panes draw *spill's plans, so
+ * free the panes first. NULL and error set on bad memories or a planner
+ * that fails. */
+GPtrArray *
+mp_cli_spill_panes (MpWorkload *w, const MpPlan *plan, const MpCliPlanning *planning,
+                    char **specs, MpSpill **spill, GError **error)
+{
+  g_autoptr (GArray) memories = mp_cli_memories (w->graph, specs, error);
+  const MpPlannerInfo *info = mp_planner_lookup (plan->planner);
+  MpPlannerOptions     options = { 0 };
+  GPtrArray           *panes;
+
+  if (memories == NULL || info == NULL)
+    return NULL;
+  options.time_budget = planning->budget;
+  options.max_parallel_ops = MAX (planning->max_parallel, 0);
+  if (!(*spill = mp_spill_plan (w->graph, w->lifetimes, info, (MpMemory *) memories->data,
+                                memories->len, &options, NULL, error)))
+    return NULL;
+  panes = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
+  for (guint k = 0; k < (*spill)->n_memories; k++)
+    {
+      g_autoptr (GArray) moved = g_array_new (FALSE, FALSE, sizeof (guint));
+      MpPlan        **p = &(*spill)->plans[k];
+      MpRenderIndex  *index;
+
+      if (*p == NULL)
+        *p = mp_plan_new_records (plan->planner, NULL, 0, w->lifetimes->n_steps,
+                                  w->lifetimes->alignment);
+      for (guint i = 0; i < (*spill)->n_records; i++)
+        if ((*spill)->memory_of[i] == k && (*spill)->spilled[i])
+          g_array_append_val (moved, w->lifetimes->records[i].tensor);
+      mp_workload_judge (w, *p);
+      index = mp_render_index_new (w->graph, *p);
+      mp_render_index_set_memory (index, (*spill)->memories[k].name,
+                                  (*spill)->memories[k].capacity,
+                                  (const guint *) (void *) moved->data, moved->len);
+      g_ptr_array_add (panes, index);
+    }
+  return panes;
 }

@@ -60,6 +60,8 @@ mp_cli_render (int argc, char **argv)
   g_autofree char *theme = NULL;
   g_autofree char *steps = NULL;
   g_autofree char *plans_path = NULL;
+  g_auto (GStrv)   memory_specs = NULL;
+  g_autoptr (MpSpill) spill = NULL;
   gint             width = 1600, height = 0;
   gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, curves = FALSE;
   g_autofree char *scale = NULL;
@@ -113,6 +115,9 @@ mp_cli_render (int argc, char **argv)
     { "curves", 0, 0, G_OPTION_ARG_NONE, &curves, "With --order: draw the live bytes over time "
       "of the given order and of the chosen one on one axis, with the saving, instead of plans",
       NULL },
+    { "memory", 0, 0, G_OPTION_ARG_STRING_ARRAY, &memory_specs, "A memory, fastest first, "
+      "repeated (NAME or NAME=SIZE; default: the graph's \"memories\"): draw the best plan's "
+      "planner one pane per memory, with each capacity and the spilled tensors", "NAME[=SIZE]" },
     { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Time drawing frames of a generated graph "
       "instead (no FILE)", NULL },
     { "tensors", 'n', 0, G_OPTION_ARG_INT, &bench_tensors, "--bench: tensors in the generated "
@@ -192,6 +197,11 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
+  if (plans_path && memory_specs)
+    {
+      mp_cli_error ("--memory plans each memory: it does not go with --plan");
+      return MP_EXIT_BAD_INPUT;
+    }
   if (plans_path && planning.planner_names)
     {
       mp_cli_error ("--plan and --planner exclude each other");
@@ -262,6 +272,31 @@ mp_cli_render (int argc, char **argv)
         mp_render_index_set_rank (indices->pdata[k], k + 1);
     }
 
+  /* several memories: the winner's planner, one pane per memory instead */
+  if (!plans_path && (memory_specs || graph->n_memories))
+    {
+      GPtrArray *panes = mp_cli_spill_panes (w, plans->pdata[order[0]], &planning, memory_specs,
+                                             &spill, &error);
+
+      if (panes == NULL)
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      g_ptr_array_unref (indices);
+      indices = panes;
+      all_valid = TRUE;
+      for (guint k = 0; k < spill->n_memories; k++)
+        all_valid &= spill->plans[k]->valid;
+      plans = g_ptr_array_new ();
+      for (guint k = 0; k < spill->n_memories; k++)
+        g_ptr_array_add (plans, spill->plans[k]);
+      loaded = plans; /* NULL before: no --plan; the spill owns the plans */
+      /* the strip would show the first memory's live bytes as the graph's */
+      options.flags |= MP_RENDER_HIDE_CURVE;
+      if (height <= 0)
+        height = 130 + 400 * (gint) spill->n_memories;
+    }
   /* stacked: the memory strip over the plans, then a band per plan */
   if (height <= 0)
     height = plans->len == 1 ? 1000 : MIN (130 + 250 + 330 * (gint) plans->len, 20000);

@@ -122,6 +122,9 @@ typedef struct
 GArray  *mp_cli_memories    (const MpGraph *graph, char **specs, GError **error);
 gboolean mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
                              const MpCliPlanning *planning, char **specs, GError **error);
+/* render: one MpRenderIndex per memory (cli-memories.c). */
+GPtrArray *mp_cli_spill_panes (MpWorkload *w, const MpPlan *plan, const MpCliPlanning *planning,
+                               char **specs, MpSpill **spill, GError **error);
 
 void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
                                      MpCliPlanningFlags flags);
