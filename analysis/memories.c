@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "file-util.h"
 #include "memories.h"
 #include "memory-estimate.h"
 #include "mp-internal.h"
@@ -103,6 +104,7 @@ plan_memory (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *i
   for (guint i = 0; i < sub->n_records; i++)
     spill->offsets[index[i]] = plan->offsets[i];
   plan->capacity = spill->memories[k].capacity;
+  plan->memory = g_strdup (spill->memories[k].name);
   plan->fits = !plan->capacity || plan->arena <= plan->capacity;
   spill->plans[k] = plan;
   return TRUE;
@@ -244,4 +246,24 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
   for (guint k = 0; k < n_memories; k++)
     spill->fits &= !memories[k].capacity || spill->arena[k] <= memories[k].capacity;
   return g_steal_pointer (&spill);
+}
+
+char *
+mp_spill_capacity_problem (const MpGraph *graph, const MpPlan *plan)
+{
+  g_autofree char *cap = mp_format_bytes (plan->capacity);
+  g_autofree char *end = NULL;
+  guint            top = 0;
+
+  g_return_val_if_fail (plan->n_records > 0, NULL);
+  for (guint i = 1; i < plan->n_records; i++)
+    if (plan->offsets[i] + plan->records[i].bytes >
+        plan->offsets[top] + plan->records[top].bytes)
+      top = i;
+  end = mp_format_bytes (plan->offsets[top] + plan->records[top].bytes);
+  return g_strdup_printf ("tensor '%s' ends at %s (%" G_GUINT64_FORMAT " B), over %s's capacity "
+                          "of %s (%" G_GUINT64_FORMAT " B)",
+                          graph->tensors[plan->records[top].tensor].name, end,
+                          plan->offsets[top] + plan->records[top].bytes,
+                          plan->memory ? plan->memory : "the memory", cap, plan->capacity);
 }

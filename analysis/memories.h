@@ -54,6 +54,24 @@ MP_AVAILABLE_IN_1_0
 gint     mp_spill_memory_of_tensor (const MpSpill *spill, const MpGraph *graph,
                                     const MpLifetimes *lifetimes, guint t);
 
+/* mp_plan_write_json with each plan's spill (spills[i], NULL for none) as
+ * its "spill" member: the memories (name, capacity, arena, tensors,
+ * traffic, spilled_bytes, spilled) and each tensor's memory and offset in
+ * it. mp_plan_load reads a spill back as one more plan per memory, named
+ * "PLANNER in MEMORY", its memory and capacity set, so mp_plan_judge checks
+ * each memory's placement and capacity. */
+MP_AVAILABLE_IN_1_0
+gboolean mp_plan_write_json_spills (const char *path, const MpGraph *graph,
+                                    const MpLifetimes *lifetimes, MpPlan **plans,
+                                    MpSpill *const *spills, guint n_plans,
+                                    const char *const *skipped, const char *const *reasons,
+                                    guint n_skipped, GError **error);
+
+/* Why plan, one memory's share (plan->memory set), is over its capacity:
+ * the tensor that ends highest, named. */
+MP_AVAILABLE_IN_1_0
+char    *mp_spill_capacity_problem (const MpGraph *graph, const MpPlan *plan);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpSpill, mp_spill_free)
 
 G_END_DECLS

@@ -34,39 +34,54 @@ mp_cli_memories (const MpGraph *graph, char **specs, GError **error)
   return g_steal_pointer (&memories);
 }
 
-/* plan --memory (or a graph with "memories"): for each planner, what fits
- * in each memory (fastest first) and what spilled to the next, with its
- * traffic. */
-gboolean
-mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
-                    const MpCliPlanning *planning, char **specs, GError **error)
+/* Each plan of run spilled over the memories (flags, else the graph's):
+ * spills[i] for run->plans[i], NULL for a baseline or foreign planner. An
+ * empty array when there are no memories; NULL and error set on a bad
+ * flag or a planner that fails. */
+GPtrArray *
+mp_cli_spills (const MpWorkload *w, const MpPlanRun *run, const MpCliPlanning *planning,
+               char **specs, GError **error)
 {
   g_autoptr (GArray) memories = mp_cli_memories (w->graph, specs, error);
+  g_autoptr (GPtrArray) spills = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_spill_free);
   MpPlannerOptions options = { 0 };
-  gboolean         ok = memories != NULL;
 
-  if (!ok || memories->len == 0)
-    return ok;
+  if (memories == NULL)
+    return NULL;
   options.time_budget = planning->budget;
   options.max_parallel_ops = MAX (planning->max_parallel, 0);
-  g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
-                               "over its capacity, its tensor with the most bytes x steps live "
-                               "moves to the next):\n");
-  for (guint p = 0; ok && p < run->plans->len; p++)
+  for (guint p = 0; memories->len && p < run->plans->len; p++)
     {
       const MpPlan        *plan = run->plans->pdata[p];
       const MpPlannerInfo *info = mp_planner_lookup (plan->planner);
-      g_autoptr (MpSpill) spill = NULL;
+      MpSpill             *spill = NULL;
 
-      if (info == NULL || (info->traits & MP_PLANNER_BASELINE))
-        continue;
-      if (!(spill = mp_spill_plan (w->graph, w->lifetimes, info, (MpMemory *) memories->data,
+      if (info && !(info->traits & MP_PLANNER_BASELINE) &&
+          !(spill = mp_spill_plan (w->graph, w->lifetimes, info, (MpMemory *) memories->data,
                                    memories->len, &options, NULL, error)))
-        {
-          ok = FALSE;
-          break;
-        }
-      for (guint k = 0; k < spill->n_memories; k++)
+        return NULL;
+      g_ptr_array_add (spills, spill);
+    }
+  return g_steal_pointer (&spills);
+}
+
+/* plan --memory (or a graph with "memories"): for each planner, what fits
+ * in each memory (fastest first) and what spilled to the next, with its
+ * traffic. */
+void
+mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run, GPtrArray *spills)
+{
+  if (spills->len == 0)
+    return;
+  g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
+                               "over its capacity, its tensor with the most bytes x steps live "
+                               "moves to the next):\n");
+  for (guint p = 0; p < run->plans->len; p++)
+    {
+      const MpPlan  *plan = run->plans->pdata[p];
+      const MpSpill *spill = spills->pdata[p];
+
+      for (guint k = 0; spill && k < spill->n_memories; k++)
         {
           g_autofree char *arena = mp_format_bytes (spill->arena[k]);
           g_autofree char *cap = spill->memories[k].capacity
@@ -96,7 +111,6 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
           g_string_append_c (out, '\n');
         }
     }
-  return ok;
 }
 
 /* render with memories: one pane per memory of plan's planner, fastest

@@ -120,8 +120,10 @@ typedef struct
 /* plan --memory: per planner, each memory's arena and what spilled
  * (cli-memories.c); FALSE with error on a bad --memory. */
 GArray  *mp_cli_memories    (const MpGraph *graph, char **specs, GError **error);
-gboolean mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+GPtrArray *mp_cli_spills    (const MpWorkload *w, const MpPlanRun *run,
                              const MpCliPlanning *planning, char **specs, GError **error);
+void     mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+                             GPtrArray *spills);
 /* render: one MpRenderIndex per memory (cli-memories.c). */
 GPtrArray *mp_cli_spill_panes (MpWorkload *w, const MpPlan *plan, const MpCliPlanning *planning,
                                char **specs, MpSpill **spill, GError **error);
