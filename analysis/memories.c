@@ -172,6 +172,162 @@ mp_spill_memory_of_tensor (const MpSpill *spill, const MpGraph *graph,
   return r >= 0 && (guint) r < spill->n_records ? (gint) spill->memory_of[r] : -1;
 }
 
+/* Each op input or output is one access; usage records have no ops, so
+ * one write and one read each. */
+static void
+count_accesses (const MpGraph *graph, const MpLifetimes *lt, MpSpill *spill)
+{
+  for (guint i = 0; i < lt->n_records; i++)
+    spill->accesses[i] = graph->has_ops ? 0 : 2;
+  for (guint o = 0; graph->has_ops && o < graph->n_ops; o++)
+    {
+      const MpOp *op = &graph->ops[o];
+
+      for (guint a = 0; a < op->n_inputs + op->n_outputs; a++)
+        {
+          guint id = a < op->n_inputs ? op->inputs[a] : op->outputs[a - op->n_inputs];
+          gint  r = lt->record_of[id];
+
+          if (r >= 0)
+            spill->accesses[r]++;
+        }
+    }
+}
+
+/* The exact spill (optimal): which movable records leave the first memory
+ * so that the fewest bytes leave (ties: the least traffic) and the rest
+ * fits its capacity. A depth-first search over keep/spill, biggest first,
+ * pruned by the bytes already spilled and by the kept records' lower
+ * bound; each complete choice is checked by the optimal planner with the
+ * capacity (fits, or proved not to). "proved" unless a check ran out of
+ * budget or the search out of nodes. */
+typedef struct
+{
+  const MpGraph          *graph;
+  const MpLifetimes      *lt;
+  const MpPlannerInfo    *info;
+  MpPlannerOptions        options;
+  GCancellable           *cancellable;
+  MpSpill                *spill;
+  guint                  *order;   /* the movable records, biggest first */
+  guint                   n;
+  guint64                 spilled, traffic;  /* of the current choice */
+  guint64                 best_spilled, best_traffic;
+  guint                  *best;    /* memory_of of the best choice, or NULL */
+  guint64                 nodes;
+  gboolean                proved;
+  GError                 *error;
+} Exact;
+
+#define EXACT_MAX_MOVABLE 24
+#define EXACT_MAX_NODES   200000
+
+/* 1: the first memory's records fit its capacity; 0: they cannot; -1:
+ * unknown (the check ran out of budget) or error set. */
+static gint
+first_fits (Exact *e, gboolean complete)
+{
+  g_autofree guint *index = g_new (guint, MAX (e->lt->n_records, 1));
+  g_autoptr (MpLifetimes) sub = memory_lifetimes (e->graph, e->lt, e->spill->memory_of, 0, index);
+  g_autoptr (MpPlan) plan = NULL;
+  guint64 capacity = e->spill->memories[0].capacity;
+
+  if (sub->lower_bound > capacity)
+    return 0;
+  if (!complete || sub->n_records == 0)
+    return 1;
+  if (!(plan = mp_planner_run (e->info, e->graph, sub, &e->options, e->cancellable, &e->error)))
+    return -1;
+  if (plan->arena <= capacity)
+    return 1;
+  return plan->fit_refuted || plan->proved_optimal ? 0 : -1;
+}
+
+static void
+exact_search (Exact *e, guint depth)
+{
+  guint r;
+  gint  fit;
+
+  if (e->error || ++e->nodes > EXACT_MAX_NODES)
+    {
+      e->proved = FALSE;
+      return;
+    }
+  if (e->best && (e->spilled > e->best_spilled ||
+                  (e->spilled == e->best_spilled && e->traffic >= e->best_traffic)))
+    return;
+  /* the kept records alone are already over the capacity: spill more */
+  fit = first_fits (e, depth == e->n);
+  if (fit < 0)
+    e->proved = FALSE;
+  if (fit <= 0)
+    return;
+  if (depth == e->n)
+    {
+      e->best_spilled = e->spilled;
+      e->best_traffic = e->traffic;
+      if (!e->best)
+        e->best = g_new (guint, MAX (e->lt->n_records, 1));
+      memcpy (e->best, e->spill->memory_of, e->lt->n_records * sizeof (guint));
+      return;
+    }
+  /* undecided records wait outside the first memory */
+  r = e->order[depth];
+  e->spill->memory_of[r] = 0;
+  exact_search (e, depth + 1); /* kept */
+  e->spill->memory_of[r] = 1;
+  e->spilled += e->lt->records[r].bytes;
+  e->traffic += e->lt->records[r].bytes * e->spill->accesses[r];
+  exact_search (e, depth + 1);
+  e->spilled -= e->lt->records[r].bytes;
+  e->traffic -= e->lt->records[r].bytes * e->spill->accesses[r];
+}
+
+static gint
+by_bytes_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const MpUsage *records = data;
+  guint64        x = records[*(const guint *) a].bytes, y = records[*(const guint *) b].bytes;
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static gboolean
+spill_exact (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
+             const MpPlannerOptions *options, MpSpill *spill, const gboolean *pinned,
+             GCancellable *cancellable, GError **error)
+{
+  g_autofree guint *order = g_new (guint, MAX (lt->n_records, 1));
+  Exact             e = { graph, lt, info, *options, cancellable, spill, order, 0 };
+
+  e.options.capacity = spill->memories[0].capacity;
+  e.proved = TRUE;
+  for (guint i = 0; i < lt->n_records; i++)
+    if (spill->memory_of[i] == 0 && !pinned[i] && !(lt->records[i].flags & MP_USAGE_FIXED))
+      order[e.n++] = i;
+  spill->exact = TRUE;
+  if (e.n > EXACT_MAX_MOVABLE)
+    return TRUE; /* the greedy rule, not proved */
+  g_qsort_with_data (order, e.n, sizeof (guint), by_bytes_desc, lt->records);
+  for (guint i = 0; i < e.n; i++)
+    spill->memory_of[order[i]] = 1;
+  exact_search (&e, 0);
+  if (e.error)
+    {
+      g_propagate_error (error, e.error);
+      g_free (e.best);
+      return FALSE;
+    }
+  for (guint i = 0; i < e.n; i++)
+    spill->memory_of[order[i]] = e.best ? e.best[order[i]] : 0;
+  for (guint i = 0; i < e.n; i++)
+    spill->spilled[order[i]] = spill->memory_of[order[i]] == 1;
+  spill->proved = e.best && e.proved;
+  g_free (e.best);
+  return TRUE;
+}
+
 MpSpill *
 mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
                const MpMemory *memories, guint n_memories, const MpPlannerOptions *options,
@@ -198,6 +354,11 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
   spill->plans = g_new0 (MpPlan *, n_memories);
   if (!pin_memories (graph, lt, spill, pinned, error))
     return NULL;
+  count_accesses (graph, lt, spill);
+  /* optimal: the fewest spilled bytes out of the first memory, exactly */
+  if (g_str_equal (info->name, "optimal") && n_memories > 1 && memories[0].capacity &&
+      !spill_exact (graph, lt, info, options, spill, pinned, cancellable, error))
+    return NULL;
 
   for (guint k = 0; k < n_memories; k++)
     {
@@ -219,23 +380,6 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
         }
     }
 
-  /* traffic: each op input or output is one access; usage records have no
-   * ops, so one write and one read each */
-  for (guint i = 0; i < n; i++)
-    spill->accesses[i] = graph->has_ops ? 0 : 2;
-  for (guint o = 0; graph->has_ops && o < graph->n_ops; o++)
-    {
-      const MpOp *op = &graph->ops[o];
-
-      for (guint a = 0; a < op->n_inputs + op->n_outputs; a++)
-        {
-          guint id = a < op->n_inputs ? op->inputs[a] : op->outputs[a - op->n_inputs];
-          gint  r = lt->record_of[id];
-
-          if (r >= 0)
-            spill->accesses[r]++;
-        }
-    }
   spill->fits = TRUE;
   for (guint i = 0; i < n; i++)
     {

@@ -75,7 +75,8 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run, GPt
     return;
   g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
                                "over its capacity, its tensor with the most bytes x steps live "
-                               "moves to the next):\n");
+                               "moves to the next; optimal: the fewest bytes out of the first, "
+                               "searched exactly):\n");
   for (guint p = 0; p < run->plans->len; p++)
     {
       const MpPlan  *plan = run->plans->pdata[p];
@@ -89,12 +90,15 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run, GPt
                                    : g_strdup ("unbounded");
           g_autofree char *traffic = mp_format_bytes (spill->traffic[k]);
 
-          g_string_append_printf (out, "%-18s %-8s arena %10s of %-10s %4u tensors, traffic %s%s\n",
+          g_string_append_printf (out, "%-18s %-8s arena %10s of %-10s %4u tensors, traffic %s%s%s\n",
                                   k == 0 ? plan->planner : "", spill->memories[k].name, arena, cap,
                                   spill->count[k], traffic,
                                   spill->memories[k].capacity &&
                                       spill->arena[k] > spill->memories[k].capacity
-                                    ? " — OVER CAPACITY" : "");
+                                    ? " — OVER CAPACITY" : "",
+                                  k > 0 || !spill->exact ? ""
+                                  : spill->proved ? " (fewest spilled bytes: proved)"
+                                                  : " (fewest spilled bytes: not proved)");
           if (spill->spilled_bytes[k] == 0)
             continue;
           g_string_append_printf (out, "%-18s   spilled to %s:", "", spill->memories[k].name);

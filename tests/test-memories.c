@@ -229,6 +229,134 @@ test_pinned (void)
                                        "the memories given do not name");
 }
 
+/* The fewest bytes out of the fast memory, by brute force: every subset
+ * kept in it, checked by the exact planner (proved). */
+static guint64
+brute_spilled (const guint64 *size, const guint *lo, const guint *hi, guint n, guint64 capacity)
+{
+  guint64 best = G_MAXUINT64, total = 0;
+
+  for (guint i = 0; i < n; i++)
+    total += size[i];
+  for (guint mask = 0; mask < 1u << n; mask++)
+    {
+      g_autoptr (GString) csv = g_string_new ("id,lower,upper,size\n");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpPlan) plan = NULL;
+      MpLifetimeOptions opts = { 0 };
+      MpPlannerOptions  options = { .time_budget = 60 };
+      guint64 kept = 0;
+
+      for (guint i = 0; i < n; i++)
+        if (mask & (1u << i))
+          {
+            g_string_append_printf (csv, "t%u,%u,%u,%" G_GUINT64_FORMAT "\n", i, lo[i], hi[i],
+                                    size[i]);
+            kept += size[i];
+          }
+      if (kept == 0 || total - kept >= best)
+        {
+          best = kept == 0 ? MIN (best, total) : best;
+          continue;
+        }
+      graph = mp_graph_parse_csv (csv->str, csv->len, "sub.csv", NULL, &error);
+      g_assert_no_error (error);
+      lt = mp_lifetimes_compute (graph, &opts, &error);
+      g_assert_no_error (error);
+      plan = mp_planner_run (mp_planner_lookup ("optimal"), graph, lt, &options, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (plan->proved_optimal);
+      if (plan->arena <= capacity)
+        best = total - kept;
+    }
+  return best;
+}
+
+/* optimal's spill on random usage records of 3 to 8 buffers: the spilled
+ * bytes are brute force's, proved, and the fast memory fits. */
+static void
+test_exact_brute_force (void)
+{
+  GRand *rand = g_rand_new_with_seed (28);
+  guint  n_spilling = 0;
+
+  for (guint round = 0; round < 40; round++)
+    {
+      guint            n = g_rand_int_range (rand, 3, 9);
+      guint64          size[8], biggest = 0, total = 0;
+      guint            lo[8], hi[8];
+      g_autoptr (GString) csv = g_string_new ("id,lower,upper,size\n");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpGraph) graph = NULL;
+      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpSpill) spill = NULL;
+      MpLifetimeOptions opts = { 0 };
+      MpPlannerOptions  options = { .time_budget = 60 };
+      MpMemory          memories[2] = { { "fast", 0 }, { "slow", 0 } };
+      guint64           spilled = 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          size[i] = g_rand_int_range (rand, 1, 17);
+          lo[i] = g_rand_int_range (rand, 0, 8);
+          hi[i] = lo[i] + g_rand_int_range (rand, 1, 5);
+          biggest = MAX (biggest, size[i]);
+          total += size[i];
+          g_string_append_printf (csv, "t%u,%u,%u,%" G_GUINT64_FORMAT "\n", i, lo[i], hi[i],
+                                  size[i]);
+        }
+      memories[0].capacity = g_rand_int_range (rand, biggest, total + 1);
+      graph = mp_graph_parse_csv (csv->str, csv->len, "r.csv", NULL, &error);
+      g_assert_no_error (error);
+      lt = mp_lifetimes_compute (graph, &opts, &error);
+      g_assert_no_error (error);
+      spill = mp_spill_plan (graph, lt, mp_planner_lookup ("optimal"), memories, 2, &options,
+                             NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (spill->exact);
+      g_assert_true (spill->proved);
+      g_assert_cmpuint (spill->arena[0], <=, memories[0].capacity);
+      for (guint i = 0; i < lt->n_records; i++)
+        if (spill->memory_of[i] == 1)
+          spilled += lt->records[i].bytes;
+      g_assert_cmpuint (spilled, ==, spill->spilled_bytes[1]);
+      g_assert_cmpuint (spilled, ==, brute_spilled (size, lo, hi, n, memories[0].capacity));
+      n_spilling += spilled > 0;
+    }
+  /* most draws have to spill: the test is not vacuous */
+  g_assert_cmpuint (n_spilling, >=, 20);
+  g_rand_free (rand);
+}
+
+/* data/mcu-cnn.json: greedy spills conv1 (the most bytes x steps, 300 KiB
+ * of traffic); optimal spills the same 100 KiB but picks pw1, written once
+ * and read once: 200 KiB of traffic, proved. */
+static void
+test_exact_mcu (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (MEMPLAN_TEST_DATA_DIR, "mcu-cnn.json", NULL);
+  g_autoptr (MpGraph) graph = mp_graph_load_json (path, &error);
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpSpill) spill = NULL;
+  MpLifetimeOptions opts = { .plan_inputs = TRUE };
+  MpPlannerOptions  options = { .time_budget = 60 };
+
+  g_assert_no_error (error);
+  lt = mp_lifetimes_compute (graph, &opts, &error);
+  g_assert_no_error (error);
+  spill = mp_spill_plan (graph, lt, mp_planner_lookup ("optimal"), graph->memories,
+                         graph->n_memories, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (spill->proved);
+  g_assert_cmpuint (memory_of (spill, graph, lt, "pw1"), ==, 1);
+  g_assert_cmpuint (spill->spilled_bytes[1], ==, 100 * 1024);
+  g_assert_cmpuint (spill->traffic[1], ==, 200 * 1024);
+  g_assert_cmpuint (spill->arena[0], ==, 200 * 1024);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -238,5 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/memories/bad-input", test_bad_input);
   g_test_add_func ("/analysis/memories/spill-rule", test_spill_rule);
   g_test_add_func ("/analysis/memories/pinned", test_pinned);
+  g_test_add_func ("/analysis/memories/exact-brute-force", test_exact_brute_force);
+  g_test_add_func ("/analysis/memories/exact-mcu", test_exact_mcu);
   return g_test_run ();
 }
