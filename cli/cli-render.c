@@ -268,6 +268,9 @@ mp_cli_render (int argc, char **argv)
       g_ptr_array_add (indices, mp_render_index_new (graph, p));
       if (p == w->observed)
         mp_render_index_set_segments (indices->pdata[k], w->trace);
+      /* a plan file's spill: each memory's plan with its capacity line */
+      if (p->memory)
+        mp_render_index_set_memory (indices->pdata[k], p->memory, p->capacity, NULL, 0);
       if (plans->len > 1 && k < n_ranked)
         mp_render_index_set_rank (indices->pdata[k], k + 1);
     }
