@@ -14,8 +14,9 @@ G_BEGIN_DECLS
  * memory (tt-mlir's and TFLM's rule: the biggest, longest-lived buffers are
  * the ones a small memory can least afford), and the memory is planned
  * again (optimal instead searches the fewest spilled bytes out of the
- * first memory exactly: see exact and proved). Fixed buffers never move; a tensor whose graph names its "memory"
- * starts there (matched by name) and never moves either.
+ * first memory exactly: see exact and proved). Fixed buffers never move;
+ * a tensor whose graph names its "memory" starts there (matched by name)
+ * and never moves either.
  *
  * A front-end draws one pane per memory from plans[k]: an ordinary MpPlan
  * of that memory's records (offsets inside the memory, arena, capacity and

@@ -31,7 +31,8 @@ mp_spill_append_json (GString *buf, const MpGraph *graph, const MpLifetimes *lt,
 
       json_object_object_add (m, "name", json_object_new_string (spill->memories[k].name));
       if (spill->memories[k].capacity)
-        json_object_object_add (m, "capacity", json_object_new_uint64 (spill->memories[k].capacity));
+        json_object_object_add (m, "capacity",
+                                json_object_new_uint64 (spill->memories[k].capacity));
       json_object_object_add (m, "arena", json_object_new_uint64 (spill->arena[k]));
       json_object_object_add (m, "tensors", json_object_new_uint64 (spill->count[k]));
       json_object_object_add (m, "traffic", json_object_new_uint64 (spill->traffic[k]));

@@ -90,7 +90,8 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run, GPt
                                    : g_strdup ("unbounded");
           g_autofree char *traffic = mp_format_bytes (spill->traffic[k]);
 
-          g_string_append_printf (out, "%-18s %-8s arena %10s of %-10s %4u tensors, traffic %s%s%s\n",
+          g_string_append_printf (out,
+                                  "%-18s %-8s arena %10s of %-10s %4u tensors, traffic %s%s%s\n",
                                   k == 0 ? plan->planner : "", spill->memories[k].name, arena, cap,
                                   spill->count[k], traffic,
                                   spill->memories[k].capacity &&
