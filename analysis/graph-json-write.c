@@ -73,6 +73,9 @@ tensor_to_json (const MpGraph *graph, const MpTensor *t)
         }
       json_object_object_add (obj, "gaps", gaps);
     }
+  if (t->memory)
+    json_object_object_add (obj, "memory",
+                            json_object_new_string (graph->memories[t->memory - 1].name));
   return obj;
 }
 
@@ -88,6 +91,22 @@ mp_graph_to_json (const MpGraph *graph)
   json_object_object_add (root, "format", json_object_new_string ("memplan.graph/1"));
   json_object_object_add (root, "name", json_object_new_string (graph->name));
   json_object_object_add (root, "alignment", json_object_new_uint64 (graph->alignment));
+  if (graph->n_memories)
+    {
+      json_object *memories = json_object_new_array_ext (graph->n_memories);
+
+      for (guint k = 0; k < graph->n_memories; k++)
+        {
+          json_object *m = json_object_new_object ();
+
+          json_object_object_add (m, "name", json_object_new_string (graph->memories[k].name));
+          if (graph->memories[k].capacity)
+            json_object_object_add (m, "capacity",
+                                    json_object_new_uint64 (graph->memories[k].capacity));
+          json_object_array_add (memories, m);
+        }
+      json_object_object_add (root, "memories", memories);
+    }
   for (guint i = 0; i < graph->n_tensors; i++)
     json_object_array_add (tensors, tensor_to_json (graph, &graph->tensors[i]));
   json_object_object_add (root, "tensors", tensors);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph-json-gaps.h"
+#include "graph-json-memories.h"
 #include "graph-private.h"
 #include "json-reader.h"
 
@@ -27,11 +28,11 @@ raw_is_digits (MpJsonReader *r)
   return TRUE;
 }
 
-static const char *const top_keys[] = { "format", "name", "description", "alignment", "tensors",
-                                        "ops", NULL };
+static const char *const top_keys[] = { "format", "name", "description", "alignment", "memories",
+                                        "tensors", "ops", NULL };
 static const char *const tensor_keys[] = { "name", "kind", "dtype", "shape", "size", "view_of",
                                            "offset", "alignment", "fixed_offset",
-                                           "preferred_offset", "gaps", NULL };
+                                           "preferred_offset", "gaps", "memory", NULL };
 
 /* A tensor's placement constraints, in the order of Constraint. */
 static const char *const constraint_keys[] = { "alignment", "fixed_offset", "preferred_offset" };
@@ -135,8 +136,10 @@ typedef struct
   GString *kind;
   GString *dtype;
   GString *view_of;
+  GString *memory;
   GArray  *shape;      /* guint64 */
   gboolean has_name, has_kind, has_dtype, has_view_of, has_shape, has_size, has_offset;
+  gboolean has_memory;
   gboolean shape_ok, size_ok, offset_ok, size_too_large;
   guint64  size, offset;
   char    *size_text;
@@ -155,7 +158,7 @@ tensor_fields_reset (TensorFields *f)
   g_string_truncate (f->name, 0);
   g_array_set_size (f->shape, 0);
   f->has_name = f->has_kind = f->has_dtype = f->has_view_of = f->has_shape = FALSE;
-  f->has_size = f->has_offset = FALSE;
+  f->has_size = f->has_offset = f->has_memory = FALSE;
   f->shape_ok = f->size_ok = f->offset_ok = TRUE;
   f->size_too_large = FALSE;
   g_clear_pointer (&f->size_text, g_free);
@@ -264,6 +267,7 @@ read_tensor_fields (MpJsonReader *r, TensorFields *f)
       STRING_FIELD ("kind", f->kind, f->has_kind)
       STRING_FIELD ("dtype", f->dtype, f->has_dtype)
       STRING_FIELD ("view_of", f->view_of, f->has_view_of)
+      STRING_FIELD ("memory", f->memory, f->has_memory)
 #undef STRING_FIELD
       if (g_str_equal (key, "size"))
         {
@@ -349,6 +353,17 @@ build_tensor (MpGraph *graph, TensorFields *f, guint index, GArray *views, GErro
   t = &graph->tensors[id];
   name = t->name;
   if (!build_constraints (graph, t, f, error))
+    return FALSE;
+  if (f->has_memory && (f->has_view_of || f->has_memory != TRUE))
+    {
+      mp_set_file_error (error, MP_ANALYSIS_ERROR_INVALID, path,
+                         f->has_view_of ? "tensor '%s': a view lives in its base's memory and "
+                                          "cannot have \"memory\""
+                                        : "tensor '%s': \"memory\" must be a memory's name",
+                         name);
+      return FALSE;
+    }
+  if (f->has_memory && !mp_graph_json_tensor_memory (graph, t, f->memory->str, error))
     return FALSE;
 
   if (f->has_kind && (f->has_kind != TRUE || !mp_tensor_kind_from_string (f->kind->str, &t->kind)))
@@ -694,7 +709,7 @@ build_op (MpGraph *graph, OpFields *f, guint index, GError **error)
 /* Where each top-level member's value starts, (gsize) -1 when absent. */
 typedef struct
 {
-  gsize format, name, alignment, tensors, ops;
+  gsize format, name, alignment, memories, tensors, ops;
 } Layout;
 
 static gboolean
@@ -725,6 +740,7 @@ scan_layout (MpJsonReader *r, Layout *layout, GString *bad_key, GError **error)
       gsize      *slot = g_str_equal (key, "format")      ? &layout->format
                          : g_str_equal (key, "name")      ? &layout->name
                          : g_str_equal (key, "alignment") ? &layout->alignment
+                         : g_str_equal (key, "memories")  ? &layout->memories
                          : g_str_equal (key, "tensors")   ? &layout->tensors
                          : g_str_equal (key, "ops")       ? &layout->ops
                                                           : NULL;
@@ -778,7 +794,8 @@ static void
 body_init (Body *b)
 {
   b->tf = (TensorFields) { g_string_new (NULL), g_string_new (NULL), g_string_new (NULL),
-                           g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint64)),
+                           g_string_new (NULL), g_string_new (NULL),
+                           g_array_new (FALSE, FALSE, sizeof (guint64)),
                            .bad_key = g_string_new (NULL),
                            .gaps = g_array_new (FALSE, FALSE, sizeof (MpGap)) };
   b->of = (OpFields) { g_string_new (NULL), g_array_new (FALSE, FALSE, sizeof (guint)),
@@ -794,6 +811,7 @@ body_clear (Body *b)
   g_string_free (b->tf.kind, TRUE);
   g_string_free (b->tf.dtype, TRUE);
   g_string_free (b->tf.view_of, TRUE);
+  g_string_free (b->tf.memory, TRUE);
   g_array_unref (b->tf.shape);
   g_free (b->tf.size_text);
   for (guint c = 0; c < N_CONSTRAINTS; c++)
@@ -866,7 +884,7 @@ parse_list (MpJsonReader *r, MpGraph *graph, Body *b, gboolean ops, GError **err
 }
 
 /* The members at the offsets the layout scan found, in the order that
- * makes sense of them: alignment, tensors, ops. */
+ * makes sense of them: alignment, memories, tensors, ops. */
 static gboolean
 parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **error)
 {
@@ -878,6 +896,11 @@ parse_body (MpJsonReader *r, MpGraph *graph, const Layout *layout, GError **erro
     {
       mp_json_reader_seek (r, layout->alignment);
       ok = parse_alignment (r, graph, error);
+    }
+  if (ok && layout->memories != (gsize) -1)
+    {
+      mp_json_reader_seek (r, layout->memories);
+      ok = mp_graph_json_parse_memories (r, graph, error);
     }
   if (ok && layout->tensors != (gsize) -1)
     {
@@ -913,7 +936,7 @@ new_graph (const char *name, const char *path)
 }
 
 /* One pass over a graph whose members come in the order memplan writes
- * them (format, name, alignment, tensors, ops; description and x- keys
+ * them (format, name, alignment, memories, tensors, ops; description and x- keys
  * anywhere): the layout scan's extra pass over a large file is a tenth of
  * the load. Anything else (another order, an unknown key, any error)
  * returns NULL without an error, and the two-pass reader, which reports
@@ -926,6 +949,7 @@ parse_in_order (MpJsonReader *r, const char *path)
   guint64          alignment = 0;
   gboolean         format = FALSE, tensors = FALSE, ops = FALSE, ok = TRUE;
   Body             b;
+  g_autoptr (MpGraph) memories = mp_graph_new ("memories"); /* until the graph exists */
 
   if (mp_json_reader_peek (r) != MP_JSON_OBJECT || !mp_json_reader_begin_object (r))
     return NULL;
@@ -955,6 +979,8 @@ parse_in_order (MpJsonReader *r, const char *path)
           ok = mp_json_reader_u64 (r, &alignment, &fine) && fine &&
                mp_alignment_valid (alignment);
         }
+      else if (g_str_equal (key, "memories") && !tensors)
+        ok = memories->n_memories == 0 && mp_graph_json_parse_memories (r, memories, NULL);
       else if (g_str_equal (key, "tensors"))
         {
           ok = format && !tensors;
@@ -963,6 +989,9 @@ parse_in_order (MpJsonReader *r, const char *path)
               graph = new_graph (name, path);
               if (alignment)
                 graph->alignment = alignment;
+              graph->memories = g_steal_pointer (&memories->memories);
+              graph->n_memories = memories->n_memories;
+              memories->n_memories = 0;
               ok = tensors = parse_list (r, graph, &b, FALSE, NULL);
             }
         }
@@ -970,7 +999,7 @@ parse_in_order (MpJsonReader *r, const char *path)
         ok = tensors && !ops && (ops = parse_list (r, graph, &b, TRUE, NULL));
       else if (g_strv_contains (top_keys, key) || is_extension_key (key))
         ok = !g_str_equal (key, "name") && !g_str_equal (key, "alignment") &&
-             mp_json_reader_skip (r);
+             !g_str_equal (key, "memories") && mp_json_reader_skip (r);
       else
         ok = FALSE;
     }

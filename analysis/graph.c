@@ -61,6 +61,9 @@ mp_graph_free (MpGraph *graph)
   g_free (graph->note);
   if (graph->gaps)
     g_array_unref (graph->gaps);
+  for (guint k = 0; k < graph->n_memories; k++)
+    g_free (graph->memories[k].name);
+  g_free (graph->memories);
   g_free (graph);
 }
 

@@ -45,6 +45,13 @@ typedef struct
   guint64  hi;
 } MpGap;
 
+/* A memory a graph or the command line declares (analysis/memories.h). */
+typedef struct
+{
+  char   *name;
+  guint64 capacity; /* bytes; 0: unbounded */
+} MpMemory;
+
 typedef struct
 {
   char        *name;      /* in the graph's names chunk */
@@ -72,6 +79,7 @@ typedef struct
   guint64      preferred_offset;
   guint        gap_first;   /* its gaps: graph->gaps[gap_first .. gap_first + n_gaps) */
   guint        n_gaps;
+  guint        memory;      /* 1 + its index in graph->memories; 0: any memory */
 } MpTensor;
 
 typedef struct
@@ -107,6 +115,10 @@ typedef struct
    * mp_trace_describe_origin), or NULL; freed with origins_free. */
   gpointer       origins;
   GDestroyNotify origins_free;
+  /* The graph's own memories, fastest first ("memories" in graph JSON; a
+   * tensor's "memory" is an index into them), or none. */
+  MpMemory      *memories;
+  guint          n_memories;
 } MpGraph;
 
 MP_AVAILABLE_IN_1_0

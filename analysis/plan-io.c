@@ -7,6 +7,7 @@
 #include "graph-private.h"
 #include "json-util.h"
 #include "plan-io.h"
+#include "plan-io-memories.h"
 #include "text-util.h"
 #include "verdict.h"
 
@@ -182,8 +183,10 @@ json_members (JsonOut *o, const char *indent, json_object *obj)
     }
 }
 
+/* spill: the plan spread over several memories, or NULL */
 static void
-write_plan (JsonOut *o, const MpGraph *graph, const MpPlan *plan)
+write_plan (JsonOut *o, const MpGraph *graph, const MpPlan *plan, const MpLifetimes *lt,
+            const MpSpill *spill)
 {
   json_object *header = plan_header_json (plan);
 
@@ -209,12 +212,16 @@ write_plan (JsonOut *o, const MpGraph *graph, const MpPlan *plan)
       g_string_append (o->buf, " }");
       json_flush (o, FALSE);
     }
-  g_string_append (o->buf, plan->n_records ? "\n      ]\n    }" : " ]\n    }");
+  g_string_append (o->buf, plan->n_records ? "\n      ]" : " ]");
+  if (spill)
+    mp_spill_append_json (o->buf, graph, lt, spill);
+  g_string_append (o->buf, "\n    }");
 }
 
 static void
 write_plans (JsonOut *o, const MpGraph *graph, MpPlan **plans, guint n_plans,
-             const char *const *skipped, const char *const *reasons, guint n_skipped)
+             const char *const *skipped, const char *const *reasons, guint n_skipped,
+             const MpLifetimes *lt, MpSpill *const *spills)
 {
   json_object *root = json_object_new_object ();
 
@@ -230,7 +237,7 @@ write_plans (JsonOut *o, const MpGraph *graph, MpPlan **plans, guint n_plans,
   for (guint i = 0; i < n_plans; i++)
     {
       g_string_append (o->buf, i ? ",\n" : "\n");
-      write_plan (o, graph, plans[i]);
+      write_plan (o, graph, plans[i], lt, spills ? spills[i] : NULL);
     }
   g_string_append (o->buf, n_plans ? "\n  ]" : " ]");
   if (n_skipped)
@@ -262,7 +269,7 @@ mp_plan_to_json_skipping (const MpGraph *graph, MpPlan **plans, guint n_plans,
 {
   JsonOut o = { g_string_new (NULL), NULL, FALSE };
 
-  write_plans (&o, graph, plans, n_plans, skipped, reasons, n_skipped);
+  write_plans (&o, graph, plans, n_plans, skipped, reasons, n_skipped, NULL, NULL);
   return g_string_free (o.buf, FALSE);
 }
 
@@ -274,6 +281,8 @@ typedef struct
   const char *const *skipped;
   const char *const *reasons;
   guint              n_skipped;
+  const MpLifetimes *lifetimes;
+  MpSpill *const    *spills;
 } PlanFile;
 
 static gboolean
@@ -282,7 +291,8 @@ fill_plan_file (FILE *out, gpointer data)
   const PlanFile *f = data;
   JsonOut         o = { g_string_sized_new (JSON_FLUSH_AT + 4096), out, FALSE };
 
-  write_plans (&o, f->graph, f->plans, f->n_plans, f->skipped, f->reasons, f->n_skipped);
+  write_plans (&o, f->graph, f->plans, f->n_plans, f->skipped, f->reasons, f->n_skipped,
+               f->lifetimes, f->spills);
   g_string_free (o.buf, TRUE);
   return !o.failed;
 }
@@ -292,7 +302,18 @@ mp_plan_write_json (const char *path, const MpGraph *graph, MpPlan **plans, guin
                     const char *const *skipped, const char *const *reasons, guint n_skipped,
                     GError **error)
 {
-  PlanFile f = { graph, plans, n_plans, skipped, reasons, n_skipped };
+  PlanFile f = { graph, plans, n_plans, skipped, reasons, n_skipped, NULL, NULL };
+
+  return mp_write_file_stream (path, fill_plan_file, &f, error);
+}
+
+gboolean
+mp_plan_write_json_spills (const char *path, const MpGraph *graph, const MpLifetimes *lifetimes,
+                           MpPlan **plans, MpSpill *const *spills, guint n_plans,
+                           const char *const *skipped, const char *const *reasons,
+                           guint n_skipped, GError **error)
+{
+  PlanFile f = { graph, plans, n_plans, skipped, reasons, n_skipped, lifetimes, spills };
 
   return mp_write_file_stream (path, fill_plan_file, &f, error);
 }
@@ -564,6 +585,10 @@ load_json_plan (const char *path, const char *data, gsize length, const MpGraph 
       /* the file's arena is the claim to check, when it gives one */
       if (mp_json_get_u64 (json_object_object_get (item, "arena"), &arena))
         plan->arena = arena;
+      /* spread over several memories: one more plan per memory */
+      if (ok && json_object_object_get (item, "spill"))
+        ok = mp_spill_load_json (path, graph, lt, plan->planner,
+                                 json_object_object_get (item, "spill"), plans, error);
     }
   json_object_put (root);
   if (!ok)

@@ -51,6 +51,7 @@ mp_plan_free (MpPlan *plan)
   g_atomic_rc_box_release (plan->records);
   g_free (plan->offsets);
   g_free (plan->note);
+  g_free (plan->memory);
   g_free (plan->problem);
   g_free (plan->sequential_problem);
   g_free (plan->concurrent_problem);

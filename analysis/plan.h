@@ -54,6 +54,9 @@ typedef struct
   gboolean concurrent_checked;
   gboolean concurrent_valid;
   char    *concurrent_problem;
+  /* one memory's share of a spill (memories.h), its capacity in capacity;
+   * NULL: the one arena */
+  char    *memory;
 } MpPlan;
 
 MP_AVAILABLE_IN_1_0

@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan-analysis"
 
 #include "file-util.h"
+#include "memories.h"
 #include "validate.h"
 #include "verdict.h"
 
@@ -64,7 +65,8 @@ mp_plan_judge (const MpGraph *graph, const MpSchedule *parallel, MpPlan *plan)
     {
       plan->valid = plan->sequential_valid = FALSE;
       g_free (plan->problem);
-      plan->problem = mp_plan_fit (plan);
+      /* a memory's share is a placement to check, not a search for a fit */
+      plan->problem = plan->memory ? mp_spill_capacity_problem (graph, plan) : mp_plan_fit (plan);
       g_free (plan->sequential_problem);
       plan->sequential_problem = g_strdup (plan->problem);
     }
@@ -220,7 +222,7 @@ mp_plan_verdict (const MpPlan *plan)
   if (plan->valid)
     return g_strdup_printf ("valid%s", own_schedule (plan));
   if (plan->over_capacity)
-    return g_strdup (plan->problem);
+    return plan->memory ? g_strdup_printf ("INVALID: %s", plan->problem) : g_strdup (plan->problem);
   if (plan->parallel)
     return g_strdup_printf ("INVALID when streams run concurrently: %s", plan->problem);
   return g_strdup_printf ("INVALID%s: %s", own_schedule (plan), plan->problem);

@@ -104,7 +104,15 @@ update_panes (MpWindow *self, MpPlanSet *set)
   GPtrArray *views = g_ptr_array_sized_new (n);
   GtkWidget *prev = NULL;
 
-  for (guint i = 0; i < n; i++)
+  /* a graph with memories: one pane per memory instead, made afresh */
+  for (guint k = 0; k < mp_plan_set_get_n_memories (set); k++)
+    {
+      GtkWidget *view = mp_plan_view_new_memory (set, k, self->state);
+
+      g_signal_connect_swapped (view, "clicked", G_CALLBACK (pane_clicked), self);
+      g_ptr_array_add (views, view);
+    }
+  for (guint i = 0; i < n && mp_plan_set_get_n_memories (set) == 0; i++)
     {
       GtkWidget *view = NULL;
 
@@ -124,7 +132,7 @@ update_panes (MpWindow *self, MpPlanSet *set)
   for (guint j = 0; j < self->views->len; j++)
     if (!g_ptr_array_find (views, self->views->pdata[j], NULL))
       gtk_box_remove (self->panes_box, self->views->pdata[j]);
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < views->len; i++)
     {
       GtkWidget *view = views->pdata[i];
 

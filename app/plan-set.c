@@ -22,6 +22,7 @@ struct _MpPlanSet
   GStrv      skipped;
   char      *path;
   gdouble    seconds;
+  GPtrArray *memory_plans; /* PlanBox per declared memory (the best plan's planner), or NULL */
 };
 
 G_DEFINE_BOXED_TYPE (MpPlanSet, mp_plan_set, mp_plan_set_ref, mp_plan_set_unref)
@@ -76,6 +77,7 @@ plan_set_clear (gpointer data)
 
   /* the plans' indices point into the graph: they go first */
   g_ptr_array_unref (set->plans);
+  g_clear_pointer (&set->memory_plans, g_ptr_array_unref);
   g_atomic_rc_box_release_full (set->loaded, loaded_clear);
   g_strfreev (set->skipped);
   g_free (set->path);
@@ -193,6 +195,8 @@ snapshot (MpPlanSet *set, gint64 start)
     g_ptr_array_add (copy->plans, g_atomic_rc_box_acquire (set->plans->pdata[i]));
   copy->skipped = g_new0 (char *, 1);
   copy->path = g_strdup (set->path);
+  if (set->memory_plans)
+    copy->memory_plans = g_ptr_array_ref (set->memory_plans);
   copy->seconds = (g_get_monotonic_time () - start) / 1e6;
   return copy;
 }
@@ -291,6 +295,73 @@ box_plan (MpWorkload *workload, MpPlan *plan, gpointer data)
   return box;
 }
 
+/* A graph that declares memories: the best plan's planner spilled over
+ * them, one PlanBox per memory (its plan and an index marking capacity and
+ * spills), fastest first. */
+static gboolean
+spill_panes (MpPlanSet *set, GCancellable *cancellable, GError **error)
+{
+  MpWorkload         *w = set->loaded->workload;
+  g_autoptr (GPtrArray) plans = g_ptr_array_new ();
+  g_autoptr (MpSpill) spill = NULL;
+  MpPlannerOptions    options = { 0 };
+  gint                best;
+
+  if (w->graph->n_memories == 0 || set->plans->len == 0)
+    return TRUE;
+  for (guint i = 0; i < set->plans->len; i++)
+    if (mp_planner_lookup (mp_plan_set_get_plan (set, i)->planner))
+      g_ptr_array_add (plans, mp_plan_set_get_plan (set, i));
+  if ((best = mp_plans_best ((MpPlan * const *) plans->pdata, plans->len)) < 0)
+    return TRUE;
+  if (!(spill = mp_spill_plan (w->graph, w->lifetimes,
+                               mp_planner_lookup (((MpPlan *) plans->pdata[best])->planner),
+                               w->graph->memories, w->graph->n_memories, &options, cancellable,
+                               error)))
+    return FALSE;
+  set->memory_plans = g_ptr_array_new_with_free_func (plan_box_release);
+  for (guint k = 0; k < spill->n_memories; k++)
+    {
+      g_autoptr (GArray) moved = g_array_new (FALSE, FALSE, sizeof (guint));
+      PlanBox *box = g_atomic_rc_box_new0 (PlanBox);
+
+      box->plan = g_steal_pointer (&spill->plans[k]);
+      if (box->plan == NULL)
+        box->plan = mp_plan_new_records (((MpPlan *) plans->pdata[best])->planner, NULL, 0,
+                                         w->lifetimes->n_steps, w->lifetimes->alignment);
+      mp_workload_judge (w, box->plan);
+      for (guint i = 0; i < spill->n_records; i++)
+        if (spill->memory_of[i] == k && spill->spilled[i])
+          g_array_append_val (moved, w->lifetimes->records[i].tensor);
+      box->index = mp_render_index_new (w->graph, box->plan);
+      mp_render_index_set_memory (box->index, spill->memories[k].name,
+                                  spill->memories[k].capacity,
+                                  (const guint *) (void *) moved->data, moved->len);
+      g_ptr_array_add (set->memory_plans, box);
+    }
+  return TRUE;
+}
+
+guint
+mp_plan_set_get_n_memories (MpPlanSet *set)
+{
+  return set->memory_plans ? set->memory_plans->len : 0;
+}
+
+MpPlan *
+mp_plan_set_get_memory_plan (MpPlanSet *set, guint memory)
+{
+  g_return_val_if_fail (memory < mp_plan_set_get_n_memories (set), NULL);
+  return ((PlanBox *) set->memory_plans->pdata[memory])->plan;
+}
+
+MpRenderIndex *
+mp_plan_set_get_memory_index (MpPlanSet *set, guint memory)
+{
+  g_return_val_if_fail (memory < mp_plan_set_get_n_memories (set), NULL);
+  return ((PlanBox *) set->memory_plans->pdata[memory])->index;
+}
+
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
                         const MpPlanSetOptions *options, GCancellable *cancellable,
@@ -381,6 +452,8 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       if (run->handles->pdata[i])
         g_ptr_array_add (made, g_atomic_rc_box_acquire (run->handles->pdata[i]));
   assemble (set, base, planners, made);
+  if (!spill_panes (set, cancellable, error))
+    return NULL;
   set->skipped = g_new0 (char *, run->reasons->len + 1);
   for (guint i = 0; i < run->reasons->len; i++)
     set->skipped[i] = g_strdup (run->reasons->pdata[i]);

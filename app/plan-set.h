@@ -45,6 +45,13 @@ MpPlanSet         *mp_plan_set_drop          (MpPlanSet *set, const char *planne
 /* The plan's drawing index, built with the plan in the planning thread. */
 MpRenderIndex     *mp_plan_set_get_index     (MpPlanSet *set, guint index);
 MpRenderIndex     *mp_plan_set_find_index    (MpPlanSet *set, const MpPlan *plan);
+/* A graph that declares "memories": the best plan's planner spilled over
+ * them (analysis/memories.h), one plan and drawing index per memory,
+ * fastest first, the index marking its capacity and spilled tensors; 0
+ * memories otherwise. */
+guint              mp_plan_set_get_n_memories   (MpPlanSet *set);
+MpPlan            *mp_plan_set_get_memory_plan  (MpPlanSet *set, guint memory);
+MpRenderIndex     *mp_plan_set_get_memory_index (MpPlanSet *set, guint memory);
 /* One line per planner that could not run on this input ("partition needs …"). */
 const char * const *mp_plan_set_get_skipped  (MpPlanSet *set);
 gdouble            mp_plan_set_get_seconds   (MpPlanSet *set); /* load + plan */

@@ -12,6 +12,7 @@ struct _MpPlanView
 
   MpPlanSet      *set;
   guint           plan_index;
+  gint            memory;         /* a memory's pane (its index in the set), or -1 */
   MpRenderIndex  *index;          /* the plan set's */
   MpViewState    *state;
   MpRenderFlags   flags;
@@ -108,7 +109,8 @@ mp_plan_view_get_options (MpPlanView *self, MpRenderOptions *options)
   options->theme = mp_view_state_get_dark (self->state) ? MP_THEME_DARK : MP_THEME_LIGHT;
   options->flags = self->flags;
   mp_view_state_get_steps (self->state, &options->viewport.step_min, &options->viewport.step_max);
-  if (mp_view_state_get_shared_scale (self->state))
+  /* a memory's pane keeps its own scale: its capacity line sets its top */
+  if (mp_view_state_get_shared_scale (self->state) && self->memory < 0)
     {
       MpViewport full;
       guint64    widest = 0;
@@ -592,6 +594,7 @@ mp_plan_view_init (MpPlanView *self)
   GtkGesture         *drag = gtk_gesture_drag_new ();
   GtkGesture         *zoom = gtk_gesture_zoom_new ();
 
+  self->memory = -1;
   self->pointer_x = NAN;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
@@ -638,10 +641,35 @@ mp_plan_view_new (MpPlanSet *set, guint plan, MpViewState *state)
   return GTK_WIDGET (self);
 }
 
+GtkWidget *
+mp_plan_view_new_memory (MpPlanSet *set, guint memory, MpViewState *state)
+{
+  MpPlanView *self;
+  g_autofree char *label = NULL;
+
+  g_return_val_if_fail (set != NULL && memory < mp_plan_set_get_n_memories (set), NULL);
+  g_return_val_if_fail (MP_IS_VIEW_STATE (state), NULL);
+
+  self = g_object_new (MP_TYPE_PLAN_VIEW, NULL);
+  self->set = mp_plan_set_ref (set);
+  self->memory = memory;
+  self->state = g_object_ref (state);
+  self->index = mp_plan_set_get_memory_index (set, memory);
+  /* the window's memory strip shows the live bytes of the whole graph */
+  self->flags = (memory == 0 ? 0 : MP_RENDER_HIDE_LEGEND) | MP_RENDER_HIDE_CURVE;
+  g_signal_connect_swapped (state, "notify", G_CALLBACK (state_changed), self);
+  label = g_strdup_printf ("memory %s", mp_plan_set_get_graph (set)->memories[memory].name);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                  -1);
+  return GTK_WIDGET (self);
+}
+
 MpPlan *
 mp_plan_view_get_plan (MpPlanView *self)
 {
   g_return_val_if_fail (MP_IS_PLAN_VIEW (self), NULL);
+  if (self->memory >= 0)
+    return mp_plan_set_get_memory_plan (self->set, self->memory);
   return mp_plan_set_get_plan (self->set, self->plan_index);
 }
 

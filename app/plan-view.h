@@ -15,6 +15,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (MpPlanView, mp_plan_view, MP, PLAN_VIEW, GtkWidget)
 
 GtkWidget     *mp_plan_view_new            (MpPlanSet *set, guint plan, MpViewState *state);
+/* A memory's pane (mp_plan_set_get_n_memories): its share of the spill,
+ * with the capacity line and the spilled tensors marked. */
+GtkWidget     *mp_plan_view_new_memory     (MpPlanSet *set, guint memory, MpViewState *state);
 MpPlan        *mp_plan_view_get_plan       (MpPlanView *self);
 /* Moves the pane to a newer plan set holding the same plan at plan, keeping
  * its drawing index (a replan that kept this plan). */

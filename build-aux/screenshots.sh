@@ -52,6 +52,12 @@ cli="$build/cli/memplan-cli"
 "$cli" render data/default.json --dark --steps 10:24 --highlight l1.q \
   -o screenshots/render-default-zoom-dark.png
 echo "screenshots/render-*.png"
+# Several memories: data/mcu-cnn.json declares 256 KiB of SRAM and PSRAM;
+# one pane per memory, the capacity line, conv1 spilled to PSRAM
+"$cli" render data/mcu-cnn.json -o screenshots/render-memories.png
+echo "screenshots/render-memories.png"
+shot app-memories.png 1280x1000 --theme light --planner greedy-by-size,best-fit,optimal \
+  data/mcu-cnn.json
 shot app-selected.png 1280x860 --planner $two --theme light --select l1.scores --cursor 30 \
   --show-live --color-by op
 shot app-dark.png 1280x860 --planner $two --theme dark --select l2.probs --cursor 41

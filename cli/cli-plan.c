@@ -113,6 +113,7 @@ mp_cli_plan (int argc, char **argv)
   g_autofree char *text = NULL;
   gboolean         by_op = FALSE;
   g_auto (GStrv)   memories = NULL;
+  g_autoptr (GPtrArray) spills = NULL;
   GOptionEntry     entries[] = {
     { "memory", 0, 0, G_OPTION_ARG_STRING_ARRAY, &memories, "A memory, fastest first, repeated: "
       "after the table, each planner fills the first and spills to the next (NAME or "
@@ -143,9 +144,10 @@ mp_cli_plan (int argc, char **argv)
       mp_cli_error ("--format csv writes one plan: choose one planner with --planner");
       return MP_EXIT_BAD_INPUT;
     }
-  if (memories && !mp_cli_output_is (&out, "table"))
+  if (memories && mp_cli_output_is (&out, "csv"))
     {
-      mp_cli_error ("--memory adds a table: it goes with --format table only");
+      mp_cli_error ("--memory spreads a plan over several memories: it goes with --format table "
+                    "or json");
       return MP_EXIT_BAD_INPUT;
     }
   if (by_op && !mp_cli_output_is (&out, "table"))
@@ -164,6 +166,12 @@ mp_cli_plan (int argc, char **argv)
     }
   if (!(run = mp_cli_run (w, &planning)))
     return MP_EXIT_FAILED;
+  if (!mp_cli_output_is (&out, "csv") &&
+      !(spills = mp_cli_spills (w, run, &planning, memories, &error)))
+    {
+      mp_cli_error ("%s", error->message);
+      return MP_EXIT_BAD_INPUT;
+    }
 
   if (mp_cli_output_is (&out, "table"))
     {
@@ -190,12 +198,7 @@ mp_cli_plan (int argc, char **argv)
                                   "initializers, outside the arena\n", w->graph->name, n_params,
                                   pb);
         }
-      if (memories && !mp_cli_spill_table (s, w, run, &planning, memories, &error))
-        {
-          g_string_free (s, TRUE);
-          mp_cli_error ("%s", error->message);
-          return MP_EXIT_BAD_INPUT;
-        }
+      mp_cli_spill_table (s, w, run, spills);
       if (by_op)
         {
           g_autofree char *table = mp_cli_by_op_table (w->trace);
@@ -212,10 +215,12 @@ mp_cli_plan (int argc, char **argv)
         g_ptr_array_add (names, (gpointer) ((const MpPlannerInfo *) run->skipped->pdata[i])->name);
       /* streamed: a million tensors per plan are never held as text */
       if ((out.output && !mp_cli_check_output (out.output, &error)) ||
-          !mp_plan_write_json (out.output, w->graph, (MpPlan **) run->plans->pdata,
-                               run->plans->len, (const char *const *) names->pdata,
-                               (const char *const *) run->reasons->pdata, run->reasons->len,
-                               &error))
+          !mp_plan_write_json_spills (out.output, w->graph, w->lifetimes,
+                                      (MpPlan **) run->plans->pdata,
+                                      spills->len ? (MpSpill **) spills->pdata : NULL,
+                                      run->plans->len, (const char *const *) names->pdata,
+                                      (const char *const *) run->reasons->pdata,
+                                      run->reasons->len, &error))
         {
           mp_cli_error ("%s", error->message);
           return MP_EXIT_BAD_INPUT;

@@ -7,6 +7,49 @@
 #include "cli-render.h"
 
 /* "A:B", inclusive steps, into a viewport's step range. */
+/* render with memories: one pane per memory of plan's planner, fastest
+ * first, the spilled tensors marked; the panes draw *spill's plans, so
+ * free the panes first. NULL and error set on bad memories or a planner
+ * that fails. */
+static GPtrArray *
+spill_panes (MpWorkload *w, const MpPlan *plan, const MpCliPlanning *planning,
+                    char **specs, MpSpill **spill, GError **error)
+{
+  g_autoptr (GArray) memories = mp_cli_memories (w->graph, specs, error);
+  const MpPlannerInfo *info = mp_planner_lookup (plan->planner);
+  MpPlannerOptions     options = { 0 };
+  GPtrArray           *panes;
+
+  if (memories == NULL || info == NULL)
+    return NULL;
+  options.time_budget = planning->budget;
+  options.max_parallel_ops = MAX (planning->max_parallel, 0);
+  if (!(*spill = mp_spill_plan (w->graph, w->lifetimes, info, (MpMemory *) memories->data,
+                                memories->len, &options, NULL, error)))
+    return NULL;
+  panes = g_ptr_array_new_with_free_func ((GDestroyNotify) mp_render_index_free);
+  for (guint k = 0; k < (*spill)->n_memories; k++)
+    {
+      g_autoptr (GArray) moved = g_array_new (FALSE, FALSE, sizeof (guint));
+      MpPlan        **p = &(*spill)->plans[k];
+      MpRenderIndex  *index;
+
+      if (*p == NULL)
+        *p = mp_plan_new_records (plan->planner, NULL, 0, w->lifetimes->n_steps,
+                                  w->lifetimes->alignment);
+      for (guint i = 0; i < (*spill)->n_records; i++)
+        if ((*spill)->memory_of[i] == k && (*spill)->spilled[i])
+          g_array_append_val (moved, w->lifetimes->records[i].tensor);
+      mp_workload_judge (w, *p);
+      index = mp_render_index_new (w->graph, *p);
+      mp_render_index_set_memory (index, (*spill)->memories[k].name,
+                                  (*spill)->memories[k].capacity,
+                                  (const guint *) (void *) moved->data, moved->len);
+      g_ptr_array_add (panes, index);
+    }
+  return panes;
+}
+
 static gboolean
 parse_steps (const char *str, MpViewport *viewport)
 {
@@ -60,6 +103,8 @@ mp_cli_render (int argc, char **argv)
   g_autofree char *theme = NULL;
   g_autofree char *steps = NULL;
   g_autofree char *plans_path = NULL;
+  g_auto (GStrv)   memory_specs = NULL;
+  g_autoptr (MpSpill) spill = NULL;
   gint             width = 1600, height = 0;
   gboolean         dark = FALSE, shared_scale = FALSE, bench = FALSE, curves = FALSE;
   g_autofree char *scale = NULL;
@@ -113,6 +158,9 @@ mp_cli_render (int argc, char **argv)
     { "curves", 0, 0, G_OPTION_ARG_NONE, &curves, "With --order: draw the live bytes over time "
       "of the given order and of the chosen one on one axis, with the saving, instead of plans",
       NULL },
+    { "memory", 0, 0, G_OPTION_ARG_STRING_ARRAY, &memory_specs, "A memory, fastest first, "
+      "repeated (NAME or NAME=SIZE; default: the graph's \"memories\"): draw the best plan's "
+      "planner one pane per memory, with each capacity and the spilled tensors", "NAME[=SIZE]" },
     { "bench", 0, 0, G_OPTION_ARG_NONE, &bench, "Time drawing frames of a generated graph "
       "instead (no FILE)", NULL },
     { "tensors", 'n', 0, G_OPTION_ARG_INT, &bench_tensors, "--bench: tensors in the generated "
@@ -192,6 +240,11 @@ mp_cli_render (int argc, char **argv)
       mp_cli_error ("%s", error->message);
       return MP_EXIT_BAD_INPUT;
     }
+  if (plans_path && memory_specs)
+    {
+      mp_cli_error ("--memory plans each memory: it does not go with --plan");
+      return MP_EXIT_BAD_INPUT;
+    }
   if (plans_path && planning.planner_names)
     {
       mp_cli_error ("--plan and --planner exclude each other");
@@ -258,10 +311,38 @@ mp_cli_render (int argc, char **argv)
       g_ptr_array_add (indices, mp_render_index_new (graph, p));
       if (p == w->observed)
         mp_render_index_set_segments (indices->pdata[k], w->trace);
+      /* a plan file's spill: each memory's plan with its capacity line */
+      if (p->memory)
+        mp_render_index_set_memory (indices->pdata[k], p->memory, p->capacity, NULL, 0);
       if (plans->len > 1 && k < n_ranked)
         mp_render_index_set_rank (indices->pdata[k], k + 1);
     }
 
+  /* several memories: the winner's planner, one pane per memory instead */
+  if (!plans_path && (memory_specs || graph->n_memories))
+    {
+      GPtrArray *panes = spill_panes (w, plans->pdata[order[0]], &planning, memory_specs,
+                                             &spill, &error);
+
+      if (panes == NULL)
+        {
+          mp_cli_error ("%s", error->message);
+          return MP_EXIT_BAD_INPUT;
+        }
+      g_ptr_array_unref (indices);
+      indices = panes;
+      all_valid = TRUE;
+      for (guint k = 0; k < spill->n_memories; k++)
+        all_valid &= spill->plans[k]->valid;
+      plans = g_ptr_array_new ();
+      for (guint k = 0; k < spill->n_memories; k++)
+        g_ptr_array_add (plans, spill->plans[k]);
+      loaded = plans; /* NULL before: no --plan; the spill owns the plans */
+      /* the strip would show the first memory's live bytes as the graph's */
+      options.flags |= MP_RENDER_HIDE_CURVE;
+      if (height <= 0)
+        height = 130 + 400 * (gint) spill->n_memories;
+    }
   /* stacked: the memory strip over the plans, then a band per plan */
   if (height <= 0)
     height = plans->len == 1 ? 1000 : MIN (130 + 250 + 330 * (gint) plans->len, 20000);

@@ -124,8 +124,11 @@ typedef struct
 
 /* plan --memory: per planner, each memory's arena and what spilled
  * (cli-memories.c); FALSE with error on a bad --memory. */
-gboolean mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+GArray  *mp_cli_memories    (const MpGraph *graph, char **specs, GError **error);
+GPtrArray *mp_cli_spills    (const MpWorkload *w, const MpPlanRun *run,
                              const MpCliPlanning *planning, char **specs, GError **error);
+void     mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run,
+                             GPtrArray *spills);
 
 void        mp_cli_add_planning     (GOptionContext *context, MpCliPlanning *p,
                                      MpCliPlanningFlags flags);

@@ -180,6 +180,15 @@ guint mp_render_index_n_segments   (const MpRenderIndex *index);
 MP_AVAILABLE_IN_1_0
 void  mp_render_index_set_rank     (MpRenderIndex *index, guint rank);
 
+/* The plan is one memory's share of a spill (mp_spill_plan: spill->plans[k]):
+ * its title reads "sram 200 KiB of 256 KiB", a dash-dotted line marks the
+ * capacity (0: unbounded, no line; the full viewport reaches it) and the
+ * given graph tensors, those the spill rule moved into this memory, are
+ * outlined and tagged "spilled". name and the tensors are copied. */
+MP_AVAILABLE_IN_1_0
+void  mp_render_index_set_memory   (MpRenderIndex *index, const char *name, guint64 capacity,
+                                    const guint *spilled, guint n_spilled);
+
 /* The records live at step (index into plan->records), calling func for
  * each: O(log n + k) for k records, in no particular order. */
 typedef void (*MpRecordFunc) (guint record, gpointer user_data);

@@ -413,7 +413,16 @@ mp_render_draw_title (cairo_t *cr, const MpRenderIndex *index, const MpRenderOpt
   gboolean         bad = (plan->checked && !plan->valid) || clash;
   const char      *problem = clash ? plan->concurrent_problem : plan->problem;
 
-  if (options->flags & MP_RENDER_PARTIAL)
+  if (index->memory_name)
+    {
+      g_autofree char *memory = mp_render_memory_head (index);
+
+      g_free (head);
+      head = g_strdup_printf ("%s%s · %s · %s", rank, graph_name ? graph_name : "graph",
+                              plan->planner ? plan->planner : "plan", memory);
+      rest = mp_render_memory_rest (index);
+    }
+  else if (options->flags & MP_RENDER_PARTIAL)
     rest = g_strdup_printf ("arena so far %s · lower bound %s", arena, lb);
   else
     rest = g_strdup_printf ("%s %s · lower bound %s · ratio %.3f · fragmentation %.1f%% · "
@@ -574,6 +583,16 @@ mp_render_draw_legend (cairo_t *cr, const MpRenderIndex *index, const MpRenderOp
       cairo_set_dash (cr, NULL, 0, 0);
       legend_label (&l, 2 * s);
     }
+  for (guint c = 0; index->memory_name && c < 2; c++)
+    /* "spilled" on every memory's pane: the legend is the figure's, drawn
+     * with the first pane, and what spilled is in the others */
+    if ((c == 1 || index->capacity != 0) &&
+        legend_room (&l, c == 0 ? "capacity" : "spilled", c == 0 ? 2 * s : s))
+      {
+        mp_render_spill_legend_swatch (cr, options, c == 0, round (l.x),
+                                       round (l.y + (l.h - s) / 2), c == 0 ? 2 * s : s, s);
+        legend_label (&l, c == 0 ? 2 * s : s);
+      }
   if (!(options->flags & MP_RENDER_HIDE_FREE) && legend_room (&l, "free space", s))
     {
       gdouble y = round (l.y + (l.h - s) / 2);

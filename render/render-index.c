@@ -257,6 +257,8 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->color);
   g_free (index->step_time);
   g_free (index->segments);
+  g_free (index->memory_name);
+  g_free (index->spilled);
   g_free (index);
 }
 
@@ -383,7 +385,7 @@ mp_render_index_lookup (const MpRenderIndex *index, guint step, guint64 address)
 void
 mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport)
 {
-  guint64 top = MAX (index->plan->arena, index->live_max);
+  guint64 top = MAX (MAX (index->plan->arena, index->live_max), index->capacity);
 
   viewport->step_min = 0;
   viewport->step_max = MAX (index->n_steps, 1);

@@ -154,6 +154,8 @@ mp_render_frame (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions 
   mp_render_draw_timeline (cr, index, options, layout, text);
   if (!(flags & MP_RENDER_HIDE_LINES))
     mp_render_draw_lines (cr, index, options, layout, text);
+  if (!(flags & MP_RENDER_HIDE_LINES))
+    mp_render_draw_spill (cr, index, options, layout, text);
   if (layout->curve.height > 0)
     mp_render_draw_curve (cr, index, options, layout, text);
   if (!(flags & MP_RENDER_HIDE_AXES))

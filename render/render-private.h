@@ -44,6 +44,12 @@ struct _MpRenderIndex
   MpTraceRange  *segments;
   guint          n_segments;
   guint          rank;       /* mp_render_index_set_rank; 0: not ranked */
+  /* one memory's pane (mp_render_index_set_memory), memory_name NULL when not */
+  char          *memory_name;
+  guint64        capacity;   /* 0: unbounded */
+  guint8        *spilled;    /* per record: moved here by the spill rule, or NULL */
+  guint          n_spilled;
+  guint64        spilled_bytes;
 };
 
 
@@ -120,6 +126,17 @@ void     mp_render_draw_legend   (cairo_t *cr, const MpRenderIndex *index,
                                   MpText *text);
 void     mp_render_draw_note     (cairo_t *cr, const MpRenderOptions *options,
                                   const MpRenderRect *rect, const char *note, MpText *text);
+
+/* One memory's pane (render-spill.c): the title's parts, the capacity
+ * line and spilled marks, a legend swatch (capacity line or spilled mark). */
+char    *mp_render_memory_head (const MpRenderIndex *index);
+char    *mp_render_memory_rest (const MpRenderIndex *index);
+void     mp_render_draw_spill  (cairo_t *cr, const MpRenderIndex *index,
+                                const MpRenderOptions *options, const MpRenderLayout *layout,
+                                MpText *text);
+void     mp_render_spill_legend_swatch (cairo_t *cr, const MpRenderOptions *options,
+                                        gboolean capacity, gdouble x, gdouble y, gdouble w,
+                                        gdouble h);
 
 /* Ticks: a "nice" step for a range so labels are at least min_gap apart. */
 gdouble  mp_nice_step_decimal (gdouble range, gdouble pixels, gdouble min_gap);

@@ -116,7 +116,7 @@ static const BadInput bad_inputs[] = {
   { "unknown-op-key", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [{\"name\": \"a\", \"size\": 4}], \"ops\": [{\"name\": \"f\", \"outputs\": [\"a\"]}, {\"name\": \"g\", \"inputs\": [\"a\"], \"output\": [\"a\"]}]}",
     "bad.json: ops[1]: unknown key \"output\" (did you mean \"outputs\"?)" },
   { "unknown-key-far", FALSE, "{\"format\": \"memplan.graph/1\", \"comment\": \"hi\"}",
-    "bad.json: unknown key \"comment\" (known: format, name, description, alignment, tensors, ops; your own keys start with \"x-\")" },
+    "bad.json: unknown key \"comment\" (known: format, name, description, alignment, memories, tensors, ops; your own keys start with \"x-\")" },
   { "op-not-object", FALSE, "{\"format\": \"memplan.graph/1\", \"ops\": [5]}",
     "bad.json: ops[0] is not an object" },
   { "tensor-not-object", FALSE, "{\"format\": \"memplan.graph/1\", \"tensors\": [\"a\"]}",
@@ -354,7 +354,7 @@ test_json_one_pass (void)
     g_assert_null (c);
     g_assert_cmpstr (error->message, ==,
                      "c.json: unknown key \"coment\" (known: format, name, description, "
-                     "alignment, tensors, ops; your own keys start with \"x-\")");
+                     "alignment, memories, tensors, ops; your own keys start with \"x-\")");
   }
 }
 
