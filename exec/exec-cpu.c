@@ -235,6 +235,8 @@ run_step (Shared *sh, const MpExecStep *st)
     touch (sh, &r[i], FALSE, NULL);
   for (guint i = st->first_post; i < st->first_post + st->n_post; i++)
     touch (sh, &r[i], TRUE, &sh->checks[i]);
+  for (guint i = st->first_refill; i < st->first_refill + st->n_refill; i++)
+    touch (sh, &r[i], FALSE, NULL);
 }
 
 /* Blocks until the other streams completed what waits[first, first + n) ask. */

@@ -85,6 +85,8 @@ enqueue_step (MpExecCuda *c, const MpExecProgram *p, guint k, guint epoch, gbool
     rc = mp_cuda_fill (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
   for (guint i = st->first_post; rc == 0 && i < st->first_post + st->n_post; i++)
     rc = mp_cuda_check (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
+  for (guint i = st->first_refill; rc == 0 && i < st->first_refill + st->n_refill; i++)
+    rc = mp_cuda_fill (c->cu, st->stream, i, tag_of (p, i, epoch), err, len);
   if (rc == 0)
     rc = mp_cuda_record (c->cu, st->stream, k, err, len);
   return rc;

@@ -66,6 +66,8 @@ typedef struct
   guint first_write, n_writes;   /* outputs (and the workspace), written whole */
   guint first_post, n_post;      /* the workspace, checked after the op, and the tensors that
                                   * die here (one op at a time) or in the barrier's group */
+  guint first_refill, n_refill;  /* after the posts: the bytes of tensors whose lifetime gap
+                                  * ends here, written again (their space was another's) */
   guint first_wait, n_waits;     /* the other streams' earlier groups */
   guint first_yield, n_yield;    /* the other streams' steps of this group: a staggered
                                   * stream waits for them too */

@@ -40,6 +40,24 @@ add_workspace (GArray *regions, const MpExecProgram *p, guint op, guint slot)
   g_array_append_val (regions, r);
 }
 
+/* [lo, hi) of root's bytes as a region of its own pattern. */
+static void
+add_part (GArray *regions, guint root, guint buffer, guint64 base, guint64 lo, guint64 hi)
+{
+  MpExecRegion r = { 0 };
+
+  if (lo >= hi)
+    return;
+  r.buffer = buffer;
+  r.base = base;
+  r.id = root + 1;
+  r.tag = mp_pattern_tag (r.id);
+  r.tensor = root;
+  r.lo = lo;
+  r.hi = hi;
+  g_array_append_val (regions, r);
+}
+
 /* Where each arena root is held in the executed order, as the validator
  * judges it: from the first step that touches it (which writes all of it)
  * to the end of the group of the last step that touches it (after which all
@@ -119,6 +137,83 @@ spans_init (Spans *sp, const MpExecProgram *p, const guint *buffer, const guint6
       }
 }
 
+/* The bytes [*lo, *hi) of tensor x that are its own during op (MiniMalloc's
+ * gaps: none in a gap, the window in a windowed one, else all of them). */
+static void
+held_during (const MpGraph *graph, const MpTensor *x, gint64 op, guint64 *lo, guint64 *hi)
+{
+  *lo = 0;
+  *hi = x->size;
+  for (guint k = 0; k < x->n_gaps; k++)
+    {
+      const MpGap *g = &g_array_index (graph->gaps, MpGap, x->gap_first + k);
+
+      if (g->first <= op && op <= g->last)
+        {
+          *lo = g->windowed ? MIN (g->lo, x->size) : 0;
+          *hi = g->windowed ? MIN (g->hi, x->size) : 0;
+        }
+    }
+}
+
+/* What a tensor held during op `from` and no longer holds during op `to`
+ * (both within its lifetime): [a0, a1) less [b0, b1), as regions. */
+static void
+add_held_less (GArray *regions, const MpGraph *graph, guint t, gint64 from, gint64 to,
+               guint buffer, guint64 base)
+{
+  guint64 a0, a1, b0, b1;
+
+  held_during (graph, &graph->tensors[t], from, &a0, &a1);
+  held_during (graph, &graph->tensors[t], to, &b0, &b1);
+  if (b0 >= b1)
+    b0 = b1 = a1;
+  add_part (regions, t, buffer, base, a0, MIN (a1, b0));
+  add_part (regions, t, buffer, base, MAX (a0, b1), a1);
+}
+
+/* Lifetime gaps give a root's space, all of it or all but a window, to
+ * others for a while. Bytes a tensor gives up before op are checked before
+ * op runs (GAP_GIVEN_UP, with the op's inputs); bytes it takes back after op
+ * are written again after op's checks (GAP_TAKEN_BACK): so a tensor living
+ * there meanwhile is no overlap, and one still there after is. The window
+ * keeps its data and is checked with the rest at the tensor's next use. */
+typedef enum
+{
+  GAP_GIVEN_UP,
+  GAP_TAKEN_BACK,
+} GapPart;
+
+static void
+add_gap_parts (GArray *regions, const MpGraph *graph, const GArray *gapped, const Spans *sp,
+               guint op, GapPart part, const guint *buffer, const guint64 *base)
+{
+  for (guint i = 0; i < gapped->len; i++)
+    {
+      guint           t = g_array_index (gapped, guint, i);
+      const MpTensor *x = &graph->tensors[t];
+      gboolean        edge = FALSE;
+
+      if (buffer[t] != MP_EXEC_BUF_ARENA || sp->first[t] == G_MAXUINT)
+        continue;
+      /* both ops of the edge within the lifetime */
+      if (part == GAP_GIVEN_UP ? op <= sp->first[t] || op > sp->last[t]
+                               : op < sp->first[t] || op >= sp->last[t])
+        continue;
+      for (guint k = 0; k < x->n_gaps && !edge; k++)
+        {
+          const MpGap *g = &g_array_index (graph->gaps, MpGap, x->gap_first + k);
+
+          edge = part == GAP_GIVEN_UP ? g->first == (gint64) op || g->last + 1 == (gint64) op
+                                      : g->first == (gint64) op + 1 || g->last == (gint64) op;
+        }
+      if (edge && part == GAP_GIVEN_UP)
+        add_held_less (regions, graph, t, (gint64) op - 1, op, buffer[t], base[t]);
+      else if (edge)
+        add_held_less (regions, graph, t, (gint64) op + 1, op, buffer[t], base[t]);
+    }
+}
+
 /* Concurrent: a barrier step on stream 0 after each group where roots
  * retire; origin maps every step to the op step it follows (or is). */
 static guint *
@@ -172,6 +267,8 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
   g_autoptr (GHashTable) streams = g_hash_table_new (NULL, NULL);
   guint64             arena = 0, host = 0;
   guint               n_parallel;
+  gboolean            has_gaps, groups_are_ops = TRUE;
+  g_autoptr (GArray)  gapped = g_array_new (FALSE, FALSE, sizeof (guint)); /* tensors with gaps */
 
   if (!graph->has_ops)
     {
@@ -264,6 +361,26 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
     }
   p->group_order = plan->parallel;
   p->concurrent = !options->sequential && g_hash_table_size (streams) > 1;
+  has_gaps = graph->gaps && graph->gaps->len > 0;
+  for (guint t = 0; has_gaps && t < graph->n_tensors; t++)
+    if (graph->tensors[t].n_gaps)
+      g_array_append_val (gapped, t);
+  /* gaps count ops: parallel groups of one op each, in program order, are
+   * the same steps */
+  for (guint o = 0; has_gaps && p->group_order && o < graph->n_ops; o++)
+    if (group[o] != o)
+      groups_are_ops = FALSE;
+  if (has_gaps && (p->concurrent || !groups_are_ops))
+    {
+      g_set_error (error, MP_EXEC_ERROR, MP_EXEC_ERROR_INVALID,
+                   "graph '%s' has lifetime gaps, which are executed one op at a time in "
+                   "program order only (plan '%s' %s)", graph->name, plan->planner,
+                   p->group_order ? "is made for parallel groups"
+                                  : "would run on concurrent streams: give --schedule "
+                                    "sequential");
+      mp_exec_program_free (p);
+      return NULL;
+    }
   p->n_streams = p->concurrent ? g_hash_table_size (streams) : 1;
   p->n_groups = p->concurrent ? n_parallel : 0;
   if (!p->concurrent)
@@ -341,6 +458,8 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
             if (spans.first[root] != G_MAXUINT && spans.first[root] != oi)
               add_region (regions, graph, op->outputs[k], buffer[root], base[root], FALSE);
           }
+        if (has_gaps && !barrier)
+          add_gap_parts (regions, graph, gapped, &spans, st->op, GAP_GIVEN_UP, buffer, base);
         st->n_checks = regions->len - st->first_check;
         st->first_write = regions->len;
         for (guint k = 0; k < n_out; k++)
@@ -365,6 +484,10 @@ mp_exec_program_new (const MpGraph *graph, const MpLifetimes *lt, const MpPlan *
           add_region (regions, graph, spans.retire[k], buffer[spans.retire[k]],
                       base[spans.retire[k]], TRUE);
         st->n_post = regions->len - st->first_post;
+        st->first_refill = regions->len;
+        if (has_gaps && !barrier)
+          add_gap_parts (regions, graph, gapped, &spans, st->op, GAP_TAKEN_BACK, buffer, base);
+        st->n_refill = regions->len - st->first_refill;
       }
   }
 

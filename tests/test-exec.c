@@ -477,6 +477,70 @@ test_corrupt_exact (void)
                                              "'left.out'");
 }
 
+/* Lifetime gaps (issue 28): skip gives all its space away during op f1
+ * and keeps only its first 64 bytes during f2. A plan that uses that space
+ * meanwhile runs clean; one that lays a tensor over what skip keeps or
+ * takes back is corrupt, and the executor names the same pair the
+ * validator does. */
+static const char gaps_json[] =
+  "{\"format\": \"memplan.graph/1\", \"name\": \"gaps\", \"alignment\": 16,"
+  " \"tensors\": [{\"name\": \"x\", \"size\": 64, \"kind\": \"input\"},"
+  "  {\"name\": \"skip\", \"size\": 256, \"gaps\": [{\"from\": 1, \"to\": 2},"
+  "   {\"from\": 2, \"to\": 3, \"window\": [0, 64]}]},"
+  "  {\"name\": \"a\", \"size\": 192}, {\"name\": \"b\", \"size\": 64},"
+  "  {\"name\": \"y\", \"size\": 64, \"kind\": \"output\"}],"
+  " \"ops\": [{\"name\": \"stem\", \"inputs\": [\"x\"], \"outputs\": [\"skip\"]},"
+  "  {\"name\": \"f1\", \"inputs\": [\"x\"], \"outputs\": [\"a\"]},"
+  "  {\"name\": \"f2\", \"inputs\": [\"a\"], \"outputs\": [\"b\"]},"
+  "  {\"name\": \"add\", \"inputs\": [\"skip\", \"b\"], \"outputs\": [\"y\"]}]}";
+
+static MpExecResult *
+run_gaps_plan (const Loaded *l, guint64 a, guint64 b, gboolean *valid)
+{
+  g_autoptr (MpPlan) plan = mp_plan_new ("by-hand", l->lt);
+
+  for (guint i = 0; i < plan->n_records; i++)
+    {
+      const char *name = l->graph->tensors[plan->records[i].tensor].name;
+
+      plan->offsets[i] = g_str_equal (name, "skip") ? 0
+                         : g_str_equal (name, "a")  ? a
+                         : g_str_equal (name, "b")  ? b
+                                                    : 320;
+    }
+  mp_plan_finish (plan);
+  *valid = mp_plan_judge (l->graph, NULL, plan);
+  return run_cpu (l, plan, FALSE, 2, 0, FALSE);
+}
+
+static void
+test_gaps (void)
+{
+  g_auto (Loaded) l = { 0 };
+  g_autoptr (MpExecResult) fine = NULL;
+  g_autoptr (MpExecResult) over_window = NULL;
+  g_autoptr (MpExecResult) taken_back = NULL;
+  gboolean                 valid;
+
+  load_json (&l, gaps_json);
+  /* a in skip's space while skip holds only its window, b above it */
+  fine = run_gaps_plan (&l, 64, 256, &valid);
+  g_assert_true (valid);
+  g_assert_cmpuint (fine->n_corrupted, ==, 0);
+  /* b over skip's window during f2 */
+  over_window = run_gaps_plan (&l, 64, 0, &valid);
+  g_assert_false (valid);
+  g_assert_cmpstr (over_window->first_corruption, ==,
+                   "op 'add' found tensor 'skip' corrupted at byte 0: overwritten by tensor "
+                   "'b'");
+  /* a at 0: free during f1, but skip takes its window back for f2 */
+  taken_back = run_gaps_plan (&l, 0, 256, &valid);
+  g_assert_false (valid);
+  g_assert_cmpstr (taken_back->first_corruption, ==,
+                   "op 'f2' found tensor 'a' corrupted at byte 0: overwritten by tensor "
+                   "'skip'");
+}
+
 /* The multi-stream sample on real threads: the sequential greedy plan puts
  * left.h and right.h at the same offset, both written in one parallel group
  * and read in the next, so one of them is always found corrupted; naive
@@ -859,6 +923,7 @@ main (int argc, char **argv)
   g_test_add_func ("/exec/cpu/tiny-figures", test_tiny_figures);
   g_test_add_func ("/exec/caching-sim", test_caching_sim);
   g_test_add_func ("/exec/cpu/corrupt-exact", test_corrupt_exact);
+  g_test_add_func ("/exec/cpu/gaps", test_gaps);
   g_test_add_func ("/exec/cpu/multistream-concurrent", test_multistream_concurrent);
   g_test_add_func ("/exec/cpu/parallel-plan", test_parallel_plan);
   g_test_add_func ("/exec/cpu/multistream-sample", test_multistream_sample);
