@@ -315,6 +315,45 @@ run_suite (char **inputs, const char *relative_to)
   return report;
 }
 
+/* A graph with memories: each result carries what the planner's spill put
+ * in each memory, and reads back the same (data/mcu-cnn.json: greedy-by-size
+ * keeps 12 tensors, 200 KiB, in its 256 KiB of SRAM and spills conv1's
+ * 100 KiB to PSRAM). */
+static void
+test_suite_memories (void)
+{
+  g_autofree char *mcu = test_data_path ("mcu-cnn.json");
+  char            *inputs[] = { mcu, NULL };
+  g_autoptr (MpReport) report = run_suite (inputs, NULL);
+  g_autoptr (MpReport) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = mp_report_to_json (report);
+  g_autofree char *again = NULL;
+  MpReportResult  *r;
+  MpReportMemory  *sram, *psram;
+
+  back = mp_report_parse (text, strlen (text), "r.json", &error);
+  g_assert_no_error (error);
+  again = mp_report_to_json (back);
+  g_assert_cmpstr (text, ==, again);
+  r = mp_report_graph_find (mp_report_find_graph (back, "mcu-cnn"), "greedy-by-size");
+  g_assert_nonnull (r->memories);
+  g_assert_cmpuint (r->memories->len, ==, 2);
+  sram = r->memories->pdata[0];
+  psram = r->memories->pdata[1];
+  g_assert_cmpstr (sram->name, ==, "sram");
+  g_assert_cmpuint (sram->capacity, ==, 262144);
+  g_assert_cmpuint (sram->arena, ==, 204800);
+  g_assert_cmpuint (sram->n_tensors, ==, 12);
+  g_assert_cmpuint (sram->n_spilled, ==, 0);
+  g_assert_cmpstr (psram->name, ==, "psram");
+  g_assert_cmpuint (psram->capacity, ==, 0);
+  g_assert_cmpuint (psram->arena, ==, 102400);
+  g_assert_cmpuint (psram->spilled_bytes, ==, 102400);
+  g_assert_cmpuint (psram->n_spilled, ==, 1);
+  g_assert_nonnull (strstr (text, "\"memories\": ["));
+}
+
 static void
 test_suite_deterministic (void)
 {
@@ -551,6 +590,12 @@ test_percentage (void)
 #define OK "{\"planner\": \"naive\", \"arena\": 8, \"lower_bound\": 8, \"valid\": true, " \
            "\"seconds\": 0}"
 
+/* a valid naive result, open for more keys; one memory of it */
+#define VALID8 "{\"planner\": \"naive\", \"arena\": 8, \"lower_bound\": 8, \"valid\": true, " \
+               "\"seconds\": 0, "
+#define SRAM   "{\"name\": \"sram\", \"arena\": 8, \"tensors\": 1, \"spilled_bytes\": 0, " \
+               "\"spilled\": 0}"
+
 static void
 test_reader_errors (void)
 {
@@ -602,6 +647,16 @@ test_reader_errors (void)
       "r.json: graph 'g', planner 'naive': \"skipped\" must be a string" },
     { HEAD "\"graphs\": [{\"name\": \"g\", \"file\": \"g\", \"error\": \"x\", \"results\": []}]}",
       "r.json: graph 'g': a graph that failed to load has no \"results\"" },
+    { HEAD "\"graphs\": [" G1 "\"results\": [" VALID8 "\"memories\": []}]}]}",
+      "r.json: graph 'g', planner 'naive': \"memories\" must be a list of memories" },
+    { HEAD "\"graphs\": [" G1 "\"results\": [" VALID8 "\"memories\": [" SRAM ", " SRAM "]}]}]}",
+      "r.json: graph 'g', planner 'naive': memory 'sram' appears twice in \"memories\"" },
+    { HEAD "\"graphs\": [" G1 "\"results\": [" VALID8 "\"memories\": [{\"name\": \"sram\", "
+      "\"arena\": 8, \"tensors\": 1, \"spilled_bytes\": 8, \"spilled\": 2}]}]}]}",
+      "r.json: graph 'g', planner 'naive': memory 'sram': 2 tensors spilled into it, but it "
+      "holds 1" },
+    { HEAD "\"graphs\": [" G1 "\"results\": [" VALID8 "\"memories\": [{\"name\": \"sram\"}]}]}]}",
+      "r.json: graph 'g', planner 'naive': missing \"arena\" (an integer >= 0)" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -627,6 +682,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/report/compare/invalid-always-fails", test_compare_self);
   g_test_add_func ("/analysis/report/compare/skipped", test_compare_skipped);
   g_test_add_func ("/analysis/report/suite/deterministic", test_suite_deterministic);
+  g_test_add_func ("/analysis/report/suite/memories", test_suite_memories);
   g_test_add_func ("/analysis/report/suite/scan", test_suite_scan);
   g_test_add_func ("/analysis/report/suite/default-planners", test_default_planners);
   g_test_add_func ("/analysis/report/path-relative", test_path_relative);

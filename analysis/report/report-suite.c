@@ -368,6 +368,20 @@ typedef struct
   GError               *error;   /* a repeat cancelled: the run stops there */
 } Recording;
 
+/* A graph that declares memories: the planner's spill into them, as plan
+ * --memory reports it. A spill that fails leaves the result without. */
+static void
+record_spill (MpReportResult *result, const MpRunProgress *progress, Recording *r)
+{
+  const MpWorkload *w = progress->workload;
+  g_autoptr (MpSpill) spill = NULL;
+
+  spill = mp_spill_plan (w->graph, w->lifetimes, progress->planner, w->graph->memories,
+                         w->graph->n_memories, &r->options->planner, r->cancellable, NULL);
+  if (spill)
+    mp_report_result_set_spill (result, spill);
+}
+
 static void
 record_result (const MpRunProgress *progress, gpointer data)
 {
@@ -382,8 +396,14 @@ record_result (const MpRunProgress *progress, gpointer data)
                                   ? MP_RESULT_SKIPPED : MP_RESULT_FAILED,
                                 progress->error->message);
   else
-    time_repeats (mp_report_graph_add_plan (r->entry, progress->plan), progress->workload,
-                  progress->planner, progress->plan, r->options, r->cancellable, &r->error);
+    {
+      MpReportResult *result = mp_report_graph_add_plan (r->entry, progress->plan);
+
+      time_repeats (result, progress->workload, progress->planner, progress->plan, r->options,
+                    r->cancellable, &r->error);
+      if (!r->error && progress->workload->graph->n_memories)
+        record_spill (result, progress, r);
+    }
 }
 
 MpSuiteOutcome

@@ -23,11 +23,39 @@ mp_result_status_to_string (MpResultStatus status)
 }
 
 static void
+memory_free (MpReportMemory *m)
+{
+  g_free (m->name);
+  g_free (m);
+}
+
+static void
 result_free (MpReportResult *result)
 {
   g_free (result->planner);
   g_free (result->problem);
+  g_clear_pointer (&result->memories, g_ptr_array_unref);
   g_free (result);
+}
+
+void
+mp_report_result_set_spill (MpReportResult *result, const MpSpill *spill)
+{
+  g_clear_pointer (&result->memories, g_ptr_array_unref);
+  result->memories = g_ptr_array_new_with_free_func ((GDestroyNotify) memory_free);
+  for (guint k = 0; k < spill->n_memories; k++)
+    {
+      MpReportMemory *m = g_new0 (MpReportMemory, 1);
+
+      m->name = g_strdup (spill->memories[k].name);
+      m->capacity = spill->memories[k].capacity;
+      m->arena = spill->arena[k];
+      m->n_tensors = spill->count[k];
+      m->spilled_bytes = spill->spilled_bytes[k];
+      for (guint i = 0; i < spill->n_records; i++)
+        m->n_spilled += spill->memory_of[i] == k && spill->spilled[i];
+      g_ptr_array_add (result->memories, m);
+    }
 }
 
 static void
@@ -238,6 +266,27 @@ result_to_json (const MpReportResult *r)
         json_object_object_add (obj, "partitions", json_object_new_int64 (r->n_partitions));
       if (r->proved_optimal)
         json_object_object_add (obj, "proved_optimal", json_object_new_boolean (TRUE));
+      if (r->memories)
+        {
+          json_object *list = json_object_new_array_ext (r->memories->len);
+
+          for (guint k = 0; k < r->memories->len; k++)
+            {
+              const MpReportMemory *m = r->memories->pdata[k];
+              json_object          *mo = json_object_new_object ();
+
+              json_object_object_add (mo, "name", json_object_new_string (m->name));
+              if (m->capacity)
+                json_object_object_add (mo, "capacity", json_object_new_int64 (m->capacity));
+              json_object_object_add (mo, "arena", json_object_new_int64 (m->arena));
+              json_object_object_add (mo, "tensors", json_object_new_int64 (m->n_tensors));
+              json_object_object_add (mo, "spilled_bytes",
+                                      json_object_new_int64 (m->spilled_bytes));
+              json_object_object_add (mo, "spilled", json_object_new_int64 (m->n_spilled));
+              json_object_array_add (list, mo);
+            }
+          json_object_object_add (obj, "memories", list);
+        }
     }
   return obj;
 }
@@ -456,6 +505,43 @@ read_runs (Reader *rd, json_object *obj, MpReportResult *r, GError **error)
   return TRUE;
 }
 
+/* "memories": [{"name", "capacity"?, "arena", "tensors", "spilled_bytes",
+ * "spilled"}], each memory once, the spill within each arena. */
+static gboolean
+read_memories (Reader *rd, json_object *obj, MpReportResult *r, GError **error)
+{
+  json_object *list;
+
+  if (!json_object_object_get_ex (obj, "memories", &list))
+    return TRUE;
+  if (!json_object_is_type (list, json_type_array) || json_object_array_length (list) == 0)
+    return fail (rd, error, "\"memories\" must be a list of memories");
+  r->memories = g_ptr_array_new_with_free_func ((GDestroyNotify) memory_free);
+  for (gsize k = 0; k < json_object_array_length (list); k++)
+    {
+      json_object    *mo = json_object_array_get_idx (list, k);
+      MpReportMemory *m = g_new0 (MpReportMemory, 1);
+
+      g_ptr_array_add (r->memories, m);
+      if (!json_object_is_type (mo, json_type_object))
+        return fail (rd, error, "\"memories\" #%" G_GSIZE_FORMAT " must be an object", k + 1);
+      if (!get_string (rd, mo, "name", TRUE, &m->name, error) ||
+          !get_u64 (rd, mo, "capacity", FALSE, G_MAXINT64, &m->capacity, error) ||
+          !get_u64 (rd, mo, "arena", TRUE, G_MAXINT64, &m->arena, error) ||
+          !get_uint (rd, mo, "tensors", TRUE, &m->n_tensors, error) ||
+          !get_u64 (rd, mo, "spilled_bytes", TRUE, G_MAXINT64, &m->spilled_bytes, error) ||
+          !get_uint (rd, mo, "spilled", TRUE, &m->n_spilled, error))
+        return FALSE;
+      for (guint j = 0; j + 1 < r->memories->len; j++)
+        if (g_str_equal (((MpReportMemory *) r->memories->pdata[j])->name, m->name))
+          return fail (rd, error, "memory '%s' appears twice in \"memories\"", m->name);
+      if (m->n_spilled > m->n_tensors)
+        return fail (rd, error, "memory '%s': %u tensors spilled into it, but it holds %u",
+                     m->name, m->n_spilled, m->n_tensors);
+    }
+  return TRUE;
+}
+
 static gboolean
 read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GError **error)
 {
@@ -497,7 +583,7 @@ read_result (Reader *rd, json_object *obj, gsize index, MpReportGraph *graph, GE
       !get_string (rd, obj, "problem", FALSE, &r->problem, error) ||
       !get_uint (rd, obj, "partitions", FALSE, &r->n_partitions, error) ||
       !get_bool (rd, obj, "proved_optimal", FALSE, &r->proved_optimal, error) ||
-      !read_runs (rd, obj, r, error))
+      !read_runs (rd, obj, r, error) || !read_memories (rd, obj, r, error))
     return FALSE;
   r->status = valid ? MP_RESULT_VALID : MP_RESULT_INVALID;
   if (!valid && r->problem == NULL)

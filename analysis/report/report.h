@@ -4,6 +4,7 @@
 #include "mp-version.h"
 
 #include <gio/gio.h>
+#include "memories.h"
 #include "plan.h"
 #include "planner.h"
 #include "workload.h"
@@ -23,6 +24,18 @@ typedef enum
   MP_RESULT_SKIPPED, /* the planner does not apply (e.g. needs ops, graph is CSV) */
 } MpResultStatus;
 
+/* A graph with memories (graph JSON "memories"): what the planner's spill
+ * put in each, fastest first (memories.h). */
+typedef struct
+{
+  char    *name;
+  guint64  capacity;      /* 0: unbounded */
+  guint64  arena;
+  guint    n_tensors;
+  guint64  spilled_bytes; /* of the tensors the spill rule moved into it */
+  guint    n_spilled;
+} MpReportMemory;
+
 typedef struct
 {
   char          *planner;
@@ -39,6 +52,7 @@ typedef struct
   guint          n_partitions;
   gboolean       proved_optimal;
   char          *problem;       /* INVALID: the validator's message; FAILED, SKIPPED: why */
+  GPtrArray     *memories;      /* MpReportMemory: the spill on a graph with memories, or NULL */
 } MpReportResult;
 
 typedef struct
@@ -97,6 +111,9 @@ MP_AVAILABLE_IN_1_0
 void            mp_report_result_set_times (MpReportResult *result,
                                             const gdouble  *seconds,
                                             guint           n);
+/* Records what a spill put in each memory (after mp_report_graph_add_plan). */
+MP_AVAILABLE_IN_1_0
+void            mp_report_result_set_spill (MpReportResult *result, const MpSpill *spill);
 MP_AVAILABLE_IN_1_0
 MpReportResult *mp_report_graph_add_missed (MpReportGraph *graph, const char *planner,
                                             MpResultStatus status, const char *why);
