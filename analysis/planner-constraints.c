@@ -299,6 +299,22 @@ height_of (const MpUsage *records, guint n, const guint64 *offsets)
   return h;
 }
 
+/* A starting placement (trial, made in order *o) replaces the best so far
+ * when it is lower. */
+static void
+keep_if_lower (MpPlan *plan, const guint64 *trial, guint64 *best, guint **order, guint **o)
+{
+  guint64 h = height_of (plan->records, plan->n_records, trial);
+
+  if (h < *best)
+    {
+      *best = h;
+      memcpy (plan->offsets, trial, sizeof (guint64) * plan->n_records);
+      g_free (*order);
+      *order = g_steal_pointer (o);
+    }
+}
+
 /* MiniMalloc's first descent: again and again, of the unplaced buffers the
  * one whose lowest free aligned offset is lowest (the earlier in order on a
  * tie) takes it. Fills the arena from the bottom, as a skyline does. */
@@ -359,39 +375,23 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   for (guint member = 0; member < MP_BEST_OF_N_MEMBERS && best > plan->lower_bound; member++)
     {
       g_autofree guint *o = mp_best_of_order (plan->records, n, NULL, member / 2);
-      guint64           h;
 
       if (!mp_place_constrained (graph, plan->records, n, o,
                                  member % 2 ? MP_PLACE_BEST_FIT : MP_PLACE_FIRST_FIT, trial,
                                  cancellable, error))
         return NULL;
-      h = height_of (plan->records, n, trial);
-      if (h < best)
-        {
-          best = h;
-          memcpy (plan->offsets, trial, sizeof (guint64) * n);
-          g_free (order);
-          order = g_steal_pointer (&o);
-        }
+      keep_if_lower (plan, trial, &best, &order, &o);
     }
   /* and the lowest-first descent, ties broken by each order */
   for (guint k = 0; k < MP_BEST_OF_N_ORDERS && best > plan->lower_bound; k++)
     {
       g_autofree guint *o = mp_best_of_order (plan->records, n, NULL, k);
-      guint64           h;
 
       if (!place_fixed (graph, plan->records, n, trial, placed, error))
         return NULL;
       place_lowest_first (plan->records, n, o, trial, placed, spans);
       memset (placed, 0, sizeof (gboolean) * n);
-      h = height_of (plan->records, n, trial);
-      if (h < best)
-        {
-          best = h;
-          memcpy (plan->offsets, trial, sizeof (guint64) * n);
-          g_free (order);
-          order = g_steal_pointer (&o);
-        }
+      keep_if_lower (plan, trial, &best, &order, &o);
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
     }
