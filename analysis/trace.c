@@ -192,70 +192,40 @@ observed_offset (const MpTrace *trace, guint64 address)
   return range->offset + (address - range->address);
 }
 
-/* Without an arena (malloc'd blocks), laying every range ever touched end
- * to end grows with the trace's length. Each range keeps malloc's layout
- * inside it, and its space is reused once nothing in it is live: each
- * period in which something in a range is live is placed as a buffer
- * (greedy by size). A range malloc hands out again every step is so one
- * buffer per step, not one as long as the trace (which made ten steps
- * read 4.6 times one step). */
-static gint
-compare_by_first (gconstpointer a, gconstpointer b, gpointer data)
-{
-  const MpTrace *trace = data;
-  guint          x = *(const guint *) a, y = *(const guint *) b;
-  guint          rx = range_of (trace, trace->addresses[x]);
-  guint          ry = range_of (trace, trace->addresses[y]);
-  gint64         fx = trace->graph->tensors[x].first, fy = trace->graph->tensors[y].first;
-
-  if (rx != ry)
-    return rx < ry ? -1 : 1;
-  return fx < fy ? -1 : fx > fy ? 1 : (x > y) - (x < y);
-}
-
+/* Without an arena (malloc'd blocks) the trace shows what was live, not
+ * what malloc held: its addresses are virtual, and laying the ranges they
+ * touched end to end (even reusing a range's space between its busy
+ * periods) grows with the trace's length, as later steps' blocks land
+ * beside earlier ones. So the observed row is the blocks packed as tightly
+ * as their lifetimes allow (greedy by size, which reaches the peak of live
+ * bytes on every trace we have seen): one step and ten read alike. A range
+ * nothing was allocated in (a converted snapshot's segment) spans the run. */
 static void
-reuse_ranges (MpTrace *trace)
+pack_blocks (MpTrace *trace)
 {
   const MpGraph      *graph = trace->graph;
-  g_autoptr (GArray)  spans = g_array_new (FALSE, TRUE, sizeof (MpUsage));
-  g_autofree guint   *order = g_new (guint, graph->n_tensors);
-  g_autofree guint   *span_of = g_new (guint, graph->n_tensors);
+  guint               n_steps = MAX (trace->n_events, 1);
+  g_autoptr (GArray)  spans = g_array_sized_new (FALSE, TRUE, sizeof (MpUsage), graph->n_tensors);
   g_autofree guint64 *offsets = NULL;
   g_autofree gboolean *used = g_new0 (gboolean, trace->n_ranges);
-  guint               n_steps = MAX (trace->n_events, 1);
 
   for (guint t = 0; t < graph->n_tensors; t++)
-    order[t] = t;
-  g_qsort_with_data (order, graph->n_tensors, sizeof (guint), compare_by_first, trace);
-  for (guint i = 0; i < graph->n_tensors; i++)
     {
-      const MpTensor *x = &graph->tensors[order[i]];
-      guint           r = range_of (trace, trace->addresses[order[i]]);
-      MpUsage        *u = spans->len ? &g_array_index (spans, MpUsage, spans->len - 1) : NULL;
+      MpUsage v = { 0 };
 
-      /* the same range still live: the same period */
-      if (u && u->tensor == r && (gint64) u->last >= x->first)
-        u->last = MAX (u->last, (guint) x->last);
-      else
-        {
-          MpUsage v = { 0 };
-
-          v.tensor = r;
-          v.first = x->first;
-          v.last = x->last;
-          v.size = v.bytes = trace->ranges[r].size;
-          g_array_append_val (spans, v);
-          used[r] = TRUE;
-        }
-      span_of[order[i]] = spans->len - 1;
+      v.tensor = t;
+      v.first = graph->tensors[t].first;
+      v.last = graph->tensors[t].last;
+      v.size = v.bytes = graph->tensors[t].size;
+      g_array_append_val (spans, v);
+      used[range_of (trace, trace->addresses[t])] = TRUE;
     }
-  /* a range nothing was allocated in (a snapshot's segment) spans the run */
   for (guint r = 0; r < trace->n_ranges; r++)
     if (!used[r])
       {
         MpUsage v = { 0 };
 
-        v.tensor = r;
+        v.tensor = G_MAXUINT;
         v.last = n_steps - 1;
         v.size = v.bytes = trace->ranges[r].size;
         g_array_append_val (spans, v);
@@ -263,13 +233,7 @@ reuse_ranges (MpTrace *trace)
   offsets = g_new0 (guint64, MAX (spans->len, 1));
   trace->observed_arena = mp_place_greedy_by_size ((MpUsage *) (void *) spans->data, spans->len,
                                                    n_steps, offsets);
-  /* a range's first period gives it its place in the ranges listed */
-  for (guint k = spans->len; k-- > 0;)
-    trace->ranges[g_array_index (spans, MpUsage, k).tensor].offset = offsets[k];
-  for (guint t = 0; t < graph->n_tensors; t++)
-    trace->observed[t] = offsets[span_of[t]] +
-                         (trace->addresses[t] - trace->ranges[range_of (trace, trace->addresses[t])]
-                                                  .address);
+  memcpy (trace->observed, offsets, graph->n_tensors * sizeof (guint64));
 }
 
 /* Peak of the reserved bytes: the allocator's own figure when the trace has
@@ -710,7 +674,7 @@ build (TraceFile *file, MpTraceFormat format, const MpTraceOptions *options, GEr
     trace->observed[t] = observed_offset (trace, trace->addresses[t]);
   trace->touched = trace->observed_arena;
   if (!trace->has_arena)
-    reuse_ranges (trace);
+    pack_blocks (trace);
   if (!mp_graph_check (graph, error))
     return NULL;
   return g_steal_pointer (&trace);
@@ -896,23 +860,20 @@ mp_trace_observed_plan (const MpTrace *trace, const MpLifetimes *lifetimes)
                                   "the CPU allocator's; at most %s live; ", live);
   else if (!trace->has_arena && trace->format == MP_TRACE_FORMAT_SNAPSHOT)
     g_string_append_printf (note, "converted from a profiler trace, the snapshot has no "
-                                  "allocator segments: the row's %s is no arena but the "
-                                  "space its blocks took where they lay; compare the planners "
-                                  "with the peak of live bytes, %s; ", footprint, live);
+                                  "allocator segments: the row is its blocks packed as tight "
+                                  "as their lifetimes allow, %s, against a peak of live bytes "
+                                  "of %s; ", footprint, live);
   else if (!trace->has_arena)
     /* the row's figure is the blocks' footprint, not an allocator's arena */
     g_string_append_printf (note, "the CPU allocator has no arena (its blocks come from "
-                                  "malloc): the row's %s is no arena but the space its blocks "
-                                  "took where malloc placed them; compare the planners with the "
-                                  "peak of live bytes, %s; ", footprint, live);
+                                  "malloc, whose addresses do not say what it held): the row "
+                                  "is its blocks packed as tight as their lifetimes allow, %s, "
+                                  "against a peak of live bytes of %s; ", footprint, live);
   else if (trace->reserved_peak)
     g_string_append_printf (note, "the %s allocator reserved %s at its peak; ",
                             trace->device, reserved);
   g_string_append_printf (note, "its blocks touched %s in %u address range%s", span,
                           trace->n_ranges, trace->n_ranges == 1 ? "" : "s");
-  if (!trace->has_arena)
-    g_string_append (note, ", laid out as malloc placed the blocks inside each, a range's space "
-                           "reused once nothing in it is live");
   if (trace->n_pre_existing)
     g_string_append_printf (note, "; %u block%s allocated before the trace began, live from "
                                   "its start",

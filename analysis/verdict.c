@@ -130,10 +130,19 @@ mp_plans_best (MpPlan * const *plans, guint n_plans)
 
       if (!contends (p))
         continue;
-      if (best < 0 || p->arena < plans[best]->arena ||
-          (p->arena == plans[best]->arena && !mp_plan_fails_other (p) &&
-           mp_plan_fails_other (plans[best])))
+      if (best < 0 || p->arena < plans[best]->arena)
         best = (gint) i;
+      else if (p->arena == plans[best]->arena)
+        {
+          gboolean p_fails = mp_plan_fails_other (p);
+          gboolean b_fails = mp_plan_fails_other (plans[best]);
+
+          /* a tie goes to the plan that holds in both schedules, then to a
+           * planner over what a trace observed */
+          if ((!p_fails && b_fails) ||
+              (p_fails == b_fails && plans[best]->observed && !p->observed))
+            best = (gint) i;
+        }
     }
   return best;
 }
