@@ -514,6 +514,23 @@ mp_trace_diff (const MpInput *a, const MpInput *b, const MpTraceDiffOptions *opt
   return diff;
 }
 
+typedef struct
+{
+  const char           *path;
+  const MpInputOptions *options;
+  MpInput              *input;
+  GError               *error;
+} Load;
+
+static gpointer
+load_thread (gpointer data)
+{
+  Load *load = data;
+
+  load->input = mp_input_load (load->path, load->options, &load->error);
+  return NULL;
+}
+
 MpTraceDiff *
 mp_trace_diff_files (const char *path_a, const char *path_b,
                      const MpInputOptions *input_options, const MpTraceDiffOptions *options,
@@ -521,21 +538,49 @@ mp_trace_diff_files (const char *path_a, const char *path_b,
 {
   g_autoptr (GHashTable) strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   Side         sides[2] = { { { 0 } }, { { 0 } } };
-  const char  *paths[2] = { path_a, path_b };
+  Load         loads[2] = { { path_a, input_options, NULL, NULL },
+                            { path_b, input_options, NULL, NULL } };
+  guint64      estimates[2] = { 0, 0 };
   MpTraceDiff *diff = NULL;
   guint64      limit = options ? options->max_memory : 0;
+  gboolean     both = TRUE;
   guint        done = 0;
 
+  if (limit != G_MAXUINT64)
+    {
+      for (guint i = 0; i < 2; i++)
+        if (!mp_memory_check_load (loads[i].path, limit, &estimates[i], error))
+          return NULL;
+      /* both held at once only where both fit: else one at a time */
+      both = mp_memory_check ("both", estimates[0] + estimates[1], limit, NULL);
+    }
+  if (both)
+    {
+      /* two imports are two independent reads: one a core */
+      GThread *thread = g_thread_new ("memplan-diff-load", load_thread, &loads[1]);
+
+      load_thread (&loads[0]);
+      g_thread_join (thread);
+    }
   for (; done < 2; done++)
     {
-      g_autoptr (MpInput) input = NULL;
-      guint64 estimate = 0;
+      Load *load = &loads[done];
 
-      if (limit != G_MAXUINT64 && !mp_memory_check_load (paths[done], limit, &estimate, error))
+      if (!both)
+        load_thread (load);
+      if (load->input == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&load->error));
+          break;
+        }
+      if (!side_init (&sides[done], load->input, strings, error))
         break;
-      input = mp_input_load (paths[done], input_options, error);
-      if (input == NULL || !side_init (&sides[done], input, strings, error))
-        break;
+      g_clear_pointer (&load->input, mp_input_free);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_clear_pointer (&loads[i].input, mp_input_free);
+      g_clear_error (&loads[i].error);
     }
   if (done == 2)
     diff = diff_sides (&sides[0], &sides[1], options);
