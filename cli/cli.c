@@ -363,7 +363,10 @@ mp_cli_main (int argc, char **argv)
   /* once: the fuzz target (fuzz/fuzz-cli.c) calls main again and again */
   if (g_once_init_enter (&set_up))
     {
-      setlocale (LC_ALL, "");
+      /* the character set only (a terminal's names, GLib's filenames):
+       * numbers in tables, CSV and JSON keep the C locale's '.', and a
+       * process need not read a dozen locale files to plan 200 buffers */
+      setlocale (LC_CTYPE, "");
       hold_closed_descriptors ();
       atexit (close_stdout);
       mp_remove_temp_files_on_signal ();
