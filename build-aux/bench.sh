@@ -86,21 +86,29 @@ if [ -x "$tflite_driver" ]; then
 else
   echo "== skipped: a plan process against TFLite's driver (build it with build-aux/build-tflite-driver.sh TENSORFLOW_DIR, or set TFLITE_DRIVER)"
 fi
-echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS"
+echo "== best-of against the single-order heuristics: MiniMalloc A-K, IOPDDL G/S/Y, SOMAS, random 10k/100k"
 r=tests/data/real
 real="data/minimalloc/A.1048576.csv data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv
   data/minimalloc/D.1048576.csv data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv
   $r/H.1048576.csv $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv $r/iopddl-G_1.csv.gz
   $r/somas-resnet50.csv.gz $r/somas-pangu_2.6B.csv.gz $r/iopddl-S_1.csv.gz $r/iopddl-Y_1.csv.gz"
-for f in $real; do
+"$cli" gen random --csv -n 10000 -o "$tmp/random-10k.csv"
+"$cli" gen random --csv -n 100000 -o "$tmp/random-100k.csv"
+for f in $real "$tmp/random-10k.csv" "$tmp/random-100k.csv"; do
   "$cli" plan "$f" --planner greedy-by-size,best-fit,first-fit,best-of |
     grep -E '^[^ ]+: [0-9]+ tensors|^(greedy-by-size|best-fit|first-fit|best-of) |^best-of:'
+  # in bytes, as OmniMalloc's figures below
+  "$cli" plan "$f" --planner best-of -f csv |
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+      $col["size"] + $col["offset"] > top { top = $col["size"] + $col["offset"] }
+      END { printf "best-of arena: %d bytes\n", top }'
 done
 if $peers; then
   echo "== OmniMalloc 1.0.0's one-pass heuristics on the same files (CPU of each call)"
   # shellcheck disable=SC2086
-  python3 build-aux/omnimalloc-bench.py $real
+  python3 build-aux/omnimalloc-bench.py $real "$tmp/random-10k.csv" "$tmp/random-100k.csv"
 fi
+rm -f "$tmp"/random-10k.csv "$tmp"/random-100k.csv
 echo "== optimal on the MiniMalloc challenging set (F-K from tests/data/real/)"
 "$cli" bench-optimal --capacity 1048576 data/minimalloc/A.1048576.csv \
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
