@@ -424,7 +424,14 @@ distribute (Reader *r)
 {
   g_autoptr (GHashTable) shared = g_hash_table_new (g_int64_hash, g_int64_equal);
 
-  g_array_sort (r->stamped, compare_stamped);
+  /* a profiler writes them mostly in time order: no sort when they are */
+  for (guint i = 1; i < r->stamped->len; i++)
+    if (compare_stamped (&g_array_index (r->stamped, Stamped, i - 1),
+                         &g_array_index (r->stamped, Stamped, i)) > 0)
+      {
+        g_array_sort (r->stamped, compare_stamped);
+        break;
+      }
   for (guint i = 0; i < r->stamped->len; i++)
     {
       Stamped    *s = &g_array_index (r->stamped, Stamped, i);
@@ -597,36 +604,32 @@ mp_trace_chrome_set_fast_path (gboolean on, gsize window)
 static void
 read_number (MpJsonReader *jr, Value *v)
 {
-  char   text[64];
-  gsize  n = jr->raw_len;
+  const char *raw = jr->raw;
+  gsize       n = jr->raw_len, neg = raw[0] == '-', k = neg;
+  char        text[64];
+  gint64      i = 0;
 
   v->big = FALSE;
-  if (memchr (jr->raw, '.', n) || memchr (jr->raw, 'e', n) || memchr (jr->raw, 'E', n))
-    {
-      v->type = V_DOUBLE;
-      if (n >= sizeof text)
-        {
-          v->big = TRUE;
-          return;
-        }
-      memcpy (text, jr->raw, n);
-      text[n] = '\0';
-      v->d = g_ascii_strtod (text, NULL);
-      return;
-    }
   v->type = V_INT;
   /* 18 digits always fit; past that json-c clamps or keeps a uint64 */
-  if (n - (jr->raw[0] == '-') > 18)
+  for (; k < n && g_ascii_isdigit (raw[k]); k++)
+    i = k - neg < 18 ? i * 10 + (raw[k] - '0') : i;
+  if (k == n)
+    {
+      v->big = n - neg > 18;
+      v->i = neg ? -i : i;
+      v->d = (gdouble) v->i;
+      return;
+    }
+  v->type = V_DOUBLE;
+  if (n >= sizeof text)
     {
       v->big = TRUE;
       return;
     }
-  v->i = 0;
-  for (gsize k = jr->raw[0] == '-'; k < n; k++)
-    v->i = v->i * 10 + (jr->raw[k] - '0');
-  if (jr->raw[0] == '-')
-    v->i = -v->i;
-  v->d = (gdouble) v->i;
+  memcpy (text, raw, n);
+  text[n] = '\0';
+  v->d = g_ascii_strtod (text, NULL);
 }
 
 /* Any value; a string's text into text when given. */
