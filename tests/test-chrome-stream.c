@@ -272,6 +272,41 @@ test_mutants_agree (void)
   free (base);
 }
 
+/* Two gzip members joined: the trailer announces the last one's size, the
+ * figure the memory estimate used, and the read stops past it, as a
+ * snapshot's does. */
+static void
+test_gzip_joined (void)
+{
+  g_autofree char *path = test_fixture_path ("trace-two-devices.json");
+  g_autofree char *a_path = test_tmp_path ("a.json.gz");
+  g_autofree char *b_path = test_tmp_path ("b.json.gz");
+  g_autofree char *joined = test_tmp_path ("joined.json.gz");
+  g_autofree char *data = NULL, *a = NULL, *b = NULL, *both = NULL;
+  gsize            length, a_length, b_length, half;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (MpTrace) trace = NULL;
+
+  g_assert_true (g_file_get_contents (path, &data, &length, NULL));
+  half = length / 2;
+  write_gzip (a_path, data, half);
+  write_gzip (b_path, data + half, length - half);
+  g_assert_true (g_file_get_contents (a_path, &a, &a_length, NULL));
+  g_assert_true (g_file_get_contents (b_path, &b, &b_length, NULL));
+  both = g_malloc (a_length + b_length);
+  memcpy (both, a, a_length);
+  memcpy (both + a_length, b, b_length);
+  g_assert_true (g_file_set_contents (joined, both, a_length + b_length, NULL));
+  trace = mp_trace_load_full (joined, NULL, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (strstr (error->message, "bytes its size trailer announces, which the "
+                                            "memory estimate (--max-memory) counted on"));
+  g_assert_true (g_str_has_prefix (error->message, joined));
+  g_unlink (a_path);
+  g_unlink (b_path);
+  g_unlink (joined);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -280,5 +315,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/chrome-stream/recorded", test_recorded_agree);
   g_test_add_func ("/analysis/chrome-stream/hand-made", test_hand_made);
   g_test_add_func ("/analysis/chrome-stream/mutants", test_mutants_agree);
+  g_test_add_func ("/analysis/chrome-stream/gzip-joined", test_gzip_joined);
   return g_test_run ();
 }
