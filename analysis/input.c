@@ -187,14 +187,15 @@ mp_input_load (const char *path, const MpInputOptions *options, GError **error)
   gsize            length;
 
   g_return_val_if_fail (path != NULL, NULL);
-  /* a snapshot of gigabytes: read as it goes, not held whole */
+  /* a snapshot or a trace of gigabytes: read as it goes, not held whole */
   if (mp_trace_streams (path) &&
       !(options && options->onnx.dims && options->onnx.dims[0] && !options->onnx.lenient_dims))
     {
       static const MpInputOptions defaults = { 0 };
       g_autoptr (MpInput) input = g_new0 (MpInput, 1);
 
-      input->format = MP_INPUT_SNAPSHOT;
+      if (!mp_input_sniff_file (path, &input->format))
+        input->format = MP_INPUT_SNAPSHOT;
       input->trace = mp_trace_load_full (path, &(options ? options : &defaults)->trace, error);
       if (input->trace == NULL)
         return NULL;

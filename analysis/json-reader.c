@@ -33,6 +33,14 @@ fail_at (MpJsonReader *r, const char *at, const char *what)
 
   if (r->error)
     return;
+  r->truncated = at >= r->end;
+  /* a window's caller refills it or reads the file again for the message:
+   * no count of lines through megabytes */
+  if (r->windowed)
+    {
+      g_set_error_literal (&r->error, MP_ANALYSIS_ERROR, MP_ANALYSIS_ERROR_PARSE, "not valid JSON");
+      return;
+    }
   for (const char *q = r->data; q < at && q < r->end; q++)
     {
       if (*q == '\n')

@@ -37,6 +37,8 @@ typedef struct
   guint       depth;
   guint8      fresh[65]; /* per open container: no element read yet */
   GError     *error;    /* the first error; once set, every call fails */
+  gboolean    truncated; /* the error is the data's end: more may follow */
+  gboolean    windowed;  /* the data is a window on a stream: errors name no place */
 } MpJsonReader;
 
 void       mp_json_reader_init        (MpJsonReader *r, const char *data, gsize length,

@@ -80,7 +80,16 @@ TraceFile   *mp_trace_read_snapshot  (FILE *in, gsize length, const char *path, 
  * trailer announces, which the reader holds it to). */
 TraceFile   *mp_trace_read_snapshot_gzip (MpGzipReader *in, gsize length, const char *path,
                                           GError **error);
-/* Whether mp_trace_load_full reads path as it goes: a plain snapshot. */
+/* A Chrome trace the same way: read as it goes (as it inflates), never
+ * held whole unless it is not plain JSON. */
+TraceFile   *mp_trace_read_chrome      (FILE *in, gsize length, const char *path, GError **error);
+TraceFile   *mp_trace_read_chrome_gzip (MpGzipReader *in, gsize length, const char *path,
+                                        GError **error);
+/* For tests: the Chrome reader without its fast path (on FALSE), or with
+ * a window of that many bytes (0: the usual 4 MiB). */
+void         mp_trace_chrome_set_fast_path (gboolean on, gsize window);
+/* Whether mp_trace_load_full reads path as it goes: a snapshot or a
+ * Chrome trace in a regular file. */
 gboolean     mp_trace_streams        (const char *path);
 
 G_END_DECLS

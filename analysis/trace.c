@@ -721,10 +721,11 @@ mp_trace_parse (const char *data, gsize length, const char *path, const char *de
   return mp_trace_parse_full (data, length, path, &options, error);
 }
 
-/* A snapshot is read as it goes, never held whole; a gzip one as it
- * inflates, held to the size its trailer announces. */
+/* A snapshot or a Chrome trace is read as it goes, never held whole; a
+ * gzip one as it inflates, held to the size its trailer announces. */
 static MpTrace *
-load_snapshot_stream (const char *path, const MpTraceOptions *options, GError **error)
+load_stream (const char *path, MpTraceFormat format, const MpTraceOptions *options,
+             GError **error)
 {
   static const MpTraceOptions defaults = { NULL, FALSE };
   g_autoptr (TraceFile)       file = NULL;
@@ -737,10 +738,12 @@ load_snapshot_stream (const char *path, const MpTraceOptions *options, GError **
 
       if (gz == NULL)
         return NULL;
-      file = mp_trace_read_snapshot_gzip (gz, mp_gzip_reader_announced (gz), path, error);
+      file = format == MP_TRACE_FORMAT_CHROME
+               ? mp_trace_read_chrome_gzip (gz, mp_gzip_reader_announced (gz), path, error)
+               : mp_trace_read_snapshot_gzip (gz, mp_gzip_reader_announced (gz), path, error);
       if (file == NULL)
         return NULL;
-      return build (file, MP_TRACE_FORMAT_SNAPSHOT, options ? options : &defaults, error);
+      return build (file, format, options ? options : &defaults, error);
     }
   in = fopen (path, "rb");
   if (in == NULL || fstat (fileno (in), &st) != 0)
@@ -751,22 +754,36 @@ load_snapshot_stream (const char *path, const MpTraceOptions *options, GError **
         fclose (in);
       return NULL;
     }
-  file = mp_trace_read_snapshot (in, st.st_size, path, error);
+  file = format == MP_TRACE_FORMAT_CHROME ? mp_trace_read_chrome (in, st.st_size, path, error)
+                                          : mp_trace_read_snapshot (in, st.st_size, path, error);
   fclose (in);
   if (file == NULL)
     return NULL;
-  return build (file, MP_TRACE_FORMAT_SNAPSHOT, options ? options : &defaults, error);
+  return build (file, format, options ? options : &defaults, error);
+}
+
+/* The format a regular file is read as it goes in, or NONE. */
+static MpTraceFormat
+stream_format (const char *path)
+{
+  MpInputFormat format;
+  GStatBuf      st;
+
+  /* a pipe's first bytes, once sniffed, are gone: only regular files;
+   * past 2 GiB the whole-file reader says it is too large */
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || !mp_input_sniff_file (path, &format))
+    return MP_TRACE_FORMAT_NONE;
+  if (format == MP_INPUT_SNAPSHOT)
+    return MP_TRACE_FORMAT_SNAPSHOT;
+  if (format == MP_INPUT_CHROME_TRACE && (guint64) st.st_size <= G_MAXINT)
+    return MP_TRACE_FORMAT_CHROME;
+  return MP_TRACE_FORMAT_NONE;
 }
 
 gboolean
 mp_trace_streams (const char *path)
 {
-  MpInputFormat format;
-  GStatBuf      st;
-
-  /* a pipe's first bytes, once sniffed, are gone: only regular files */
-  return g_stat (path, &st) == 0 && S_ISREG (st.st_mode) &&
-         mp_input_sniff_file (path, &format) && format == MP_INPUT_SNAPSHOT;
+  return stream_format (path) != MP_TRACE_FORMAT_NONE;
 }
 
 MpTrace *
@@ -774,9 +791,10 @@ mp_trace_load_full (const char *path, const MpTraceOptions *options, GError **er
 {
   g_autofree char *data = NULL;
   gsize            length;
+  MpTraceFormat    format = stream_format (path);
 
-  if (mp_trace_streams (path))
-    return load_snapshot_stream (path, options, error);
+  if (format != MP_TRACE_FORMAT_NONE)
+    return load_stream (path, format, options, error);
 
   if (!mp_read_file (path, &data, &length, error))
     return NULL;
