@@ -252,19 +252,39 @@ stack_holes (Lns *lns, guint t, GArray *holes)
   return holes->len / 2;
 }
 
-/* A step of v's lifetime: the one with the most live bytes, or any. */
+/* A step of v's lifetime: the one with the most live bytes, any, or one
+ * where a buffer right under v holds it up (where the stack that sets the
+ * arena is, when v lives long). */
 static guint
 pick_step (Lns *lns, guint v, GRand *rand)
 {
   const MpOptBuffer *bv = &lns->b[v];
-  guint              t = bv->first;
+  guint              t = bv->first, n_under = 0, j;
 
-  if (!g_rand_boolean (rand))
-    return g_rand_int_range (rand, bv->first, bv->last + 1);
-  for (guint s = bv->first; s <= bv->last; s++)
-    if (lns->live[s] > lns->live[t])
-      t = s;
-  return t;
+  switch (g_rand_int_range (rand, 0, 3))
+    {
+    case 0:
+      for (guint s = bv->first; s <= bv->last; s++)
+        if (lns->live[s] > lns->live[t])
+          t = s;
+      return t;
+    case 1:
+      collect_near (lns, v);
+      for (guint k = 0; k < lns->near->len; k++)
+        {
+          j = g_array_index (lns->near, guint, k);
+          if (lns->off[j] + lns->b[j].size == lns->off[v])
+            g_array_index (lns->near, guint, n_under++) = j;
+        }
+      if (n_under == 0)
+        break;
+      j = g_array_index (lns->near, guint, g_rand_int_range (rand, 0, n_under));
+      return g_rand_int_range (rand, MAX (bv->first, lns->b[j].first),
+                               MIN (bv->last, lns->b[j].last) + 1);
+    default:
+      break;
+    }
+  return g_rand_int_range (rand, bv->first, bv->last + 1);
 }
 
 /* Puts the lifted buffers (lns->lifted, each out) back in their order,
