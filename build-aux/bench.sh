@@ -4,7 +4,8 @@
 # machine; CPU times move far less than wall times on a shared one):
 #   build-aux/bench.sh [--long] [BUILDDIR]     (default: build)
 # --long adds the exact search's long runs (about 18 minutes more): optimal
-# at 100,000 buffers (random and long-lived) and on IOPDDL S, Y and SOMAS
+# at 10,000 random buffers for 10 s, at 100,000 buffers (random and
+# long-lived) and on IOPDDL S, Y and SOMAS
 # pangu-2.6B with a 60 s budget, and the minimisation of D with a 600 s
 # budget, D and J minimised for 60 s next to the capacity search for just
 # below what that found (60 s: minimising should never be above it), and the
@@ -115,6 +116,9 @@ echo "== optimal on the MiniMalloc challenging set (F-K from tests/data/real/)"
   data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv $r/H.1048576.csv \
   $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv
 if $long; then
+  echo "== optimal at scale: 10,000 random buffers, 10 s budget (target: the lower bound, proved)"
+  "$cli" gen random --csv -n 10000 -o "$tmp/random-10k.csv"
+  "$cli" bench-optimal --time-budget 10 "$tmp/random-10k.csv"
   echo "== optimal at scale: 100,000 buffers, 60 s budget (random, then long-lived)"
   "$cli" gen random --csv -n 100000 -o "$tmp/random-100k.csv"
   "$cli" gen random --csv -n 100000 --lifetimes long -o "$tmp/long-100k.csv"

@@ -408,6 +408,34 @@ test_lns_hand (void)
   g_assert_cmpuint (g_array_index (arenas, guint64, 0), ==, 16);
 }
 
+/* A plan of the searches at scale: valid, its top the arena returned, not
+ * below the lower bound. */
+static void
+assert_scale_plan (const MpGraph *graph, const MpLifetimes *lt, const guint64 *offsets,
+                   guint64 arena)
+{
+  guint64 top = 0;
+
+  g_assert_cmpuint (arena, >=, lt->lower_bound);
+  for (guint i = 0; i < lt->n_records; i++)
+    top = MAX (top, offsets[i] + lt->records[i].bytes);
+  g_assert_cmpuint (top, ==, arena);
+  g_assert_true (mp_validate_records (graph, lt->records, lt->n_records, offsets, lt->alignment,
+                                      arena, NULL));
+}
+
+/* Each arena reported (at least one) lower than the last, from start
+ * down to the arena returned. */
+static void
+assert_improving (const GArray *arenas, guint64 start, guint64 arena)
+{
+  g_assert_cmpuint (arenas->len, >, 0);
+  for (guint k = 0; k < arenas->len; k++)
+    g_assert_cmpuint (g_array_index (arenas, guint64, k), <,
+                      k ? g_array_index (arenas, guint64, k - 1) : start);
+  g_assert_cmpuint (g_array_index (arenas, guint64, arenas->len - 1), ==, arena);
+}
+
 /* On random buffers from a greedy plan: every move keeps the plan valid,
  * the arena never rises, each reported arena is lower than the last. */
 static void
@@ -427,15 +455,9 @@ test_lns_random (void)
       guint64 arena = mp_opt_lns (buffers, n, offsets, lt->lower_bound, iter,
                                   g_get_monotonic_time () + G_USEC_PER_SEC / 20, NULL,
                                   count_improved, arenas);
-      guint64 top = 0;
 
       g_assert_cmpuint (arena, <=, start);
-      g_assert_cmpuint (arena, >=, lt->lower_bound);
-      for (guint i = 0; i < n; i++)
-        top = MAX (top, offsets[i] + lt->records[i].bytes);
-      g_assert_cmpuint (top, ==, arena);
-      g_assert_true (mp_validate_records (graph, lt->records, n, offsets, lt->alignment, arena,
-                                          NULL));
+      assert_scale_plan (graph, lt, offsets, arena);
       for (guint k = 0; k < arenas->len; k++)
         g_assert_cmpuint (g_array_index (arenas, guint64, k), <,
                           k ? g_array_index (arenas, guint64, k - 1) : start);
@@ -458,21 +480,14 @@ gen_random_csv (guint n, guint64 seed, MpLifetimes **lt)
   return graph;
 }
 
-/* The search over first-fit orders on 10,000 random buffers, above the
- * exact search's size, from the best heuristic plan (first-fit's), for a
- * fixed number of passes (no clock): strictly lower, valid, each reported
- * arena lower than the last. */
-static void
-test_reorder (void)
+/* The plan of the best one-pass heuristic other than optimal, into
+ * offsets; returns its arena. */
+static guint64
+best_one_pass (const MpGraph *graph, const MpLifetimes *lt, guint64 *offsets)
 {
-  g_autoptr (MpLifetimes) lt = NULL;
-  g_autoptr (MpGraph) graph = gen_random_csv (10000, 3, &lt);
-  g_autofree MpOptBuffer *buffers = buffers_of (lt);
-  g_autofree guint64 *offsets = g_new (guint64, lt->n_records);
-  g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint64              best = G_MAXUINT64, arena, top = 0;
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
+  guint64              best = G_MAXUINT64;
 
   for (guint k = 0; k < n_info; k++)
     {
@@ -487,20 +502,86 @@ test_reorder (void)
           memcpy (offsets, other->offsets, sizeof (guint64) * lt->n_records);
         }
     }
+  return best;
+}
+
+/* The search in rounds, for a fixed number of rounds (no clock): the same
+ * offsets on one, two and four threads; never worse than the incumbent,
+ * valid, each reported arena lower than the last; and on 3,000 random
+ * buffers it improves on the best heuristic (the hole move: the buffers
+ * above a hole at the peak drop, the ones in its way go elsewhere). */
+static void
+test_lns_rounds (void)
+{
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpGraph) graph = gen_random_csv (3000, 5, &lt);
+  g_autofree MpOptBuffer *buffers = buffers_of (lt);
+  guint                n = lt->n_records;
+  g_autofree guint64 *start = g_new (guint64, n);
+  g_autofree guint64 *first = NULL;
+  guint64              best = best_one_pass (graph, lt, start);
+
+  for (guint threads = 1; threads <= 4; threads *= 2)
+    {
+      g_autofree guint64 *offsets = g_memdup2 (start, sizeof (guint64) * n);
+      g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+      guint64 arena = mp_opt_lns_rounds (buffers, n, offsets, lt->lower_bound, 3, 24, threads,
+                                         G_MAXINT64, NULL, count_improved, arenas);
+
+      g_assert_cmpuint (arena, <, best);
+      assert_scale_plan (graph, lt, offsets, arena);
+      assert_improving (arenas, best, arena);
+      if (first == NULL)
+        first = g_steal_pointer (&offsets);
+      else
+        g_assert_cmpmem (offsets, n * sizeof (guint64), first, n * sizeof (guint64));
+    }
+}
+
+/* A move must improve a given incumbent, by hand. Steps 0-2; a (8 bytes,
+ * step 0) and b (8, step 2) sit at 0; c (8, steps 0-2) at 8; d (10, step 1)
+ * at 16, on top: arena 26, peak 18 (c and d at step 1). The stack at step
+ * 1 has the hole [0, 8) under c, taken by a and b at the other steps: only
+ * a plan that moves c, d and a or b reaches 18 (c at 0 and d at 8 with a
+ * and b above c, or d at 0 and c at 10). */
+static void
+test_lns_hole (void)
+{
+  static const MpOptBuffer buffers[] = { { 0, 0, 8, 8, 1 }, { 2, 2, 8, 8, 1 },
+                                         { 0, 2, 8, 8, 3 }, { 1, 1, 10, 10, 1 } };
+  guint64 offsets[] = { 0, 0, 8, 16 };
+
+  g_assert_cmpuint (mp_opt_lns_rounds (buffers, 4, offsets, 18, 1, 50, 1, G_MAXINT64, NULL,
+                                       NULL, NULL), ==, 18);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_assert_cmpuint (offsets[i] + buffers[i].size, <=, 18);
+      for (guint j = 0; j < i; j++)
+        if (buffers[i].first <= buffers[j].last && buffers[j].first <= buffers[i].last)
+          g_assert_true (offsets[i] >= offsets[j] + buffers[j].size ||
+                         offsets[j] >= offsets[i] + buffers[i].size);
+    }
+}
+
+/* The search over first-fit orders on 10,000 random buffers, above the
+ * exact search's size, from the best heuristic plan (first-fit's), for a
+ * fixed number of passes (no clock): strictly lower, valid, each reported
+ * arena lower than the last. */
+static void
+test_reorder (void)
+{
+  g_autoptr (MpLifetimes) lt = NULL;
+  g_autoptr (MpGraph) graph = gen_random_csv (10000, 3, &lt);
+  g_autofree MpOptBuffer *buffers = buffers_of (lt);
+  g_autofree guint64 *offsets = g_new (guint64, lt->n_records);
+  g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint64              best = best_one_pass (graph, lt, offsets), arena;
+
   arena = mp_opt_reorder (buffers, lt->n_records, offsets, lt->lower_bound, 40, G_MAXINT64, NULL,
                           count_improved, arenas);
   g_assert_cmpuint (arena, <, best);
-  g_assert_cmpuint (arena, >=, lt->lower_bound);
-  for (guint i = 0; i < lt->n_records; i++)
-    top = MAX (top, offsets[i] + lt->records[i].bytes);
-  g_assert_cmpuint (top, ==, arena);
-  g_assert_true (mp_validate_records (graph, lt->records, lt->n_records, offsets, lt->alignment,
-                                      arena, NULL));
-  g_assert_cmpuint (arenas->len, >, 0);
-  for (guint k = 0; k < arenas->len; k++)
-    g_assert_cmpuint (g_array_index (arenas, guint64, k), <,
-                      k ? g_array_index (arenas, guint64, k - 1) : best);
-  g_assert_cmpuint (g_array_index (arenas, guint64, arenas->len - 1), ==, arena);
+  assert_scale_plan (graph, lt, offsets, arena);
+  assert_improving (arenas, best, arena);
 }
 
 /* A partition above the exact search's size: the searches at scale improve
@@ -677,6 +758,8 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/stopped", test_stopped);
   g_test_add_func ("/analysis/optimal/lns-hand", test_lns_hand);
   g_test_add_func ("/analysis/optimal/lns-random", test_lns_random);
+  g_test_add_func ("/analysis/optimal/lns-rounds", test_lns_rounds);
+  g_test_add_func ("/analysis/optimal/lns-hole", test_lns_hole);
   g_test_add_func ("/analysis/optimal/reorder", test_reorder);
   g_test_add_func ("/analysis/optimal/at-scale", test_at_scale);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);

@@ -36,6 +36,10 @@
 #define WINDOW_BUFFERS   40
 #define WINDOW_PEAKS     6
 #define WINDOW_NODES     (1u << 14)
+/* The search over first-fit orders gets at most this share of what is left
+ * of a large partition's time, the large-neighbourhood search the rest (it
+ * improves real graphs, where the order search stalls at once). */
+#define REORDER_SHARE    0.5
 
 typedef struct
 {
@@ -400,9 +404,10 @@ scale_improved (const guint64 *offsets, guint64 arena, gpointer data)
 }
 
 /* Partitions too large for the exact search are improved from their
- * heuristic plan by the search over first-fit orders, then, once that
- * stalls, by the large-neighbourhood search, sharing time by their buffers:
- * the budget's share of all the buffers they hold. */
+ * heuristic plan by the search over first-fit orders for at most
+ * REORDER_SHARE of their time, then by the large-neighbourhood search,
+ * sharing time by their buffers: the budget's share of all the buffers
+ * they hold. */
 static void
 search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
 {
@@ -417,7 +422,7 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
       Partition              *p = &opt->parts[k];
       g_autofree MpOptBuffer *buffers = NULL;
       Improving               imp = { opt, p, "first-fit order search" };
-      gint64                  until;
+      gint64                  until, now;
       /* with a capacity, reaching it is enough */
       guint64                 floor = capacity ? MAX (capacity, p->proved) : p->proved;
 
@@ -425,8 +430,10 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
         continue;
       until = MIN (from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n), opt->deadline);
       buffers = partition_buffers (opt, p);
-      mp_opt_reorder (buffers, p->n, p->best, floor, 0, until,
-                      opt->cancellable, scale_improved, &imp);
+      now = g_get_monotonic_time ();
+      mp_opt_reorder (buffers, p->n, p->best, floor, 0,
+                      now + (gint64) (MAX (until - now, 0) * REORDER_SHARE), opt->cancellable,
+                      scale_improved, &imp);
       imp.by = "large-neighbourhood search";
       mp_opt_lns (buffers, p->n, p->best, floor, k + 1, until, opt->cancellable, scale_improved,
                   &imp);
