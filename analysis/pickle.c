@@ -16,7 +16,8 @@ struct _MpPickle
   guint           n_free, free_cap;
   MpPickleValue *root;
   gpointer       reader; /* while parsing */
-  GPtrArray     *work;   /* value_unref's, kept between calls */
+  MpPickleValue **work;  /* value_unref's, kept between calls */
+  guint           work_cap;
 };
 
 /* A MARK: the stack's length when it was pushed, and how many of the items
@@ -116,7 +117,7 @@ value_ref (MpPickleValue *v)
 static void
 value_unref (MpPickle *pickle, MpPickleValue *v)
 {
-  GPtrArray *work;
+  guint n = 0;
 
   if (--v->ref_count > 0)
     return;
@@ -126,21 +127,31 @@ value_unref (MpPickle *pickle, MpPickleValue *v)
       return;
     }
   if (pickle->work == NULL)
-    pickle->work = g_ptr_array_new ();
-  work = pickle->work;
-  g_ptr_array_add (work, v);
-  while (work->len)
     {
-      MpPickleValue *w = g_ptr_array_steal_index (work, work->len - 1);
+      pickle->work_cap = 64;
+      pickle->work = g_new (MpPickleValue *, pickle->work_cap);
+    }
+  pickle->work[n++] = v;
+  while (n)
+    {
+      MpPickleValue *w = pickle->work[--n];
 
       if (is_container (w))
-        for (guint i = 0; i < w->items.len; i++)
-          {
-            MpPickleValue *item = w->items.pdata[i];
+        {
+          /* a container is on the list once, so its items fit beside it */
+          if (G_UNLIKELY (pickle->work_cap - n < w->items.len))
+            {
+              pickle->work_cap = MAX (pickle->work_cap * 2, n + w->items.len);
+              pickle->work = g_renew (MpPickleValue *, pickle->work, pickle->work_cap);
+            }
+          for (guint i = 0; i < w->items.len; i++)
+            {
+              MpPickleValue *item = w->items.pdata[i];
 
-            if (--item->ref_count == 0)
-              g_ptr_array_add (work, item);
-          }
+              if (--item->ref_count == 0)
+                pickle->work[n++] = item;
+            }
+        }
       value_free (pickle, w);
     }
 }
@@ -159,7 +170,7 @@ mp_pickle_free (MpPickle *pickle)
           value_clear (&slab[k]);
     }
   g_clear_pointer (&pickle->slabs, g_ptr_array_unref);
-  g_clear_pointer (&pickle->work, g_ptr_array_unref);
+  g_free (pickle->work);
   g_free (pickle->free_values);
   g_free (pickle);
 }
@@ -451,6 +462,8 @@ append_to_list (Reader *r, MpPickleValue *list, guint from, GError **error)
           mp_pickle_consume (r->pickle, item, NULL);
           value_unref (r->pickle, item);
         }
+      else if (item->offered && item->type == MP_PICKLE_DICT)
+        items_add (&list->items, item); /* the sink kept it already */
       else if (!add_to_list (r, list, item, error))
         return FALSE;
     }
@@ -1066,7 +1079,8 @@ mp_pickle_get (const MpPickleValue *dict, const char *key)
     {
       const MpPickleValue *k = dict->items.pdata[i];
 
-      if (k->type == MP_PICKLE_STRING && k->len == n && memcmp (k->str, key, n) == 0)
+      if (k->type == MP_PICKLE_STRING && k->len == n && k->str[0] == key[0] &&
+          memcmp (k->str, key, n) == 0)
         return dict->items.pdata[i + 1];
     }
   return NULL;
