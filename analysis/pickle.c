@@ -20,12 +20,14 @@ struct _MpPickle
   guint           work_cap;
 };
 
-/* A MARK: the stack's length when it was pushed, and how many of the items
- * above it are stand-ins for entries a sink took before their APPENDS. */
+/* A MARK: the stack's length when it was pushed, how many of the items
+ * above it are stand-ins for entries a sink took before their APPENDS, and
+ * the places below which the sink was shown them. */
 typedef struct
 {
   guint from;
   guint stand_ins;
+  guint offered_to;
 } Mark;
 
 typedef struct
@@ -484,11 +486,14 @@ offer_early (Reader *r, GError **error)
   guint          p = r->stack_len - 2, before;
   MpPickleValue *list, *item;
 
-  if (m->from == 0 || r->stack_len < m->from + 2)
+  if (m->from == 0 || r->stack_len < m->from + 2 || p < m->offered_to)
     return TRUE;
+  m->offered_to = p + 1;
   list = r->stack[m->from - 1];
   item = r->stack[p];
-  if (list->type != MP_PICKLE_LIST || item->type != MP_PICKLE_DICT || item->offered)
+  /* a dict, or an entry taken already that the memo names again here */
+  if (list->type != MP_PICKLE_LIST ||
+      !((item->type == MP_PICKLE_DICT && !item->offered) || item->type == MP_PICKLE_TAKEN_ITEM))
     return TRUE;
   item->offered = TRUE;
   /* the items before it that the list will hold (a stand-in popped since
@@ -506,7 +511,7 @@ offer_early (Reader *r, GError **error)
       item->taken++;
       m->stand_ins++;
       break;
-    case MP_PICKLE_KEEP: /* asked again at APPENDS, when it may differ */
+    case MP_PICKLE_KEEP: /* a dict kept is not asked again at APPENDS */
       break;
     }
   return TRUE;
@@ -789,7 +794,7 @@ step (Reader *r, gboolean *done, GError **error)
           r->marks_cap = MAX (16, r->marks_cap * 2);
           r->marks = g_renew (Mark, r->marks, r->marks_cap);
         }
-      r->marks[r->n_marks++] = (Mark) { r->stack_len, 0 };
+      r->marks[r->n_marks++] = (Mark) { r->stack_len, 0, r->stack_len };
       return TRUE;
     case '0': /* POP */
       if ((v = pop (r, error)) == NULL)
