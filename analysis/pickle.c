@@ -420,6 +420,8 @@ append_items (Reader *r, MpPickleValue *container, guint from)
       items->cap = MAX (items->len + n, items->cap * 2);
       items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
     }
+  if (n == 0) /* pdata may be NULL: memcpy's pointers must not be */
+    return;
   memcpy (items->pdata + items->len, r->stack + from, n * sizeof (MpPickleValue *));
   items->len += n;
   r->stack_len = from;
