@@ -8,13 +8,27 @@
 
 struct _MpPickle
 {
-  GPtrArray     *slabs;  /* arrays of SLAB values: every value, what the memo shares
-                          * even in cycles, freed with the pickle */
-  MpPickleValue *free_values; /* slots of the slabs free for reuse */
+  GPtrArray     *slabs;  /* arrays of values, slab_size (i) each: every value, what the
+                          * memo shares even in cycles, freed with the pickle */
+  /* slots of the slabs free for reuse, an array rather than a list through
+   * them: taking one reads nothing of the value, whose memory may be cold */
+  MpPickleValue **free_values;
+  guint           n_free, free_cap;
   MpPickleValue *root;
   gpointer       reader; /* while parsing */
-  GPtrArray     *work;   /* value_unref's, kept between calls */
+  MpPickleValue **work;  /* value_unref's, kept between calls */
+  guint           work_cap;
 };
+
+/* A MARK: the stack's length when it was pushed, how many of the items
+ * above it are stand-ins for entries a sink took before their APPENDS, and
+ * the places below which the sink was shown them. */
+typedef struct
+{
+  guint from;
+  guint stand_ins;
+  guint offered_to;
+} Mark;
 
 typedef struct
 {
@@ -32,8 +46,10 @@ typedef struct
   gsize          op_pos; /* where the current opcode starts, in the input */
   guint8         op;
   const char    *path;
-  GPtrArray     *stack;  /* MpPickleValue *, borrowed */
-  GArray        *marks;  /* stack lengths at each MARK */
+  MpPickleValue **stack; /* borrowed */
+  guint          stack_len, stack_cap;
+  Mark          *marks;
+  guint          n_marks, marks_cap;
   GPtrArray     *memo;   /* index -> value, or a consumed value's text tagged (MEMO_TEXT) */
   GHashTable    *memo_far; /* index -> value, for indices past the array */
   guint64        memo_count; /* slots filled: MEMOIZE's next index */
@@ -51,8 +67,16 @@ typedef struct
 #define MEMO_ARRAY_SLACK 4096
 
 /* Values come from slabs, not one malloc each: a snapshot makes and drops
- * tens of millions of them. */
-#define SLAB 4096
+ * tens of millions of them. The first slabs are small (a fuzzer's input
+ * of a few bytes should not pay for 4096 values), each twice the last. */
+#define SLAB_FIRST 16
+#define SLAB_MAX   4096
+
+static guint
+slab_size (guint index)
+{
+  return index >= 8 ? SLAB_MAX : SLAB_FIRST << index;
+}
 
 /* Dicts this big are looked up through a hash index, not a scan. */
 #define INDEX_FROM 16
@@ -80,8 +104,7 @@ value_free (MpPickle *pickle, MpPickleValue *v)
 {
   value_clear (v);
   v->type = MP_PICKLE_FREE;
-  v->next_free = pickle->free_values;
-  pickle->free_values = v;
+  pickle->free_values[pickle->n_free++] = v;
 }
 
 static MpPickleValue *
@@ -96,7 +119,7 @@ value_ref (MpPickleValue *v)
 static void
 value_unref (MpPickle *pickle, MpPickleValue *v)
 {
-  GPtrArray *work;
+  guint n = 0;
 
   if (--v->ref_count > 0)
     return;
@@ -106,21 +129,31 @@ value_unref (MpPickle *pickle, MpPickleValue *v)
       return;
     }
   if (pickle->work == NULL)
-    pickle->work = g_ptr_array_new ();
-  work = pickle->work;
-  g_ptr_array_add (work, v);
-  while (work->len)
     {
-      MpPickleValue *w = g_ptr_array_steal_index (work, work->len - 1);
+      pickle->work_cap = 64;
+      pickle->work = g_new (MpPickleValue *, pickle->work_cap);
+    }
+  pickle->work[n++] = v;
+  while (n)
+    {
+      MpPickleValue *w = pickle->work[--n];
 
       if (is_container (w))
-        for (guint i = 0; i < w->items.len; i++)
-          {
-            MpPickleValue *item = w->items.pdata[i];
+        {
+          /* a container is on the list once, so its items fit beside it */
+          if (G_UNLIKELY (pickle->work_cap - n < w->items.len))
+            {
+              pickle->work_cap = MAX (pickle->work_cap * 2, n + w->items.len);
+              pickle->work = g_renew (MpPickleValue *, pickle->work, pickle->work_cap);
+            }
+          for (guint i = 0; i < w->items.len; i++)
+            {
+              MpPickleValue *item = w->items.pdata[i];
 
-            if (--item->ref_count == 0)
-              g_ptr_array_add (work, item);
-          }
+              if (--item->ref_count == 0)
+                pickle->work[n++] = item;
+            }
+        }
       value_free (pickle, w);
     }
 }
@@ -134,12 +167,13 @@ mp_pickle_free (MpPickle *pickle)
     {
       MpPickleValue *slab = pickle->slabs->pdata[i];
 
-      for (guint k = 0; k < SLAB; k++)
+      for (guint k = 0; k < slab_size (i); k++)
         if (slab[k].type != MP_PICKLE_FREE)
           value_clear (&slab[k]);
     }
   g_clear_pointer (&pickle->slabs, g_ptr_array_unref);
-  g_clear_pointer (&pickle->work, g_ptr_array_unref);
+  g_free (pickle->work);
+  g_free (pickle->free_values);
   g_free (pickle);
 }
 
@@ -172,22 +206,26 @@ new_value (Reader *r, MpPickleType type)
   MpPickle      *pickle = r->pickle;
   MpPickleValue *v;
 
-  if (pickle->free_values == NULL)
+  if (G_UNLIKELY (pickle->n_free == 0))
     {
-      MpPickleValue *slab = g_new (MpPickleValue, SLAB);
+      guint          size;
+      MpPickleValue *slab;
 
       if (pickle->slabs == NULL)
         pickle->slabs = g_ptr_array_new_with_free_func (g_free);
+      size = slab_size (pickle->slabs->len);
+      slab = g_new (MpPickleValue, size);
       g_ptr_array_add (pickle->slabs, slab);
-      for (guint i = SLAB; i-- > 0;)
+      /* room for every slot to be free at once: value_free never grows it */
+      pickle->free_cap += size;
+      pickle->free_values = g_renew (MpPickleValue *, pickle->free_values, pickle->free_cap);
+      for (guint i = size; i-- > 0;)
         {
           slab[i].type = MP_PICKLE_FREE;
-          slab[i].next_free = pickle->free_values;
-          pickle->free_values = &slab[i];
+          pickle->free_values[pickle->n_free++] = &slab[i];
         }
     }
-  v = pickle->free_values;
-  pickle->free_values = v->next_free;
+  v = pickle->free_values[--pickle->n_free];
   memset (v, 0, sizeof *v);
   v->type = type;
   v->ref_count = 1;
@@ -307,48 +345,58 @@ take_line (Reader *r, char **line, GError **error)
   return TRUE;
 }
 
-static void
+static inline void
 push (Reader *r, MpPickleValue *v)
 {
-  g_ptr_array_add (r->stack, v);
+  if (G_UNLIKELY (r->stack_len == r->stack_cap))
+    {
+      r->stack_cap = MAX (64, r->stack_cap * 2);
+      r->stack = g_renew (MpPickleValue *, r->stack, r->stack_cap);
+    }
+  r->stack[r->stack_len++] = v;
+}
+
+static inline guint
+mark_floor (const Reader *r)
+{
+  return r->n_marks ? r->marks[r->n_marks - 1].from : 0;
 }
 static MpPickleValue *
 pop (Reader *r, GError **error)
 {
-  guint floor = r->marks->len ? g_array_index (r->marks, guint, r->marks->len - 1) : 0;
+  guint floor = mark_floor (r);
 
-  if (r->stack->len <= floor)
+  if (r->stack_len <= floor)
     {
       fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " pops an empty stack", r->op,
             r->op_pos);
       return NULL;
     }
-  return g_ptr_array_steal_index (r->stack, r->stack->len - 1);
+  return r->stack[--r->stack_len];
 }
 
 static MpPickleValue *
 top (Reader *r, GError **error)
 {
-  guint floor = r->marks->len ? g_array_index (r->marks, guint, r->marks->len - 1) : 0;
+  guint floor = mark_floor (r);
 
-  if (r->stack->len <= floor)
+  if (r->stack_len <= floor)
     {
       fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " needs a value on the stack",
             r->op, r->op_pos);
       return NULL;
     }
-  return r->stack->pdata[r->stack->len - 1];
+  return r->stack[r->stack_len - 1];
 }
 
 /* Items above the last MARK, removing them and the mark. */
 static gboolean
 pop_mark (Reader *r, guint *from, GError **error)
 {
-  if (r->marks->len == 0)
+  if (r->n_marks == 0)
     return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " has no MARK before it",
                  r->op, r->op_pos);
-  *from = g_array_index (r->marks, guint, r->marks->len - 1);
-  g_array_set_size (r->marks, r->marks->len - 1);
+  *from = r->marks[--r->n_marks].from;
   return TRUE;
 }
 
@@ -362,18 +410,21 @@ expect (Reader *r, const MpPickleValue *v, MpPickleType type, const char *what, 
 }
 
 static void
-append_items (MpPickleValue *container, GPtrArray *stack, guint from)
+append_items (Reader *r, MpPickleValue *container, guint from)
 {
   MpPickleItems *items = &container->items;
+  guint          n = r->stack_len - from;
 
-  if (items->cap - items->len < stack->len - from)
+  if (items->cap - items->len < n)
     {
-      items->cap = MAX (items->len + stack->len - from, items->cap * 2);
+      items->cap = MAX (items->len + n, items->cap * 2);
       items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
     }
-  for (guint i = from; i < stack->len; i++)
-    items_add (&container->items, stack->pdata[i]);
-  g_ptr_array_set_size (stack, from);
+  if (n == 0) /* pdata may be NULL: memcpy's pointers must not be */
+    return;
+  memcpy (items->pdata + items->len, r->stack + from, n * sizeof (MpPickleValue *));
+  items->len += n;
+  r->stack_len = from;
 }
 
 /* An item appended to a list, which a sink may take instead. */
@@ -388,6 +439,7 @@ add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error
         return FALSE;
       case MP_PICKLE_TAKEN:
         list->taken++;
+        mp_pickle_consume (r->pickle, item, NULL);
         value_unref (r->pickle, item);
         return TRUE;
       case MP_PICKLE_KEEP:
@@ -397,14 +449,73 @@ add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error
   return TRUE;
 }
 
-/* APPENDS: the items above the mark at from, in order. */
+/* APPENDS: the items above the mark at from, in order, but for the
+ * stand-ins of those the sink took already. */
 static gboolean
 append_to_list (Reader *r, MpPickleValue *list, guint from, GError **error)
 {
-  for (guint i = from; i < r->stack->len; i++)
-    if (!add_to_list (r, list, r->stack->pdata[i], error))
+  for (guint i = from; i < r->stack_len; i++)
+    {
+      MpPickleValue *item = r->stack[i];
+
+      if (item->type == MP_PICKLE_TAKEN_ITEM && item->taken > 0)
+        {
+          /* its place, taken early: the memo forgets it now, as it would
+           * have here */
+          item->taken--;
+          mp_pickle_consume (r->pickle, item, NULL);
+          value_unref (r->pickle, item);
+        }
+      else if (item->offered && item->type == MP_PICKLE_DICT)
+        items_add (&list->items, item); /* the sink kept it already */
+      else if (!add_to_list (r, list, item, error))
+        return FALSE;
+    }
+  r->stack_len = from;
+  return TRUE;
+}
+
+/* A dict on the stack above a list's MARK, with another item begun above
+ * it, is shown to the sink now rather than at the APPENDS up to 1000 items
+ * later, while its values are still in the cache. An entry the sink takes
+ * stays in its place as MP_PICKLE_TAKEN_ITEM, which APPENDS skips, so an opcode
+ * that pops it (a tuple of two dicts in a list) still finds the stack
+ * Python would, and the memo keeps it until then for references to it. */
+static gboolean
+offer_early (Reader *r, GError **error)
+{
+  Mark          *m = &r->marks[r->n_marks - 1];
+  guint          p = r->stack_len - 2, before;
+  MpPickleValue *list, *item;
+
+  if (m->from == 0 || r->stack_len < m->from + 2 || p < m->offered_to)
+    return TRUE;
+  m->offered_to = p + 1;
+  list = r->stack[m->from - 1];
+  item = r->stack[p];
+  /* a dict, or an entry taken already that the memo names again here */
+  if (list->type != MP_PICKLE_LIST ||
+      !((item->type == MP_PICKLE_DICT && !item->offered) || item->type == MP_PICKLE_TAKEN_ITEM))
+    return TRUE;
+  item->offered = TRUE;
+  /* the items before it that the list will hold (a stand-in popped since
+   * may leave the count high: then the index is only low) */
+  before = p - m->from > m->stand_ins ? p - m->from - m->stand_ins : 0;
+  switch (r->sink (r->pickle, list, list->taken + list->items.len + before, item, r->sink_data,
+                   error))
+    {
+    case MP_PICKLE_FAILED:
       return FALSE;
-  g_ptr_array_set_size (r->stack, from);
+    case MP_PICKLE_TAKEN:
+      list->taken++;
+      if (item->type != MP_PICKLE_TAKEN_ITEM)
+        mp_pickle_take (r->pickle, item, NULL, 0);
+      item->taken++;
+      m->stand_ins++;
+      break;
+    case MP_PICKLE_KEEP: /* a dict kept is not asked again at APPENDS */
+      break;
+    }
   return TRUE;
 }
 
@@ -593,6 +704,19 @@ memo_get (Reader *r, guint64 index, GError **error)
 }
 
 void
+mp_pickle_take (MpPickle *pickle, MpPickleValue *item, gconstpointer owner, guint64 id)
+{
+  g_return_if_fail (item->type != MP_PICKLE_FREE && item->type != MP_PICKLE_TAKEN_ITEM);
+  if (is_container (item))
+    for (guint i = 0; i < item->items.len; i++)
+      value_unref (pickle, item->items.pdata[i]);
+  value_clear (item);
+  item->type = MP_PICKLE_TAKEN_ITEM;
+  item->took.owner = owner;
+  item->took.id = id;
+}
+
+void
 mp_pickle_consume (MpPickle *pickle, MpPickleValue *value, const char *text)
 {
   Reader *r = pickle->reader;
@@ -639,7 +763,7 @@ step (Reader *r, gboolean *done, GError **error)
   const guint8  *p = NULL;
   guint64        n;
   MpPickleValue *v, *container;
-  guint          from;
+  guint          from = 0;
 
   if (!fill (r, 1, error))
     return FALSE;
@@ -648,6 +772,8 @@ step (Reader *r, gboolean *done, GError **error)
     return fail (r, error, "the file ends at byte %" G_GSIZE_FORMAT " before the STOP opcode",
                  r->op_pos);
   r->op = r->data[r->pos++];
+  if (r->sink && r->n_marks && !offer_early (r, error))
+    return FALSE;
   switch (r->op)
     {
     case 0x80: /* PROTO */
@@ -665,7 +791,12 @@ step (Reader *r, gboolean *done, GError **error)
       *done = TRUE;
       return TRUE;
     case '(':
-      g_array_append_val (r->marks, r->stack->len);
+      if (G_UNLIKELY (r->n_marks == r->marks_cap))
+        {
+          r->marks_cap = MAX (16, r->marks_cap * 2);
+          r->marks = g_renew (Mark, r->marks, r->marks_cap);
+        }
+      r->marks[r->n_marks++] = (Mark) { r->stack_len, 0, r->stack_len };
       return TRUE;
     case '0': /* POP */
       if ((v = pop (r, error)) == NULL)
@@ -675,8 +806,8 @@ step (Reader *r, gboolean *done, GError **error)
     case '1': /* POP_MARK */
       if (!pop_mark (r, &from, error))
         return FALSE;
-      while (r->stack->len > from)
-        value_unref (r->pickle, g_ptr_array_steal_index (r->stack, r->stack->len - 1));
+      while (r->stack_len > from)
+        value_unref (r->pickle, r->stack[--r->stack_len]);
       return TRUE;
     case '2': /* DUP */
       if ((v = top (r, error)) == NULL)
@@ -774,12 +905,12 @@ step (Reader *r, gboolean *done, GError **error)
     case 'd': /* DICT */
       if (!pop_mark (r, &from, error))
         return FALSE;
-      if (r->op == 'd' && (r->stack->len - from) % 2 != 0)
+      if (r->op == 'd' && (r->stack_len - from) % 2 != 0)
         return fail (r, error, "DICT at byte %" G_GSIZE_FORMAT " has a key without a value",
                      r->op_pos);
       v = new_value (r, r->op == 't' ? MP_PICKLE_TUPLE
                         : r->op == 'd' ? MP_PICKLE_DICT : MP_PICKLE_LIST);
-      append_items (v, r->stack, from);
+      append_items (r, v, from);
       push (r, v);
       return TRUE;
     case 'a': /* APPEND */
@@ -792,19 +923,19 @@ step (Reader *r, gboolean *done, GError **error)
     case 'u':  /* SETITEMS */
       if (!pop_mark (r, &from, error))
         return FALSE;
-      if (from == 0 || from > r->stack->len)
+      if (from == 0 || from > r->stack_len)
         return fail (r, error, "opcode 0x%02x at byte %" G_GSIZE_FORMAT " has no container "
                      "below its MARK", r->op, r->op_pos);
-      container = r->stack->pdata[from - 1];
+      container = r->stack[from - 1];
       if (!expect (r, container, r->op == 'u' ? MP_PICKLE_DICT : MP_PICKLE_LIST,
                    r->op == 'u' ? "a dict" : "a list or set", error))
         return FALSE;
-      if (r->op == 'u' && (r->stack->len - from) % 2 != 0)
+      if (r->op == 'u' && (r->stack_len - from) % 2 != 0)
         return fail (r, error, "SETITEMS at byte %" G_GSIZE_FORMAT " has a key without a value",
                      r->op_pos);
       if (r->op != 'u')
         return append_to_list (r, container, from, error);
-      append_items (container, r->stack, from);
+      append_items (r, container, from);
       return TRUE;
     case 's': /* SETITEM */
       {
@@ -868,8 +999,6 @@ parse (Reader *r, GError **error)
 
   pickle->reader = r;
   r->pickle = pickle;
-  r->stack = g_ptr_array_new ();
-  r->marks = g_array_new (FALSE, FALSE, sizeof (guint));
   r->memo = g_ptr_array_new ();
   r->memo_far = g_hash_table_new (NULL, NULL);
   r->copies_left = (guint64) r->total * MP_PICKLE_COPIES_PER_BYTE;
@@ -879,8 +1008,8 @@ parse (Reader *r, GError **error)
     ok = fail (r, error, "not a pickle of protocol 2 or later (it must start with byte 0x80)");
   while (ok && !done)
     ok = step (r, &done, error);
-  g_ptr_array_unref (r->stack);
-  g_array_unref (r->marks);
+  g_free (r->stack);
+  g_free (r->marks);
   /* what the stack and the memo still hold goes with the pickle */
   g_ptr_array_unref (r->memo);
   g_hash_table_unref (r->memo_far);
@@ -957,7 +1086,8 @@ mp_pickle_get (const MpPickleValue *dict, const char *key)
     {
       const MpPickleValue *k = dict->items.pdata[i];
 
-      if (k->type == MP_PICKLE_STRING && k->len == n && memcmp (k->str, key, n) == 0)
+      if (k->type == MP_PICKLE_STRING && k->len == n && k->str[0] == key[0] &&
+          memcmp (k->str, key, n) == 0)
         return dict->items.pdata[i + 1];
     }
   return NULL;
@@ -983,7 +1113,7 @@ mp_pickle_type_name (const MpPickleValue *value)
 {
   static const char *names[] = { "None", "bool", "int", "int", "float", "str", "list", "tuple",
                                  "dict", "mark", "type", "value read already",
-                                 "freed value" };
+                                 "entry read already", "freed value" };
 
   return value == NULL ? "nothing" : names[value->type];
 }

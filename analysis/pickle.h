@@ -28,6 +28,7 @@ typedef enum
   MP_PICKLE_GLOBAL, /* internal: an allowed container type before REDUCE */
   MP_PICKLE_CONSUMED, /* a memo reference to a value a sink took: str is the
                        * text the sink left for it (mp_pickle_consume), or NULL */
+  MP_PICKLE_TAKEN_ITEM, /* an item a sink took (mp_pickle_take): took says as what */
   MP_PICKLE_FREE,     /* internal: a slot of the value slabs not in use */
 } MpPickleType;
 
@@ -54,14 +55,19 @@ struct _MpPickleValue
       gsize    len;
     };
     MpPickleItems items; /* LIST, TUPLE; DICT: key, value, key, value, … */
-    MpPickleValue *next_free; /* FREE */
+    struct
+    {
+      gconstpointer owner;
+      guint64       id;
+    } took;               /* TAKEN */
   };
   GHashTable  *index; /* DICT: key -> value, made on the first lookup of a big dict */
   /* internal: references held (stack, containers, memo), the memo slot + 1
    * holding it, items a sink took from this list */
   guint          ref_count;
   guint          memo_slot;
-  guint          taken;
+  guint          taken;   /* LIST; TAKEN: places on the stack it holds for its APPENDS */
+  gboolean       offered : 1; /* a list item the sink saw before its APPENDS */
 };
 
 typedef struct _MpPickle MpPickle;
@@ -109,6 +115,12 @@ MpPickle            *mp_pickle_parse_source (MpPickleRead read, gpointer read_da
  * MpPickle), and its memory goes once nothing else holds it. */
 void                 mp_pickle_consume      (MpPickle *pickle, MpPickleValue *value,
                                              const char *text);
+/* During a sink's call, before it returns MP_PICKLE_TAKEN: item becomes
+ * MP_PICKLE_TAKEN_ITEM with owner and id, its contents freed now. The sink may be
+ * shown it again, when the pickle names it twice (a memo reference), and
+ * can then repeat what it made of it. */
+void                 mp_pickle_take         (MpPickle *pickle, MpPickleValue *item,
+                                             gconstpointer owner, guint64 id);
 /* Keeps value alive until mp_pickle_free, though its container drops it. */
 MpPickleValue       *mp_pickle_hold         (MpPickleValue *value);
 

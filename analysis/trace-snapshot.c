@@ -37,6 +37,8 @@ typedef struct
   GHashTable *frames; /* FrameKey -> interned "name (file:line)" */
   GHashTable *stacks; /* StackKey -> interned stack text */
   GString    *text;   /* scratch: a text before it is interned */
+  MpPickleValue *last_list; /* the list of the last entry taken, and its events */
+  ListEntries   *last_entries;
 } Reader;
 
 /* A frame by the name and file string values it names (held, so their
@@ -303,6 +305,26 @@ list_entries_free (gpointer data)
   g_free (l);
 }
 
+/* The events of the list an entry is in, made at its first entry. */
+static ListEntries *
+list_entries (Reader *r, MpPickleValue *list)
+{
+  ListEntries *l;
+
+  if (list == r->last_list)
+    return r->last_entries;
+  l = g_hash_table_lookup (r->lists, list);
+  if (l == NULL)
+    {
+      l = g_new0 (ListEntries, 1);
+      l->events = g_array_new (FALSE, FALSE, sizeof (TraceEvent));
+      g_hash_table_insert (r->lists, mp_pickle_hold (list), l);
+    }
+  r->last_list = list;
+  r->last_entries = l;
+  return l;
+}
+
 /* The pickle VM's sink: entries (dicts with an "action") become events as
  * they are read, in whichever list they are (the device lists are known
  * only once the whole dict is). */
@@ -311,31 +333,42 @@ take_entry (MpPickle *pickle, MpPickleValue *list, guint index, MpPickleValue *i
             gpointer data, GError **error)
 {
   Reader      *r = data;
-  ListEntries *l = g_hash_table_lookup (r->lists, list);
-  gboolean     entry = item->type == MP_PICKLE_DICT && mp_pickle_get (item, "action");
+  ListEntries *l;
 
   r->pickle = pickle;
-  if (!entry)
+  if (item->type == MP_PICKLE_TAKEN_ITEM)
     {
-      /* before any entry was taken, the item's place in the list is its index */
-      if (l && !l->kept)
+      const ListEntries *from = item->took.owner;
+
+      /* an entry named again (a memo reference): its event again */
+      if (from == NULL)
+        return MP_PICKLE_KEEP;
+      if (item->took.id < from->events->len)
+        {
+          /* a copy: from may be l, whose array may move */
+          TraceEvent ev = g_array_index (from->events, TraceEvent, item->took.id);
+
+          g_array_append_val (list_entries (r, list)->events, ev);
+        }
+      return MP_PICKLE_TAKEN;
+    }
+  if (item->type != MP_PICKLE_DICT || !mp_pickle_get (item, "action"))
+    {
+      /* before any entry was taken, the item's place in the list is its index;
+       * a list no entry was taken from has no events */
+      if (list->taken > 0 && (l = g_hash_table_lookup (r->lists, list)) && !l->kept)
         {
           l->first_kept = index;
           l->kept = TRUE;
         }
       return MP_PICKLE_KEEP;
     }
-  if (l == NULL)
-    {
-      l = g_new0 (ListEntries, 1);
-      l->events = g_array_new (FALSE, FALSE, sizeof (TraceEvent));
-      g_hash_table_insert (r->lists, mp_pickle_hold (list), l);
-    }
+  l = list_entries (r, list);
   /* the device's number is its list's place in device_traces, known at
    * the end; an error here names the lists in the order they began */
   if (!parse_entry (r, item, g_hash_table_size (r->lists) - 1, index, l->events, error))
     return MP_PICKLE_FAILED;
-  mp_pickle_consume (pickle, item, NULL);
+  mp_pickle_take (pickle, item, l, l->events->len - 1);
   return MP_PICKLE_TAKEN;
 }
 

@@ -154,16 +154,24 @@ rm -f "$tmp"/*
 echo "== PyTorch traces at scale (issue 31): import of generated snapshots and a Chrome trace"
 # The issue's rows are per file size: the generator writes about 323 bytes
 # an action, so 564 MB is 1,744,000 actions and 1 GB 3,092,000 (--long).
+# A row times `import F --by-op -o by-op.txt`: the whole read (pickle VM,
+# pairing, lifetimes, the by-op aggregation) and a table of a few hundred
+# lines; the records row below adds writing every allocation with its stack.
 snapshot_row() {
   "$cli" gen torch-snapshot -n "$1" -o "$tmp/snapshot.pickle$2"
-  printf 'snapshot pickle%s, %s actions (%s MB): ' "$2" "$1" \
+  printf 'snapshot pickle%s, %s actions (%s MB), import --by-op: ' "$2" "$1" \
     "$(($(stat -c %s "$tmp/snapshot.pickle$2") / 1000000))"
   measure "$cli" import "$tmp/snapshot.pickle$2" --by-op -o "$tmp/by-op.txt"
-  rm -f "$tmp/snapshot.pickle$2"
+  if [ "${3:-}" = records ]; then
+    printf 'snapshot pickle%s, %s actions, import -o records.json (every allocation written): ' \
+      "$2" "$1"
+    measure "$cli" import "$tmp/snapshot.pickle$2" -o "$tmp/records.json"
+  fi
+  rm -f "$tmp/snapshot.pickle$2" "$tmp/records.json"
 }
-for n in 100000 1000000 1744000; do
-  snapshot_row "$n" ""
-done
+snapshot_row 100000 ""
+snapshot_row 1000000 "" records
+snapshot_row 1744000 ""
 snapshot_row 1000000 .gz
 if $long; then
   snapshot_row 3092000 ""

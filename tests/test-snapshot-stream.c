@@ -153,6 +153,38 @@ test_frame_interning (void)
   test_tmp_remove (path);
 }
 
+/* Entries are taken as the next one begins, not at their APPENDS: an
+ * entry the pickle names twice (the memo) is two allocations, as in
+ * Python, and a list of pairs of entries elsewhere in the dict (TUPLE2
+ * inside APPENDS) still reads. */
+static const char early_py[] =
+  "import pickle, sys\n"
+  "def a(addr, size): return {'action': 'alloc', 'addr': addr, 'size': size, 'frames': []}\n"
+  "def f(addr, size): return {'action': 'free_completed', 'addr': addr, 'size': size}\n"
+  "e, x = a(4096, 512), f(4096, 512)\n"
+  "pairs = [(a(1, 2), a(3, 4)) for i in range(3)]\n"
+  "t = [{'action': 'segment_alloc', 'addr': 4096, 'size': 8192, 'frames': []},\n"
+  "     a(6144, 256), e, x, e, x, a(7168, 1024), f(7168, 1024)]\n"
+  "d = {'pairs': pairs, 'segments': [], 'device_traces': [t]}\n"
+  "open(sys.argv[2], 'wb').write(pickle.dumps(d, protocol=4))\n";
+
+static void
+test_early_entries (void)
+{
+  g_autofree char     *path = test_tmp_path ("e.pickle");
+  g_autoptr (GError)  error = NULL;
+  g_autoptr (MpTrace) trace = NULL;
+
+  test_run_python (early_py, "-", path);
+  trace = mp_trace_load (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->n_allocations, ==, 4);
+  g_assert_cmpuint (trace->live_peak, ==, 256 + 1024);
+  g_assert_cmpuint (trace->addresses[1], ==, 4096);
+  g_assert_cmpuint (trace->addresses[2], ==, 4096);
+  test_tmp_remove (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -160,5 +192,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/snapshot-stream/gzip-cut", test_gzip_cut);
   g_test_add_func ("/analysis/snapshot-stream/gzip-trailer-lies", test_gzip_trailer_lies);
   g_test_add_func ("/analysis/snapshot-stream/frame-interning", test_frame_interning);
+  g_test_add_func ("/analysis/snapshot-stream/early-entries", test_early_entries);
   return g_test_run ();
 }
