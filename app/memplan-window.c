@@ -335,6 +335,9 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
     {
       show_plan_set (self, partial, self->set == NULL || self->new_graph);
       self->new_graph = FALSE;
+      /* a load's first view: the planners' label stays as it is */
+      if (planner == NULL)
+        return;
     }
   if (planner == NULL)
     {

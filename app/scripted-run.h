@@ -26,6 +26,8 @@ typedef struct
   gint64        started;       /* µs, when the command line was read */
   gdouble       heuristics_seconds; /* --benchmark: until every heuristic's pane was drawn */
   gboolean      heuristics_shown;   /* ... shown; drawn at the next frame */
+  gdouble       first_view_seconds; /* --benchmark: until the first pane was drawn */
+  gboolean      first_view_shown;
   gint          status;        /* exit status */
   char         *step_through;  /* teaching mode for this planner once planned */
   gint          step;          /* at this decision (from 1) */
