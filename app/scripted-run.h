@@ -28,6 +28,8 @@ typedef struct
   gboolean      heuristics_shown;   /* ... shown; drawn at the next frame */
   gdouble       first_view_seconds; /* --benchmark: until the first pane was drawn */
   gboolean      first_view_shown;
+  gdouble       first_view_cpu;     /* the process's CPU seconds then (every thread) */
+  gdouble       heuristics_cpu;
   gint          status;        /* exit status */
   char         *step_through;  /* teaching mode for this planner once planned */
   gint          step;          /* at this decision (from 1) */
