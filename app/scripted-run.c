@@ -304,9 +304,54 @@ heuristics_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* --screenshot-loading: the window once the load has read a third of the
+ * file, then on the frame after its first view (the planners running). */
+static gboolean
+loading_shots_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpScriptedRun   *self = data;
+  MpWindow        *window = MP_WINDOW (widget);
+  MpPlanSet       *set = mp_window_get_plan_set (window);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (!mp_window_get_busy (window) || self->loading_shot > 1)
+    return G_SOURCE_REMOVE;
+  if (self->loading_shot == 0 && (set || mp_window_get_progress (window) < 0.33))
+    {
+      if (set)
+        self->loading_shot = 1; /* loaded before a third could be seen */
+      return G_SOURCE_CONTINUE;
+    }
+  if (self->loading_shot == 1 && (set == NULL || !g_object_get_data (G_OBJECT (widget),
+                                                                     "first-view-painted")))
+    {
+      if (set)
+        g_object_set_data (G_OBJECT (widget), "first-view-painted", GINT_TO_POINTER (1));
+      return G_SOURCE_CONTINUE;
+    }
+  path = g_strconcat (self->loading_shots, self->loading_shot ? "-first-view.png" : "-loading.png",
+                      NULL);
+  if (!mp_window_screenshot (window, path, &error))
+    {
+      guint tries = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "shot-tries"));
+
+      /* a window laid out again has no picture until a later frame */
+      g_object_set_data (G_OBJECT (widget), "shot-tries", GUINT_TO_POINTER (tries + 1));
+      if (tries < SCREENSHOT_RETRIES)
+        return G_SOURCE_CONTINUE;
+      g_printerr ("memplan: %s\n", error->message);
+    }
+  g_object_set_data (G_OBJECT (widget), "shot-tries", NULL);
+  self->loading_shot++;
+  return G_SOURCE_CONTINUE;
+}
+
 void
 mp_scripted_run_watch (MpScriptedRun *self, MpWindow *window)
 {
+  if (self->loading_shots)
+    gtk_widget_add_tick_callback (GTK_WIDGET (window), loading_shots_tick, self, NULL);
   g_signal_connect (window, "notify::busy", G_CALLBACK (window_busy_changed), self);
   if (self->benchmark)
     gtk_widget_add_tick_callback (GTK_WIDGET (window), heuristics_tick, self, NULL);
@@ -318,6 +363,7 @@ mp_scripted_run_clear (MpScriptedRun *self)
   g_clear_pointer (&self->screenshot, g_free);
   g_clear_pointer (&self->select, g_free);
   g_clear_pointer (&self->hover, g_free);
+  g_clear_pointer (&self->loading_shots, g_free);
   g_clear_pointer (&self->step_through, g_free);
   if (self->bench_file)
     g_unlink (self->bench_file);

@@ -13,6 +13,8 @@ typedef struct
   char         *screenshot;    /* save the window (or the step-through) here */
   char         *select;
   char         *hover;         /* print where this tensor is drawn */
+  char         *loading_shots; /* --screenshot-loading PREFIX */
+  guint         loading_shot;  /* the next of them: 0 loading, 1 first view, 2 done */
   gint          cursor;        /* -1: leave it */
   gint          first_step;    /* --steps FIRST:LAST, the panes' step range; */
   gint          last_step;     /* last < first: all */
