@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan"
 
+#include <time.h>
+
 #include "plan-set.h"
 #include "memplan-render.h"
+
+/* CPU seconds of the calling thread, for the open's debug figures. */
+static gdouble
+thread_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* The workload, shared by every plan set derived from one load. */
 typedef struct
@@ -416,6 +428,9 @@ first_view_thread (gpointer data)
       if (mp_trace_has_modules (w->trace))
         loaded->by_module = mp_trace_by_module (w->trace);
     }
+  g_debug ("first view (observed index, by-op) ready %.2f s after the open request, "
+           "%.2f s of CPU on its thread",
+           (g_get_monotonic_time () - fv->building->start) / 1e6, thread_cpu_seconds ());
   if (fv->building->report && loaded->observed)
     {
       g_autoptr (MpPlanSet) partial = g_atomic_rc_box_new0 (MpPlanSet);
@@ -488,6 +503,8 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           g_propagate_error (error, g_steal_pointer (&local));
           return NULL;
         }
+      g_debug ("%s loaded %.2f s after the open request, %.2f s of CPU on the loading thread",
+               path, (g_get_monotonic_time () - building.start) / 1e6, thread_cpu_seconds ());
       if (loaded->workload->observed || loaded->workload->trace)
         {
           /* an allocator trace: what the allocator did, next to the planners */
