@@ -336,9 +336,10 @@ loading_shots_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     {
       guint tries = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "shot-tries"));
 
-      /* a window laid out again has no picture until a later frame */
+      /* a window laid out again has no picture until a later frame; the
+       * loading one is tried again until the first view comes */
       g_object_set_data (G_OBJECT (widget), "shot-tries", GUINT_TO_POINTER (tries + 1));
-      if (tries < SCREENSHOT_RETRIES)
+      if (tries < SCREENSHOT_RETRIES || (self->loading_shot == 0 && set == NULL))
         return G_SOURCE_CONTINUE;
       g_printerr ("memplan: %s\n", error->message);
     }
