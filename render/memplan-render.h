@@ -180,8 +180,9 @@ guint mp_render_index_n_segments   (const MpRenderIndex *index);
  * range and the plot's height), made once per scale and painted into an
  * image that a pan only shifts (by whole pixels), so a frame at that scale
  * costs its pixels, not its buffers. Every buffer that covers a pixel still
- * shows; only views with many buffers in sight use it. Off by default (the
- * exact drawing, as for exports); the app turns it on. */
+ * shows; only views with many buffers in sight use it, never a PDF, SVG or
+ * PostScript surface. Off by default (the exact drawing); the app turns it
+ * on. */
 MP_AVAILABLE_IN_1_0
 void  mp_render_index_set_summary  (MpRenderIndex *index, gboolean summary);
 

@@ -674,10 +674,16 @@ draw_from_lod (cairo_t *cr, MpRenderLod *lod, Frame *f, const MpRenderOptions *o
 /* Whether this view is drawn from the summary, made or remade here: under
  * index->lod_lock, held by the caller. */
 static gboolean
-use_lod (MpRenderIndex *index, const Frame *f, const MpRenderOptions *options,
+use_lod (cairo_t *cr, MpRenderIndex *index, const Frame *f, const MpRenderOptions *options,
          const MpPalette *palette, gdouble s0, gdouble s1)
 {
-  gdouble width = index->n_steps * f->sx;
+  gdouble              width = index->n_steps * f->sx;
+  cairo_surface_type_t type = cairo_surface_get_type (cairo_get_target (cr));
+
+  /* a vector export (PDF, SVG) is drawn exactly, at its own resolution */
+  if (type == CAIRO_SURFACE_TYPE_PDF || type == CAIRO_SURFACE_TYPE_SVG ||
+      type == CAIRO_SURFACE_TYPE_PS)
+    return FALSE;
 
   /* zoomed in further the exact walk meets a quarter of the buffers or
    * fewer, and a summary would cost more pixels than it saves */
@@ -720,7 +726,7 @@ mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRender
   cairo_rectangle (cr, p->x, p->y, p->width, p->height);
   cairo_clip (cr);
   g_mutex_lock (&mutable->lod_lock);
-  if (use_lod (mutable, &f, options, palette, s0, s1))
+  if (use_lod (cr, mutable, &f, options, palette, s0, s1))
     {
       draw_from_lod (cr, mutable->lod, &f, options, palette, text);
       g_mutex_unlock (&mutable->lod_lock);

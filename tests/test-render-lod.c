@@ -6,6 +6,8 @@
  * the coverage sums are exact in any order. */
 #include <string.h>
 
+#include <cairo-svg.h>
+
 #include "memplan-render.h"
 #include "planner.h"
 #include "render-private.h"
@@ -231,6 +233,33 @@ test_highlight (void)
   fixture_clear (&fx);
 }
 
+/* A vector export draws exactly: no summary is made for an SVG. */
+static void
+test_vector (void)
+{
+  Fixture          fx;
+  cairo_surface_t *svg;
+  cairo_t         *cr;
+  MpRenderOptions  o = { 0 };
+  MpRenderLayout   layout = { 0 };
+  MpText           text;
+
+  fixture_init (&fx, 5);
+  mp_render_index_set_summary (fx.index, TRUE);
+  fx.index->lod_min_records = 0;
+  svg = cairo_svg_surface_create_for_stream (NULL, NULL, IMG_W, IMG_H);
+  cr = cairo_create (svg);
+  layout.viewport = (MpViewport) { 0, N_OPS, 0, 1u << 21 };
+  layout.plot = (MpRenderRect) { 10, 5, N_OPS * 0.25, 64 };
+  mp_text_init (&text, cr, 12);
+  mp_render_draw_timeline (cr, fx.index, &o, &layout, &text);
+  mp_text_clear (&text);
+  g_assert_null (fx.index->lod);
+  cairo_destroy (cr);
+  cairo_surface_destroy (svg);
+  fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -238,5 +267,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/lod/whole", test_whole);
   g_test_add_func ("/render/lod/panned", test_panned);
   g_test_add_func ("/render/lod/highlight", test_highlight);
+  g_test_add_func ("/render/lod/vector", test_vector);
   return g_test_run ();
 }
