@@ -16,13 +16,17 @@ typedef struct
   GArray        *cursor_ms;  /* per step-cursor move (the live list follows) */
   GArray        *select_ms;  /* per selection change */
   GArray        *step_ms;    /* per one-step cursor move (Ctrl+], the live list shown) */
+  GArray        *scale_ms;   /* per frame that redraws every pane at a new scale */
   guint          n_frames;
   guint          frame;
   gint64         started;    /* this frame's update phase, µs; 0 when none */
   gdouble        cpu_started; /* the main thread's CPU time then, ms */
-  GArray        *cpu[5];     /* the same frames' CPU time of the main thread */
+  GArray        *cpu[6];     /* the same frames' CPU time of the main thread */
   gulong         after_paint;
+  gdouble        first_view_seconds;
+  gdouble        first_view_cpu;  /* the process's CPU seconds by then */
   gdouble        heuristics_seconds;
+  gdouble        heuristics_cpu;
   gdouble        open_seconds;
   GCallback      done;
   gpointer       user_data;
@@ -37,6 +41,11 @@ typedef struct
 #define CURSOR_FRAMES 30
 #define SELECT_FRAMES 30
 #define STEP_FRAMES   30
+/* Last, frames that redraw every pane at another scale than the frame
+ * before (the whole view, then twice as close): the level-of-detail
+ * summary made again each time. */
+#define SCALE_FRAMES  10
+#define ALL_FRAMES    (FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES + STEP_FRAMES + SCALE_FRAMES)
 
 static int
 compare_double (gconstpointer a, gconstpointer b)
@@ -81,7 +90,10 @@ finish (FrameBench *fb)
           mp_plan_set_get_graph (set)->name, mp_plan_set_get_graph (set)->n_tensors, views->len,
           views->len ? gtk_widget_get_width (views->pdata[0]) : 0,
           views->len ? gtk_widget_get_height (views->pdata[0]) : 0);
-  printf ("  open with every heuristic's pane drawn: %.2f s\n", fb->heuristics_seconds);
+  printf ("  open, first view drawn: %.2f s (process CPU: %.2f s)\n", fb->first_view_seconds,
+          fb->first_view_cpu);
+  printf ("  open with every heuristic's pane drawn: %.2f s (process CPU: %.2f s)\n",
+          fb->heuristics_seconds, fb->heuristics_cpu);
   printf ("  open, plan and show (every planner, the search's budget included): %.2f s "
           "(planning alone: %.2f s)\n", fb->open_seconds, mp_plan_set_get_seconds (set));
   print_figures ("pan/zoom frames", fb->ms, fb->cpu[0]);
@@ -89,6 +101,7 @@ finish (FrameBench *fb)
   print_figures ("step-cursor moves (live list shown)", fb->cursor_ms, fb->cpu[2]);
   print_figures ("selection changes", fb->select_ms, fb->cpu[3]);
   print_figures ("one-step cursor moves (live list shown)", fb->step_ms, fb->cpu[4]);
+  print_figures ("frames redrawing every pane at a new scale", fb->scale_ms, fb->cpu[5]);
   for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
     g_array_unref (fb->cpu[k]);
   g_signal_handler_disconnect (fb->clock, fb->after_paint);
@@ -97,6 +110,7 @@ finish (FrameBench *fb)
   g_array_unref (fb->cursor_ms);
   g_array_unref (fb->select_ms);
   g_array_unref (fb->step_ms);
+  g_array_unref (fb->scale_ms);
   ((void (*) (gpointer)) fb->done) (fb->user_data);
   g_free (fb);
 }
@@ -112,8 +126,10 @@ after_paint (GdkFrameClock *clock, FrameBench *fb)
               : f < fb->n_frames + FULL_FRAMES                                 ? 1
               : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES                 ? 2
               : f < fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES ? 3
-                                                                               : 4;
-  GArray *phases[] = { fb->ms, fb->full_ms, fb->cursor_ms, fb->select_ms, fb->step_ms };
+              : f < fb->n_frames + ALL_FRAMES - SCALE_FRAMES                   ? 4
+                                                                               : 5;
+  GArray *phases[] = { fb->ms, fb->full_ms, fb->cursor_ms, fb->select_ms, fb->step_ms,
+                       fb->scale_ms };
   GArray *ms = phases[k];
 
   g_array_append_val (ms, (gdouble) { (g_get_monotonic_time () - fb->started) / 1000.0 });
@@ -129,7 +145,7 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   gdouble      min, max;
   guint        half = fb->n_frames / 2;
 
-  if (fb->frame == fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES + STEP_FRAMES)
+  if (fb->frame == fb->n_frames + ALL_FRAMES)
     {
       finish (fb);
       return G_SOURCE_REMOVE;
@@ -137,7 +153,18 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   fb->started = g_get_monotonic_time ();
   fb->cpu_started = thread_cpu_ms ();
   mp_view_state_get_steps (state, &min, &max);
-  if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES)
+  if (fb->frame >= fb->n_frames + ALL_FRAMES - SCALE_FRAMES)
+    {
+      GPtrArray *views = mp_window_get_plan_views (fb->window);
+
+      if (fb->frame % 2)
+        mp_view_state_zoom (state, 2, (min + max) / 2);
+      else
+        mp_view_state_fit (state);
+      for (guint i = 0; i < views->len; i++)
+        mp_plan_view_redraw (views->pdata[i]);
+    }
+  else if (fb->frame >= fb->n_frames + FULL_FRAMES + CURSOR_FRAMES + SELECT_FRAMES)
     {
       /* the keyboard's step: one at a time from the middle */
       guint n_steps = mp_view_state_get_n_steps (state);
@@ -194,7 +221,8 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 }
 
 void
-mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble heuristics_seconds,
+mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble first_view_seconds,
+                    gdouble first_view_cpu, gdouble heuristics_seconds, gdouble heuristics_cpu,
                     gdouble open_seconds, GCallback done, gpointer user_data)
 {
   FrameBench *fb = g_new0 (FrameBench, 1);
@@ -206,10 +234,14 @@ mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble heuristics_seconds
   fb->cursor_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->select_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->step_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  fb->scale_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
     fb->cpu[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->n_frames = n_frames;
+  fb->first_view_seconds = first_view_seconds;
+  fb->first_view_cpu = first_view_cpu;
   fb->heuristics_seconds = heuristics_seconds;
+  fb->heuristics_cpu = heuristics_cpu;
   fb->open_seconds = open_seconds;
   fb->done = done;
   fb->user_data = user_data;

@@ -204,7 +204,7 @@ open_settings (MpApplication *self)
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr (GSettingsSchema) schema = NULL;
 
-  if (self->run.screenshot || self->run.hover || self->run.benchmark)
+  if (self->run.screenshot || self->run.hover || self->run.benchmark || self->run.loading_shots)
     return NULL;
   if (source)
     schema = g_settings_schema_source_lookup (source, MP_APPLICATION_ID, TRUE);
@@ -382,6 +382,7 @@ mp_application_handle_local_options (GApplication *app, GVariantDict *options)
     self->op_order = which == MP_PLAN_SCHEDULE_SEQUENTIAL;
   }
   g_variant_dict_lookup (options, "screenshot", "^ay", &self->run.screenshot);
+  g_variant_dict_lookup (options, "screenshot-loading", "^ay", &self->run.loading_shots);
   g_variant_dict_lookup (options, "step", "i", &self->run.step);
   if (g_variant_dict_lookup (options, "step-through", "s", &self->run.step_through) &&
       mp_planner_lookup (self->run.step_through) == NULL)
@@ -505,6 +506,9 @@ mp_application_init (MpApplication *self)
     { "size", 0, 0, G_OPTION_ARG_STRING, NULL, "Window size", "WIDTHxHEIGHT" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Once planned, save the window to a PNG file and quit", "FILE" },
+    { "screenshot-loading", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      "Save the window while FILE loads to PREFIX-loading.png and at its first view (the "
+      "planners still running) to PREFIX-first-view.png", "PREFIX" },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       "Compare the file opened with FILE (as Compare With…)", "FILE" },
     { "benchmark", 0, 0, G_OPTION_ARG_NONE, NULL,

@@ -48,7 +48,8 @@ mp_window_update_status (MpWindow *self)
   name = mp_escape_name (graph->name);
   /* only what is finished: while planners run, the plans shown so far */
   if (self->cancellable)
-    time = g_strdup_printf ("%u plans shown so far", mp_plan_set_get_n_plans (self->set));
+    time = g_strdup_printf ("%u plans shown so far (%s)", mp_plan_set_get_n_plans (self->set),
+                            gtk_label_get_text (self->busy_label));
   else
     {
       g_autofree char *secs = mp_format_seconds (mp_plan_set_get_seconds (self->set));

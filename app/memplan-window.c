@@ -39,6 +39,9 @@ typedef struct
   guint     generation;
 } BuildCall;
 
+/* the empty page's text when no file is open (memplan-window.ui's) */
+#define EMPTY_TEXT "Open a graph (Ctrl+O) or drop a JSON or CSV file here."
+
 static void show_error  (MpWindow *self, const char *message);
 static void show_notice (MpWindow *self, const char *message);
 
@@ -302,7 +305,11 @@ build_done (GObject *source, GAsyncResult *result, gpointer user_data)
           self->new_graph = FALSE;
         }
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        show_notice (self, "Planning cancelled: the panes show the last finished plans.");
+        {
+          show_notice (self, "Planning cancelled: the panes show the last finished plans.");
+          if (self->set == NULL)
+            gtk_label_set_text (self->empty_label, EMPTY_TEXT);
+        }
       else
         {
           /* a file that can no longer be read leaves Open Recent */
@@ -335,12 +342,24 @@ build_progress (const char *planner, guint index, guint total, const MpSearchPro
     {
       show_plan_set (self, partial, self->set == NULL || self->new_graph);
       self->new_graph = FALSE;
+      /* a load's first view: the planners' label stays as it is */
+      if (planner == NULL)
+        return;
     }
   if (planner == NULL)
     {
       g_autofree char *name = self->file ? g_file_get_basename (self->file) : NULL;
 
       text = g_strdup_printf ("Loading %s…", name ? name : "");
+      /* a first file: the empty page says what is happening */
+      if (self->set == NULL)
+        {
+          g_autofree char *page = g_strdup_printf ("Loading %s… (Esc cancels)",
+                                                   name ? name : "");
+
+          gtk_label_set_text (self->empty_label, page);
+          gtk_stack_set_visible_child_name (self->stack, "empty");
+        }
       gtk_progress_bar_set_fraction (self->progress_bar, 0);
       g_clear_handle_id (&self->progress_source, g_source_remove);
       self->progress_source = g_timeout_add (100, poll_load, self);

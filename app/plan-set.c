@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan"
 
+#include <time.h>
+
 #include "plan-set.h"
 #include "memplan-render.h"
+
+/* CPU seconds of the calling thread, for the open's debug figures. */
+static gdouble
+thread_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 /* The workload, shared by every plan set derived from one load. */
 typedef struct
@@ -230,7 +242,16 @@ typedef struct
   gpointer          report_data;
   GPtrArray        *made;    /* PlanBox *, the new plans so far (references) */
   gint64            start;
+  GThread          *first_view; /* a load's observed index and by-op figures, or NULL */
 } Building;
+
+/* Waits for the first view's thread: from then on loaded is complete. */
+static void
+join_first_view (Building *b)
+{
+  if (b->first_view)
+    g_thread_join (g_steal_pointer (&b->first_view));
+}
 
 /* The set's plans in table order: the allocator's own layout first, then
  * each planner's, base's where it had one. */
@@ -273,6 +294,14 @@ building_progress (const MpRunProgress *progress, gpointer data)
     {
       g_autoptr (MpPlanSet) partial = NULL;
 
+      /* nothing new yet: the first view's thread shows the observed plan */
+      if (b->made->len == 0 && b->first_view)
+        {
+          b->report (progress->planner->name, progress->index, progress->total, NULL, NULL,
+                     b->report_data);
+          return;
+        }
+      join_first_view (b);
       assemble (b->set, b->base, b->planners, b->made);
       if (b->set->plans->len)
         partial = snapshot (b->set, b->start);
@@ -292,6 +321,8 @@ box_plan (MpWorkload *workload, MpPlan *plan, gpointer data)
 
   box->plan = plan;
   box->index = mp_render_index_new (workload->graph, plan);
+  /* the panes of a big plan draw at the cost of their pixels */
+  mp_render_index_set_summary (box->index, TRUE);
   return box;
 }
 
@@ -362,6 +393,61 @@ mp_plan_set_get_memory_index (MpPlanSet *set, guint memory)
   return ((PlanBox *) set->memory_plans->pdata[memory])->index;
 }
 
+/* What a user of a snapshot viewer wants first is what happened: the
+ * observed plan's drawing index and the by-op figures are made on a
+ * thread of their own while the planners run on the other core, and the
+ * observed pane is shown (reported) as soon as they are ready. */
+typedef struct
+{
+  Building *building;
+  Loaded   *loaded;
+  MpPlan   *observed; /* taken from the workload before the planners run */
+  char     *path;
+} FirstView;
+
+static gpointer
+first_view_thread (gpointer data)
+{
+  FirstView *fv = data;
+  Loaded    *loaded = fv->loaded;
+  MpWorkload *w = loaded->workload;
+
+  if (fv->observed)
+    {
+      PlanBox *box = g_atomic_rc_box_new0 (PlanBox);
+
+      box->plan = g_steal_pointer (&fv->observed);
+      box->index = mp_render_index_new (w->graph, box->plan);
+      mp_render_index_set_summary (box->index, TRUE);
+      mp_render_index_set_segments (box->index, w->trace);
+      loaded->observed = box;
+    }
+  if (w->trace)
+    {
+      loaded->by_op = mp_trace_by_op (w->trace);
+      if (mp_trace_has_modules (w->trace))
+        loaded->by_module = mp_trace_by_module (w->trace);
+    }
+  g_debug ("first view (observed index, by-op) ready %.2f s after the open request, "
+           "%.2f s of CPU on its thread",
+           (g_get_monotonic_time () - fv->building->start) / 1e6, thread_cpu_seconds ());
+  if (fv->building->report && loaded->observed)
+    {
+      g_autoptr (MpPlanSet) partial = g_atomic_rc_box_new0 (MpPlanSet);
+
+      partial->loaded = g_atomic_rc_box_acquire (loaded);
+      partial->plans = g_ptr_array_new_with_free_func (plan_box_release);
+      g_ptr_array_add (partial->plans, g_atomic_rc_box_acquire (loaded->observed));
+      partial->skipped = g_new0 (char *, 1);
+      partial->path = g_strdup (fv->path);
+      partial->seconds = (g_get_monotonic_time () - fv->building->start) / 1e6;
+      fv->building->report (NULL, 0, 0, NULL, partial, fv->building->report_data);
+    }
+  g_free (fv->path);
+  g_free (fv);
+  return NULL;
+}
+
 MpPlanSet *
 mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *planners,
                         const MpPlanSetOptions *options, GCancellable *cancellable,
@@ -417,21 +503,18 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
           g_propagate_error (error, g_steal_pointer (&local));
           return NULL;
         }
-      if (loaded->workload->observed)
+      g_debug ("%s loaded %.2f s after the open request, %.2f s of CPU on the loading thread",
+               path, (g_get_monotonic_time () - building.start) / 1e6, thread_cpu_seconds ());
+      if (loaded->workload->observed || loaded->workload->trace)
         {
           /* an allocator trace: what the allocator did, next to the planners */
-          PlanBox *box = g_atomic_rc_box_new0 (PlanBox);
+          FirstView *fv = g_new0 (FirstView, 1);
 
-          box->plan = g_steal_pointer (&loaded->workload->observed);
-          box->index = mp_render_index_new (loaded->workload->graph, box->plan);
-          mp_render_index_set_segments (box->index, loaded->workload->trace);
-          loaded->observed = box;
-        }
-      if (loaded->workload->trace)
-        {
-          loaded->by_op = mp_trace_by_op (loaded->workload->trace);
-          if (mp_trace_has_modules (loaded->workload->trace))
-            loaded->by_module = mp_trace_by_module (loaded->workload->trace);
+          fv->building = &building;
+          fv->loaded = loaded;
+          fv->observed = g_steal_pointer (&loaded->workload->observed);
+          fv->path = g_strdup (path);
+          building.first_view = g_thread_new ("memplan-first-view", first_view_thread, fv);
         }
     }
 
@@ -444,8 +527,10 @@ mp_plan_set_build_full (const char *path, MpPlanSet *base, const char * const *p
       ropts.progress = building_progress;
       ropts.progress_data = &building;
     }
-  if (!(run = mp_workload_run (set->loaded->workload, (const MpPlannerInfo * const *) infos->pdata,
-                               infos->len, &ropts, cancellable, error)))
+  run = mp_workload_run (set->loaded->workload, (const MpPlannerInfo * const *) infos->pdata,
+                         infos->len, &ropts, cancellable, error);
+  join_first_view (&building);
+  if (run == NULL)
     return NULL;
   if (!report)
     for (guint i = 0; i < run->handles->len; i++)

@@ -6,6 +6,7 @@
  * class. */
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -132,7 +133,8 @@ bench_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
       g_object_set_data (G_OBJECT (widget), "painted", GINT_TO_POINTER (1));
       return G_SOURCE_CONTINUE;
     }
-  mp_frame_bench_run (MP_WINDOW (widget), BENCH_FRAMES, self->heuristics_seconds,
+  mp_frame_bench_run (MP_WINDOW (widget), BENCH_FRAMES, self->first_view_seconds,
+                      self->first_view_cpu, self->heuristics_seconds, self->heuristics_cpu,
                       (g_get_monotonic_time () - self->started) / 1e6, G_CALLBACK (bench_done),
                       self);
   return G_SOURCE_REMOVE;
@@ -262,25 +264,95 @@ heuristics_shown (MpWindow *window)
   return TRUE;
 }
 
-/* --benchmark: the time until every heuristic's pane has been drawn, on
+/* CPU time of the whole process (user + system, every thread): what the
+ * open cost whatever else the machine runs. */
+static gdouble
+process_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --benchmark: the time until the first pane (a trace's observed plan, or
+ * the first heuristic's) and every heuristic's pane have been drawn, on
  * the frame after the one that got their plans. */
 static gboolean
 heuristics_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   MpScriptedRun *self = data;
 
+  if (self->first_view_shown && self->first_view_seconds == 0)
+    {
+      self->first_view_seconds = (g_get_monotonic_time () - self->started) / 1e6;
+      self->first_view_cpu = process_cpu_seconds ();
+    }
+  if (!self->first_view_shown)
+    {
+      MpPlanSet *set = mp_window_get_plan_set (MP_WINDOW (widget));
+
+      self->first_view_shown = set && mp_plan_set_get_n_plans (set) > 0;
+    }
   if (self->heuristics_shown)
     {
       self->heuristics_seconds = (g_get_monotonic_time () - self->started) / 1e6;
+      self->heuristics_cpu = process_cpu_seconds ();
       return G_SOURCE_REMOVE;
     }
   self->heuristics_shown = heuristics_shown (MP_WINDOW (widget));
   return G_SOURCE_CONTINUE;
 }
 
+/* --screenshot-loading: the window once the load has read a third of the
+ * file, then on the frame after its first view (the planners running). */
+static gboolean
+loading_shots_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpScriptedRun   *self = data;
+  MpWindow        *window = MP_WINDOW (widget);
+  MpPlanSet       *set = mp_window_get_plan_set (window);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = NULL;
+
+  if (!mp_window_get_busy (window) || self->loading_shot > 1)
+    return G_SOURCE_REMOVE;
+  if (self->loading_shot == 0 && (set || mp_window_get_progress (window) < 0.33))
+    {
+      if (set)
+        self->loading_shot = 1; /* loaded before a third could be seen */
+      return G_SOURCE_CONTINUE;
+    }
+  if (self->loading_shot == 1 && (set == NULL || !g_object_get_data (G_OBJECT (widget),
+                                                                     "first-view-painted")))
+    {
+      if (set)
+        g_object_set_data (G_OBJECT (widget), "first-view-painted", GINT_TO_POINTER (1));
+      return G_SOURCE_CONTINUE;
+    }
+  path = g_strconcat (self->loading_shots, self->loading_shot ? "-first-view.png" : "-loading.png",
+                      NULL);
+  if (!mp_window_screenshot (window, path, &error))
+    {
+      guint tries = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (widget), "shot-tries"));
+
+      /* a window laid out again has no picture until a later frame; the
+       * loading one is tried again until the first view comes */
+      g_object_set_data (G_OBJECT (widget), "shot-tries", GUINT_TO_POINTER (tries + 1));
+      if (tries < SCREENSHOT_RETRIES || (self->loading_shot == 0 && set == NULL))
+        return G_SOURCE_CONTINUE;
+      g_printerr ("memplan: %s\n", error->message);
+    }
+  g_object_set_data (G_OBJECT (widget), "shot-tries", NULL);
+  self->loading_shot++;
+  return G_SOURCE_CONTINUE;
+}
+
 void
 mp_scripted_run_watch (MpScriptedRun *self, MpWindow *window)
 {
+  if (self->loading_shots)
+    gtk_widget_add_tick_callback (GTK_WIDGET (window), loading_shots_tick, self, NULL);
   g_signal_connect (window, "notify::busy", G_CALLBACK (window_busy_changed), self);
   if (self->benchmark)
     gtk_widget_add_tick_callback (GTK_WIDGET (window), heuristics_tick, self, NULL);
@@ -292,6 +364,7 @@ mp_scripted_run_clear (MpScriptedRun *self)
   g_clear_pointer (&self->screenshot, g_free);
   g_clear_pointer (&self->select, g_free);
   g_clear_pointer (&self->hover, g_free);
+  g_clear_pointer (&self->loading_shots, g_free);
   g_clear_pointer (&self->step_through, g_free);
   if (self->bench_file)
     g_unlink (self->bench_file);

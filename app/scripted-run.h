@@ -13,6 +13,8 @@ typedef struct
   char         *screenshot;    /* save the window (or the step-through) here */
   char         *select;
   char         *hover;         /* print where this tensor is drawn */
+  char         *loading_shots; /* --screenshot-loading PREFIX */
+  guint         loading_shot;  /* the next of them: 0 loading, 1 first view, 2 done */
   gint          cursor;        /* -1: leave it */
   gint          first_step;    /* --steps FIRST:LAST, the panes' step range; */
   gint          last_step;     /* last < first: all */
@@ -26,6 +28,10 @@ typedef struct
   gint64        started;       /* µs, when the command line was read */
   gdouble       heuristics_seconds; /* --benchmark: until every heuristic's pane was drawn */
   gboolean      heuristics_shown;   /* ... shown; drawn at the next frame */
+  gdouble       first_view_seconds; /* --benchmark: until the first pane was drawn */
+  gboolean      first_view_shown;
+  gdouble       first_view_cpu;     /* the process's CPU seconds then (every thread) */
+  gdouble       heuristics_cpu;
   gint          status;        /* exit status */
   char         *step_through;  /* teaching mode for this planner once planned */
   gint          step;          /* at this decision (from 1) */

@@ -111,6 +111,14 @@ shot app-trace-by-op.png 1280x860 --planner naive,greedy-by-size,partition,best-
   --theme light --show-by-op data/torch/small-cnn-trace.json.gz
 shot app-snapshot-segments.png 1280x860 --planner greedy-by-size --theme light --show-by-op \
   tests/data/snapshot.pickle
+# issue 31: a big snapshot (300,000 actions, 97 MB) while it loads (the
+# progress bar and Cancel) and at its first view: the observed timeline
+# drawn, greedy-by-size still planning behind it
+"$build/cli/memplan-cli" gen torch-snapshot -n 300000 -o "$tmp/snapshot-300k.pickle"
+run "$app" --size 1280x860 --theme light --planner greedy-by-size \
+  --screenshot-loading screenshots/app-snapshot --screenshot "$tmp/loaded.png" \
+  "$tmp/snapshot-300k.pickle"
+echo screenshots/app-snapshot-loading.png screenshots/app-snapshot-first-view.png
 # issue 31: two runs compared (Compare With…, --compare): both live-bytes
 # curves on one axis above the panes, B's bytes per op and B − A (by
 # mp_trace_diff) in the By op tab; the recorded pair, one training step of

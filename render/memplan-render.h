@@ -175,6 +175,17 @@ void  mp_render_index_set_segments (MpRenderIndex *index, const MpTrace *trace);
 MP_AVAILABLE_IN_1_0
 guint mp_render_index_n_segments   (const MpRenderIndex *index);
 
+/* Lets the timeline draw a large plan from a level-of-detail summary: the
+ * coverage of every step at the scale drawn (pixels per step, the address
+ * range and the plot's height), made once per scale and painted into an
+ * image that a pan only shifts (by whole pixels), so a frame at that scale
+ * costs its pixels, not its buffers. Every buffer that covers a pixel still
+ * shows; only views with many buffers in sight use it, never a PDF, SVG or
+ * PostScript surface. Off by default (the exact drawing); the app turns it
+ * on. */
+MP_AVAILABLE_IN_1_0
+void  mp_render_index_set_summary  (MpRenderIndex *index, gboolean summary);
+
 /* The plan's place in a figure that ranks plans (mp_plans_rank): its title
  * starts "1.", "2.", …, the winner's with a star; 0 (the default): none. */
 MP_AVAILABLE_IN_1_0

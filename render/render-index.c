@@ -205,6 +205,9 @@ mp_render_index_new (const MpGraph *graph, const MpPlan *plan)
   g_return_val_if_fail (plan != NULL, NULL);
 
   index = g_new0 (MpRenderIndex, 1);
+  g_mutex_init (&index->lod_lock);
+  /* fewer buffers in sight are drawn exactly: that is cheap already */
+  index->lod_min_records = 20000;
   index->graph = graph;
   index->plan = plan;
   index->n = plan->n_records;
@@ -259,6 +262,8 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->segments);
   g_free (index->memory_name);
   g_free (index->spilled);
+  g_clear_pointer (&index->lod, mp_render_lod_free);
+  g_mutex_clear (&index->lod_lock);
   g_free (index);
 }
 
@@ -392,6 +397,17 @@ mp_render_full_viewport (const MpRenderIndex *index, MpViewport *viewport)
   viewport->addr_min = 0;
   /* headroom above the arena line for its label */
   viewport->addr_max = top > 0 ? top * 1.08 : 1024;
+}
+
+void
+mp_render_index_set_summary (MpRenderIndex *index, gboolean summary)
+{
+  g_return_if_fail (index != NULL);
+  g_mutex_lock (&index->lod_lock);
+  index->summary = summary;
+  if (!summary)
+    g_clear_pointer (&index->lod, mp_render_lod_free);
+  g_mutex_unlock (&index->lod_lock);
 }
 
 void

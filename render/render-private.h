@@ -15,6 +15,8 @@ G_BEGIN_DECLS
 #define MP_N_COLORS (MP_PALETTE_N_KEYS + 6)
 #define MP_N_SLOTS  (2 * MP_N_COLORS)
 
+typedef struct _MpRenderLod MpRenderLod;
+
 struct _MpRenderIndex
 {
   const MpGraph *graph;
@@ -50,7 +52,15 @@ struct _MpRenderIndex
   guint8        *spilled;    /* per record: moved here by the spill rule, or NULL */
   guint          n_spilled;
   guint64        spilled_bytes;
+  /* mp_render_index_set_summary: the timeline's level-of-detail summary at
+   * the last scale drawn (render-timeline.c), made and used under lod_lock */
+  gboolean       summary;
+  guint          lod_min_records; /* views with fewer in sight are drawn exactly */
+  GMutex         lod_lock;
+  MpRenderLod   *lod;
 };
+
+void     mp_render_lod_free (MpRenderLod *lod);
 
 
 /* Range of by_first entries whose first step lies in [lo, hi). */

@@ -320,8 +320,8 @@ cover_row (const Frame *f, gint r, gint w, gfloat *cov, guint8 *slots)
  * uniform tint that reads as solid (the app's 100k panes: every pixel 70%
  * live). Buffers are horizontal, so neighbouring columns agree: stripes,
  * not noise. Row by row, with the next row read ahead. */
-static void
-paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
+static cairo_surface_t *
+cover_image (const Frame *f, const MpPalette *palette)
 {
   const gfloat      empty = 0.5f / 255;
   MpRgb             fill[MP_N_SLOTS], outline[MP_N_SLOTS];
@@ -337,7 +337,7 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
   gboolean          any = FALSE;
 
   if (f->cover == NULL || w <= 0 || h <= 0)
-    return;
+    return NULL;
   slot_colors (palette, fill, outline);
   /* premultiplied ARGB of every colour at every alpha */
   for (guint s = 0; s < MP_N_SLOTS; s++)
@@ -398,14 +398,32 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
       { guint8 *t = cur_slot; cur_slot = next_slot; next_slot = t; }
     }
   cairo_surface_mark_dirty (img);
-  if (any)
+  if (!any)
+    g_clear_pointer (&img, cairo_surface_destroy);
+  return img;
+}
+
+/* The image at x, y (its top-left pixel) in whole pixels. */
+static void
+paint_image (cairo_t *cr, cairo_surface_t *img, gint x, gint y)
+{
+  cairo_set_source_surface (cr, img, x, y);
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_rectangle (cr, x, y, cairo_image_surface_get_width (img),
+                   cairo_image_surface_get_height (img));
+  cairo_fill (cr);
+}
+
+static void
+paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
+{
+  cairo_surface_t *img = cover_image (f, palette);
+
+  if (img)
     {
-      cairo_set_source_surface (cr, img, f->gx + f->bx0, f->gy + f->by0);
-      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
-      cairo_rectangle (cr, f->gx + f->bx0, f->gy + f->by0, w, h);
-      cairo_fill (cr);
+      paint_image (cr, img, f->gx + f->bx0, f->gy + f->by0);
+      cairo_surface_destroy (img);
     }
-  cairo_surface_destroy (img);
 }
 
 static void
@@ -441,6 +459,245 @@ draw_labels (cairo_t *cr, const Frame *f, const MpPalette *palette, MpText *text
     }
 }
 
+static void
+frame_init (Frame *f, const MpRenderIndex *index, const MpRenderLayout *layout,
+            const guint8 *colors, const guint8 *highlight)
+{
+  const MpViewport   *v = &layout->viewport;
+  const MpRenderRect *p = &layout->plot;
+
+  f->index = index;
+  f->layout = layout;
+  f->colors = colors;
+  f->highlight = highlight;
+  f->sx = p->width / (v->step_max - v->step_min);
+  f->sy = p->height / (v->addr_max - v->addr_min);
+  f->px0 = p->x;
+  f->py1 = p->y + p->height;
+  f->gx = (gint) floor (p->x);
+  f->gy = (gint) floor (p->y);
+  f->gw = (gint) ceil (p->x + p->width) - f->gx;
+  f->gh = (gint) ceil (p->y + p->height) - f->gy;
+  f->boxes = g_array_sized_new (FALSE, FALSE, sizeof (Box), 1024);
+  f->marked = g_array_new (FALSE, FALSE, sizeof (guint));
+}
+
+static void
+frame_clear (Frame *f)
+{
+  g_clear_pointer (&f->boxes, g_array_unref);
+  g_clear_pointer (&f->marked, g_array_unref);
+  g_clear_pointer (&f->cover, g_free);
+  g_clear_pointer (&f->diff, g_free);
+  g_clear_pointer (&f->point_slot, g_free);
+  g_clear_pointer (&f->run_slot, g_free);
+}
+
+/* Every record drawn in steps [lo, hi): live at lo, then those starting
+ * after it, in that order (the summary's pixels equal the exact ones). */
+static void
+collect (Frame *f, guint lo, guint hi)
+{
+  guint begin, end;
+
+  mp_render_index_foreach_at (f->index, lo, visit, f);
+  mp_render_index_first_range (f->index, lo + 1, hi, &begin, &end);
+  for (guint i = begin; i < end; i++)
+    visit (f->index->by_first[i], f);
+}
+
+/* The level-of-detail summary (mp_render_index_set_summary): the whole
+ * step range drawn once at one scale with step 0 at x = 0, its coverage
+ * painted into an image and its boxes kept, so a frame at that scale
+ * shifts them into place: pixels, not buffers. */
+struct _MpRenderLod
+{
+  gdouble          sx, sy, addr_min, plot_y, plot_height;
+  guint            color_by;
+  MpTheme          theme;
+  cairo_surface_t *img;        /* the coverage, or NULL where none */
+  gint             img_x, img_y;
+  GArray          *boxes;      /* Box, unhighlighted colours */
+  GArray          *marked;     /* records with gaps or a fixed offset */
+  guint           *by_tensor;  /* (tensor, record) pairs sorted, for highlights */
+};
+
+/* A summary wider than this many pixels is not made (memory). */
+#define LOD_MAX_WIDTH 16384
+
+void
+mp_render_lod_free (MpRenderLod *lod)
+{
+  g_clear_pointer (&lod->img, cairo_surface_destroy);
+  g_clear_pointer (&lod->boxes, g_array_unref);
+  g_clear_pointer (&lod->marked, g_array_unref);
+  g_free (lod->by_tensor);
+  g_free (lod);
+}
+
+static gboolean
+lod_matches (const MpRenderLod *lod, const Frame *f, const MpRenderOptions *options)
+{
+  const MpRenderLayout *layout = f->layout;
+
+  /* a pan moves both ends of the step range: the scale may differ in its
+   * last bits, which over LOD_MAX_WIDTH pixels is far below one */
+  return fabs (lod->sx - f->sx) <= 1e-9 * f->sx && lod->sy == f->sy &&
+         lod->addr_min == layout->viewport.addr_min && lod->plot_y == layout->plot.y &&
+         lod->plot_height == layout->plot.height && lod->color_by == (guint) options->color_by &&
+         lod->theme == options->theme;
+}
+
+static MpRenderLod *
+lod_new (const Frame *pane, const MpRenderOptions *options, const MpPalette *palette)
+{
+  const MpRenderIndex *index = pane->index;
+  MpRenderLod         *lod = g_new0 (MpRenderLod, 1);
+  MpRenderLayout       whole = *pane->layout;
+  Frame                f = { 0 };
+
+  lod->sx = pane->sx;
+  lod->sy = pane->sy;
+  lod->addr_min = whole.viewport.addr_min;
+  lod->plot_y = whole.plot.y;
+  lod->plot_height = whole.plot.height;
+  lod->color_by = options->color_by;
+  lod->theme = options->theme;
+  whole.viewport.step_min = 0;
+  whole.viewport.step_max = index->n_steps;
+  whole.plot.x = 0;
+  whole.plot.width = index->n_steps * pane->sx;
+  frame_init (&f, index, &whole, pane->colors, NULL);
+  f.sx = pane->sx;
+  collect (&f, 0, index->n_steps);
+  if ((lod->img = cover_image (&f, palette)))
+    {
+      lod->img_x = f.gx + f.bx0;
+      lod->img_y = f.gy + f.by0;
+    }
+  lod->boxes = g_steal_pointer (&f.boxes);
+  lod->marked = g_steal_pointer (&f.marked);
+  frame_clear (&f);
+  return lod;
+}
+
+static int
+cmp_pair (const void *a, const void *b)
+{
+  const guint *x = a, *y = b;
+
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The records of the followed tensors, drawn as the exact path draws them. */
+static void
+lod_highlighted (MpRenderLod *lod, Frame *f, const MpRenderOptions *options)
+{
+  const MpRenderIndex *index = f->index;
+
+  if (lod->by_tensor == NULL)
+    {
+      lod->by_tensor = g_new (guint, 2 * (gsize) MAX (index->n, 1));
+      for (guint r = 0; r < index->n; r++)
+        {
+          lod->by_tensor[2 * r] = index->plan->records[r].tensor;
+          lod->by_tensor[2 * r + 1] = r;
+        }
+      qsort (lod->by_tensor, index->n, 2 * sizeof (guint), cmp_pair);
+    }
+  for (guint i = 0; i < options->n_highlight; i++)
+    {
+      guint a = 0, b = index->n, t = options->highlight[i];
+
+      while (a < b)
+        {
+          guint mid = a + (b - a) / 2;
+
+          if (lod->by_tensor[2 * mid] < t)
+            a = mid + 1;
+          else
+            b = mid;
+        }
+      for (; a < index->n && lod->by_tensor[2 * a] == t; a++)
+        visit (lod->by_tensor[2 * a + 1], f);
+    }
+}
+
+/* The pane drawn from the summary at its scale: the coverage image and
+ * the boxes shifted by whole pixels to the step range in view. */
+static void
+draw_from_lod (cairo_t *cr, MpRenderLod *lod, Frame *f, const MpRenderOptions *options,
+               const MpPalette *palette, MpText *text)
+{
+  const MpRenderRect *p = &f->layout->plot;
+  gint                dx = (gint) lround (p->x - f->layout->viewport.step_min * f->sx);
+  gint                left = (gint) lround (p->x), right = (gint) lround (p->x + p->width);
+  const Box          *boxes = (const Box *) (const void *) lod->boxes->data;
+
+  if (lod->img)
+    {
+      paint_image (cr, lod->img, lod->img_x + dx, lod->img_y);
+      if (f->highlight)
+        {
+          /* the unfollowed dimmed as the exact path's slot colours are:
+           * mixed with the background by palette->dim where they cover */
+          mp_cairo_set_rgba (cr, palette->background, palette->dim);
+          cairo_mask_surface (cr, lod->img, lod->img_x + dx, lod->img_y);
+        }
+    }
+  for (guint i = 0; i < lod->boxes->len; i++)
+    {
+      Box b = boxes[i];
+
+      if (b.x1 + dx <= left || b.x0 + dx >= right)
+        continue;
+      if (f->highlight)
+        {
+          if (f->highlight[f->index->plan->records[b.record].tensor])
+            continue; /* drawn below as followed */
+          b.slot += MP_N_COLORS;
+        }
+      b.x0 = MAX (b.x0 + dx, left);
+      b.x1 = MIN (b.x1 + dx, right);
+      g_array_append_val (f->boxes, b);
+    }
+  if (f->highlight)
+    lod_highlighted (lod, f, options);
+  fill_boxes (cr, f, palette);
+  mp_render_draw_constraints (cr, f->index, options, f->layout,
+                              (const guint *) (void *) lod->marked->data, lod->marked->len,
+                              f->colors, f->highlight);
+  if (!(options->flags & MP_RENDER_HIDE_LABELS))
+    draw_labels (cr, f, palette, text);
+}
+
+/* Whether this view is drawn from the summary, made or remade here: under
+ * index->lod_lock, held by the caller. */
+static gboolean
+use_lod (cairo_t *cr, MpRenderIndex *index, const Frame *f, const MpRenderOptions *options,
+         const MpPalette *palette, gdouble s0, gdouble s1)
+{
+  gdouble              width = index->n_steps * f->sx;
+  cairo_surface_type_t type = cairo_surface_get_type (cairo_get_target (cr));
+
+  /* a vector export (PDF, SVG) is drawn exactly, at its own resolution */
+  if (type == CAIRO_SURFACE_TYPE_PDF || type == CAIRO_SURFACE_TYPE_SVG ||
+      type == CAIRO_SURFACE_TYPE_PS)
+    return FALSE;
+
+  /* zoomed in further the exact walk meets a quarter of the buffers or
+   * fewer, and a summary would cost more pixels than it saves */
+  if (!index->summary || width > LOD_MAX_WIDTH || width > 4 * f->layout->plot.width ||
+      index->n * ((s1 - s0) / index->n_steps) < index->lod_min_records)
+    return FALSE;
+  if (index->lod == NULL || !lod_matches (index->lod, f, options))
+    {
+      g_clear_pointer (&index->lod, mp_render_lod_free);
+      index->lod = lod_new (f, options, palette);
+    }
+  return TRUE;
+}
+
 void
 mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRenderOptions *options,
                          const MpRenderLayout *layout, MpText *text)
@@ -449,9 +706,10 @@ mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRender
   const MpViewport   *v = &layout->viewport;
   const MpRenderRect *p = &layout->plot;
   g_autofree guint8  *highlight = NULL;
+  /* the summary is a cache: made under its lock, whatever the caller's const */
+  MpRenderIndex      *mutable = (MpRenderIndex *) index;
   Frame               f = { 0 };
   gdouble             s0 = MAX (v->step_min, 0), s1 = MIN (v->step_max, index->n_steps);
-  guint               lo, hi, begin, end;
 
   if (index->n == 0 || s1 <= s0 || p->width < 1 || p->height < 1)
     return;
@@ -463,44 +721,29 @@ mp_render_draw_timeline (cairo_t *cr, const MpRenderIndex *index, const MpRender
           highlight[options->highlight[i]] = 1;
     }
 
-  f.index = index;
-  f.layout = layout;
-  f.colors = index->color + (gsize) options->color_by * index->n;
-  f.highlight = highlight;
-  f.sx = p->width / (v->step_max - v->step_min);
-  f.sy = p->height / (v->addr_max - v->addr_min);
-  f.px0 = p->x;
-  f.py1 = p->y + p->height;
-  f.gx = (gint) floor (p->x);
-  f.gy = (gint) floor (p->y);
-  f.gw = (gint) ceil (p->x + p->width) - f.gx;
-  f.gh = (gint) ceil (p->y + p->height) - f.gy;
-  f.boxes = g_array_sized_new (FALSE, FALSE, sizeof (Box), 1024);
-  f.marked = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  lo = (guint) floor (s0);
-  hi = (guint) ceil (s1);
-  /* live at the left edge, then those that start inside the view */
-  mp_render_index_foreach_at (index, lo, visit, &f);
-  mp_render_index_first_range (index, lo + 1, hi, &begin, &end);
-  for (guint i = begin; i < end; i++)
-    visit (index->by_first[i], &f);
-
+  frame_init (&f, index, layout, index->color + (gsize) options->color_by * index->n, highlight);
   cairo_save (cr);
   cairo_rectangle (cr, p->x, p->y, p->width, p->height);
   cairo_clip (cr);
-  paint_cover (cr, &f, palette);
-  fill_boxes (cr, &f, palette);
-  mp_render_draw_constraints (cr, index, options, layout, (const guint *) (void *) f.marked->data,
-                              f.marked->len, f.colors, highlight);
-  if (!(options->flags & MP_RENDER_HIDE_LABELS))
-    draw_labels (cr, &f, palette, text);
+  g_mutex_lock (&mutable->lod_lock);
+  if (use_lod (cr, mutable, &f, options, palette, s0, s1))
+    {
+      draw_from_lod (cr, mutable->lod, &f, options, palette, text);
+      g_mutex_unlock (&mutable->lod_lock);
+    }
+  else
+    {
+      g_mutex_unlock (&mutable->lod_lock);
+      /* live at the left edge, then those that start inside the view */
+      collect (&f, (guint) floor (s0), (guint) ceil (s1));
+      paint_cover (cr, &f, palette);
+      fill_boxes (cr, &f, palette);
+      mp_render_draw_constraints (cr, index, options, layout,
+                                  (const guint *) (void *) f.marked->data, f.marked->len,
+                                  f.colors, highlight);
+      if (!(options->flags & MP_RENDER_HIDE_LABELS))
+        draw_labels (cr, &f, palette, text);
+    }
   cairo_restore (cr);
-
-  g_array_unref (f.boxes);
-  g_array_unref (f.marked);
-  g_free (f.cover);
-  g_free (f.diff);
-  g_free (f.point_slot);
-  g_free (f.run_slot);
+  frame_clear (&f);
 }

@@ -515,6 +515,48 @@ test_trace_observed (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+static gboolean
+window_has_set (gpointer data)
+{
+  return mp_window_get_plan_set (data) != NULL;
+}
+
+static gboolean
+window_idle (gpointer data)
+{
+  return !mp_window_get_busy (data);
+}
+
+/* issue 31: a trace's observed pane and its by-op figures are shown as
+ * soon as they are made, the planners still running behind them; Cancel
+ * then stops the planning and keeps the observed pane. */
+static void
+test_trace_first_view (void)
+{
+  g_autofree char *path = test_fixture_path ("snapshot-p2.pickle");
+  MpWindow        *win = start_window (path);
+  MpPlanSet       *set;
+
+  run_until (window_has_set, win);
+  set = mp_window_get_plan_set (win);
+  g_assert_cmpstr (mp_plan_set_get_plan (set, 0)->planner, ==, "observed");
+  g_assert_nonnull (mp_plan_set_get_by_op (set, FALSE));
+  g_assert_cmpuint (mp_window_get_plan_views (win)->len, ==, mp_plan_set_get_n_plans (set));
+  /* the planners may all be done by now on this small file */
+  if (mp_window_get_busy (win))
+    {
+      mp_window_cancel (win);
+      run_until (window_idle, win);
+      g_assert_cmpstr (mp_window_get_notice (win), ==,
+                       "Planning cancelled: the panes show the last finished plans.");
+    }
+  else
+    g_test_message ("planned before the first view was looked at: Cancel not tried");
+  set = mp_window_get_plan_set (win);
+  g_assert_cmpstr (mp_plan_set_get_plan (set, 0)->planner, ==, "observed");
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 static void
 assert_file_starts (const char *path, const char *magic, gsize length)
 {
@@ -1429,12 +1471,6 @@ test_by_op (void)
   g_assert_false (gtk_widget_get_visible (mp_window_get_by_op_view (win)));
 }
 
-static gboolean
-window_idle (gpointer data)
-{
-  return !mp_window_get_busy (data);
-}
-
 /* issue 31: a load cancelled leaves the window as it was, at once (the
  * worker's late result is dropped); a load done leaves the bar full. */
 static void
@@ -1695,6 +1731,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/application", test_application);
   g_test_add_func ("/app/window/by-op", test_by_op);
   g_test_add_func ("/app/window/cancel-load", test_cancel_load);
+  g_test_add_func ("/app/window/trace-first-view", test_trace_first_view);
   g_test_add_func ("/app/window/compare", test_compare);
   g_test_add_func ("/app/settings/restart", test_settings_restart);
   g_test_add_func ("/app/window/onnx-dims", test_onnx_dims);
