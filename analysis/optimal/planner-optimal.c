@@ -371,6 +371,8 @@ ensure_search (Optimal *opt, Partition *p)
           opt->unsearched = TRUE;
           return FALSE;
         }
+      /* every core: the answers do not depend on it (optimal-search.c) */
+      mp_opt_search_set_threads (p->search, CLAMP (g_get_num_processors (), 1, 3));
       p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
       raise_bound (opt, p->proved, MP_OPT_BOUND_PADDING);
     }
