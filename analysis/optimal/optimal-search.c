@@ -99,6 +99,10 @@ struct _MpOptSearch
   guint              running;  /* workers holding one of the threads */
   struct _Crew      *crews[N_CREWS];
   guint64            uses;     /* a clock for the least recently used crew */
+  struct _Crew      *current;  /* the crew of the fit under way, NULL between fits */
+  gint               fg_waits; /* a worker of current waits for a thread */
+  gboolean           spare_free; /* with two threads or more, one more for work ahead */
+  guint64            top_limit; /* the largest node limit asked so far */
 };
 
 /* A parallel fit (mp_opt_search_set_threads): each preorder's search runs
@@ -120,6 +124,7 @@ typedef struct _Worker
   /* under the parent's lock */
   gboolean       wants;    /* waits for a thread to go on */
   gboolean       has_thread, paused, done;
+  gboolean       spare;    /* holds the spare thread */
   MpOptResult    result;   /* once done */
   guint64        at;       /* its nodes when it paused or was done */
   gint64         deadline;
@@ -130,9 +135,14 @@ typedef struct _Crew
 {
   guint64 capacity;
   guint64 used;
+  guint64 asked;  /* the node limit last asked */
   gboolean dead;  /* a worker stopped at the deadline: ask afresh */
   Worker  w[N_PREORDERS];
 } Crew;
+
+/* The search that made the latest parallel fit: the others' work ahead of
+ * time waits (the optimal planner fits its partitions one after another). */
+static MpOptSearch *active;
 
 int
 mp_opt_cmp_u32 (const void *a, const void *b)
@@ -465,6 +475,7 @@ mp_opt_search_free (MpOptSearch *s)
     return;
   for (guint k = 0; k < N_CREWS; k++)
     crew_free (s, s->crews[k]);
+  g_atomic_pointer_compare_and_exchange (&active, s, NULL);
   free_state (s);
   if (s->parent == NULL)
     {
@@ -976,6 +987,19 @@ run_preorder (MpOptSearch *s, guint h, guint64 limit)
   return result;
 }
 
+/* Under the lock: whether a worker of the fit under way waits for a thread
+ * (a worker of another crew, on idle threads ahead of time, then yields). */
+static void
+update_fg (MpOptSearch *p)
+{
+  gboolean waits = FALSE;
+
+  if (p->current)
+    for (guint h = 0; h < N_PREORDERS; h++)
+      waits |= p->current->w[h].wants;
+  g_atomic_int_set (&p->fg_waits, waits);
+}
+
 /* Under the lock: waits until w may go on (nodes left to it and a thread,
  * the lower preorders of its crew first) or must quit. */
 static void
@@ -992,11 +1016,21 @@ take_thread (Worker *w)
       for (guint h = 0; h < w->h; h++)
         lower |= w->crew->w[h].wants;
       w->wants = w->s->nodes < w->granted;
-      if (w->wants && p->running < p->threads && !lower)
+      update_fg (p);
+      gboolean fg = w->crew == p->current;
+      gboolean mine = g_atomic_pointer_get (&active) == p;
+      gboolean idle = p->running < p->threads && (fg || (!p->fg_waits && mine));
+
+      if (w->wants && !lower && (idle || (!fg && mine && p->spare_free)))
         {
-          p->running++;
+          if (idle)
+            p->running++;
+          else
+            p->spare_free = FALSE;
+          w->spare = !idle;
           w->has_thread = TRUE;
           w->wants = FALSE;
+          update_fg (p);
           w->s->deadline = w->deadline;
           w->s->cancellable = w->cancellable;
           return;
@@ -1008,11 +1042,11 @@ take_thread (Worker *w)
 static void
 give_thread (Worker *w)
 {
-  if (w->has_thread)
-    {
-      w->parent->running--;
-      w->has_thread = FALSE;
-    }
+  if (w->has_thread && w->spare)
+    w->parent->spare_free = TRUE;
+  else if (w->has_thread)
+    w->parent->running--;
+  w->has_thread = w->spare = FALSE;
   g_cond_broadcast (&w->parent->cond);
 }
 
@@ -1024,7 +1058,10 @@ worker_pause (MpOptSearch *s)
   Worker  *w = s->worker;
   gboolean quit;
 
-  if (s->nodes < __atomic_load_n (&w->granted, __ATOMIC_RELAXED) && !g_atomic_int_get (&w->quit))
+  if (s->nodes < __atomic_load_n (&w->granted, __ATOMIC_RELAXED) && !g_atomic_int_get (&w->quit) &&
+      (g_atomic_pointer_get (&w->parent->current) == w->crew ||
+       ((w->spare || !g_atomic_int_get (&w->parent->fg_waits)) &&
+        g_atomic_pointer_get (&active) == w->parent)))
     return FALSE;
   g_mutex_lock (&w->parent->lock);
   w->at = s->nodes;
@@ -1132,6 +1169,45 @@ crew_get (MpOptSearch *s, guint64 capacity)
   return crew;
 }
 
+/* Under the lock, after a fit: threads left idle by the fits to come (and
+ * between them) go on ahead of time, at twice the nodes last asked, with the
+ * capacity asked that was given the most nodes so far (the capacity search's
+ * next rung, the minimiser's question below its incumbent) and the lowest one
+ * (the minimiser's lower bound); the other crews pause at their next node.
+ * What they do ahead is what those fits would do: it changes no answer. */
+static void
+ahead (MpOptSearch *s, Crew *last, gint64 deadline_us)
+{
+  guint lowest = G_MAXUINT;
+
+  for (guint k = 0; k < N_CREWS; k++)
+    if (s->crews[k] && !s->crews[k]->dead &&
+        (lowest == G_MAXUINT || s->crews[k]->capacity < s->crews[lowest]->capacity))
+      lowest = k;
+  for (guint k = 0; k < N_CREWS; k++)
+    {
+      Crew   *crew = s->crews[k];
+      guint64 more = 0;
+
+      if (crew == NULL)
+        continue;
+      if (k == lowest || (crew == last && crew->asked == s->top_limit))
+        more = MIN (2 * crew->asked, G_MAXUINT64 / 4);
+      for (guint h = 0; h < N_PREORDERS; h++)
+        {
+          Worker *w = &crew->w[h];
+
+          __atomic_store_n (&w->granted, w->done ? 0 : more, __ATOMIC_RELAXED);
+          w->wants = FALSE;
+          w->deadline = deadline_us;
+          /* the caller's cancellable may be gone by then: the deadline stops them */
+          w->cancellable = NULL;
+        }
+    }
+  update_fg (s);
+  g_cond_broadcast (&s->cond);
+}
+
 /* The preorders in turn, as many at a time as there are threads. */
 static MpOptResult
 fit_parallel (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadline_us,
@@ -1141,6 +1217,10 @@ fit_parallel (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadl
   MpOptResult result = MP_OPT_LIMIT;
 
   g_mutex_lock (&s->lock);
+  g_atomic_pointer_set (&s->current, crew);
+  g_atomic_pointer_set (&active, s);
+  crew->asked = node_limit;
+  s->top_limit = MAX (s->top_limit, node_limit);
   for (guint h = 0; h < N_PREORDERS; h++)
     {
       Worker *w = &crew->w[h];
@@ -1150,6 +1230,7 @@ fit_parallel (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadl
       __atomic_store_n (&w->granted, w->done ? 0 : node_limit, __ATOMIC_RELAXED);
       w->wants = !w->done && !w->has_thread && w->at < node_limit;
     }
+  update_fg (s);
   g_cond_broadcast (&s->cond);
   for (guint h = 0; h < N_PREORDERS && result == MP_OPT_LIMIT; h++)
     {
@@ -1171,13 +1252,8 @@ fit_parallel (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadl
             memcpy (offsets, w->s->sol, sizeof (guint64) * s->n);
         }
     }
-  /* the others pause at their next node until asked again */
-  for (guint h = 0; h < N_PREORDERS; h++)
-    {
-      __atomic_store_n (&crew->w[h].granted, 0, __ATOMIC_RELAXED);
-      crew->w[h].wants = FALSE;
-      crew->w[h].cancellable = NULL;
-    }
+  g_atomic_pointer_set (&s->current, NULL);
+  ahead (s, crew, deadline_us);
   g_mutex_unlock (&s->lock);
   return result;
 }
@@ -1192,6 +1268,7 @@ mp_opt_search_set_threads (MpOptSearch *s, guint threads)
       s->crews[k] = NULL;
     }
   s->threads = threads;
+  s->spare_free = threads >= 2;
 }
 
 MpOptResult
