@@ -661,9 +661,11 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   search_at_scale (&opt, capacity, budget);
   window_bounds (&opt, capacity, start + (gint64) (WINDOW_SHARE * budget * G_USEC_PER_SEC));
 
-  /* passes with doubling node limits, the largest partitions first */
+  /* passes with doubling node limits, the largest partitions first; from
+   * 8 nodes a buffer (from 2 the passes before the proof cost G-K ten times
+   * its nodes, in bisections) */
   by_arena = g_new (guint, MAX (opt.n_parts, 1));
-  for (limit = 2 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
+  for (limit = 8 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
        limit = MIN (2 * limit, G_MAXUINT64 / 4))
     {
       for (guint k = 0; k < opt.n_parts; k++)
