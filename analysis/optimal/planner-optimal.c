@@ -524,7 +524,8 @@ minimize_arena (gpointer data)
 }
 
 /* One pass of minimisation: the capacity question with the node limits a
- * capacity search climbs (from the same foot, up to node_limit), an eighth
+ * capacity search climbs (from a foot below its first, up to node_limit:
+ * every rung of it, and two more, cheap since the search goes on), an eighth
  * of node_limit per bisection probe (optimal-minimize.c). Every probe starts
  * from what earlier ones proved (p->proved) and found (p->arena). */
 static void
