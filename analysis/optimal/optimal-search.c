@@ -1282,7 +1282,8 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
   for (guint i = 0; i < s->n; i++)
     if (s->bytes[i] > capacity)
       return MP_OPT_INFEASIBLE;
-  if (s->threads > 0)
+  /* a worker starts with its first node: no node at all is asked here */
+  if (s->threads > 0 && node_limit > 0)
     return fit_parallel (s, capacity, node_limit, deadline_us, cancellable, offsets);
   fit_prepare (s, capacity);
   s->deadline = deadline_us;
