@@ -115,6 +115,19 @@ echo "== optimal on the MiniMalloc challenging set (F-K from tests/data/real/)"
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
   data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv $r/H.1048576.csv \
   $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv
+if $peers; then
+  # the proofs (issue 30): the minimise rows above against supermalloc's wall
+  # time to prove the same minima, on 2 threads (this machine's cores; with
+  # fewer than 3 it never asks the lower bound itself) and on 6 (it does)
+  echo "== OmniMalloc's supermalloc on A-C, E-I, K (10 s), 2 then 6 threads"
+  ak="data/minimalloc/A.1048576.csv data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv
+    data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv $r/H.1048576.csv
+    $r/I.1048576.csv $r/K.1048576.csv"
+  for threads in 2 6; do
+    # shellcheck disable=SC2086
+    python3 build-aux/omnimalloc-bench.py --supermalloc 10 --threads $threads $ak
+  done
+fi
 if $long; then
   echo "== optimal at scale: 10,000 random buffers, 10 s budget (target: the lower bound, proved)"
   "$cli" gen random --csv -n 10000 -o "$tmp/random-10k.csv"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """OmniMalloc's figures on the same CSV files as memplan's, for bench.sh.
 
-    build-aux/omnimalloc-bench.py [--allocators a,b,...] [--supermalloc SECONDS]
-                                  FILE.csv[.gz]...
+    build-aux/omnimalloc-bench.py [--allocators a,b,...]
+                                  [--supermalloc SECONDS [--threads N]] FILE.csv[.gz]...
 
 Installs omnimalloc (PyPI, Apache-2.0) into a throwaway virtual environment
 under $TMPDIR on first use (or uses OMNIMALLOC_VENV if set) and re-runs itself
@@ -14,7 +14,8 @@ CPU and wall time of the call. Default allocators: OmniMalloc's one-pass
 heuristics. --supermalloc SECONDS runs only its branch-and-bound search,
 `supermalloc`, with that timeout on every processor (its threads; it returns
 early once it proves its peak minimal), the row issue 30 compares `optimal`
-with.
+with; --threads N gives it N threads instead (with fewer than 3 it never asks
+the lower bound itself: one rung per preorder, the incumbent's).
 CI never runs this.
 """
 import csv
@@ -76,9 +77,13 @@ def main():
     if args[:1] == ["--supermalloc"]:
         # a fresh allocator per file: the name alone would take its 3 s default
         seconds = float(args[1])
-        allocators = ((lambda: om.allocators.SupermallocAllocator(
-            timeout=seconds, num_threads=os.cpu_count())),)
+        threads = os.cpu_count()
         args = args[2:]
+        if args[:1] == ["--threads"]:
+            threads = int(args[1])
+            args = args[2:]
+        allocators = ((lambda: om.allocators.SupermallocAllocator(
+            timeout=seconds, num_threads=threads)),)
     for path in args:
         rows = load(path)
         bound = lower_bound(rows)
@@ -89,7 +94,7 @@ def main():
             allocator, label = name, name
             if callable(name):
                 allocator = name()
-                label = "supermalloc %gs %dt" % (seconds, os.cpu_count())
+                label = "supermalloc %gs %dt" % (seconds, threads)
             t0, w0 = time.process_time(), time.monotonic()
             verdict = ""
             try:

@@ -54,8 +54,9 @@ bounds_arena (gpointer data)
 }
 
 /* Worked by hand: the lower bound (100) does not resolve; the bisection of
- * [100, 200) with 10 nodes a probe: 150 does not resolve (120 needs 80
- * nodes), 175 finds 160, then 155, 157, 158, 159 do not resolve; the
+ * [100, 200) with 10 nodes a probe, down to a 32nd of it (3): 150 does not
+ * resolve (120 needs 80 nodes), 175 finds 160, then 155, 157 do not
+ * resolve and 157 is within 3 of 160; the
  * capacity just below the arena, with 40 then 80 nodes, finds 120 at 159,
  * then 119 resolves with neither; back to bisecting [100, 120): 110 finds
  * 108, then 104, 106, 107 do not resolve; the capacity question at 107
@@ -70,8 +71,8 @@ test_script (void)
   g_assert_true (mp_opt_minimize_pass (&probes, 40, 80, 10));
   g_assert_cmpuint (s.arena, ==, 108);
   g_assert_cmpstr (log->str, ==,
-                   "100/80 150/10 175/10 155/10 157/10 158/10 159/10 159/40 159/80 119/40 "
-                   "119/80 110/10 104/10 106/10 107/10 107/40 107/80");
+                   "100/80 150/10 175/10 155/10 157/10 159/40 159/80 119/40 119/80 110/10 "
+                   "104/10 106/10 107/10 107/40 107/80");
 }
 
 /* The real search behind the probes. */

@@ -16,6 +16,10 @@
 
 #define UNSET         G_MAXUINT64
 #define N_PREORDERS   3
+/* capacities whose paused searches are kept: the minimiser comes back to
+ * its lower bound, to the capacity below its incumbent and, until a probe
+ * moves them, to the same bisection targets (on A this halves its work) */
+#define N_CREWS       24
 
 typedef struct
 {
@@ -84,7 +88,61 @@ struct _MpOptSearch
   gint64        deadline;
   GCancellable *cancellable;
   gboolean      stopped;
+
+  /* the parallel search (see Crew): a clone shares the tables above its
+   * "state of one fit" with its parent and belongs to worker */
+  const MpOptSearch *parent;
+  struct _Worker    *worker;
+  guint              threads;  /* 0: the preorders in turn, on the caller's thread */
+  GMutex             lock;     /* guards every crew's workers and running */
+  GCond              cond;
+  guint              running;  /* workers holding one of the threads */
+  struct _Crew      *crews[N_CREWS];
+  guint64            uses;     /* a clock for the least recently used crew */
+  struct _Crew      *current;  /* the crew of the fit under way, NULL between fits */
+  gint               fg_waits; /* a worker of current waits for a thread */
+  gboolean           spare_free; /* with two threads or more, one more for work ahead */
+  guint64            top_limit; /* the largest node limit asked so far */
 };
+
+/* A parallel fit (mp_opt_search_set_threads): each preorder's search runs
+ * on a thread of its own and pauses when its nodes reach what it was
+ * granted, so the same capacity asked again with more nodes goes on where
+ * it paused instead of starting over (the node ladder's restarts cost as
+ * much as its last rung). The search with a larger limit walks the same
+ * tree further, so the answer is, node for node, the one the preorders in
+ * turn give with that limit, whatever the number of threads. */
+typedef struct _Worker
+{
+  MpOptSearch   *s;        /* its clone */
+  MpOptSearch   *parent;
+  struct _Crew  *crew;
+  GThread       *thread;
+  guint          h;        /* its preorder */
+  guint64        granted;  /* read at every node, written under the lock */
+  gint           quit;     /* likewise */
+  /* under the parent's lock */
+  gboolean       wants;    /* waits for a thread to go on */
+  gboolean       has_thread, paused, done;
+  gboolean       spare;    /* holds the spare thread */
+  MpOptResult    result;   /* once done */
+  guint64        at;       /* its nodes when it paused or was done */
+  gint64         deadline;
+  GCancellable  *cancellable;
+} Worker;
+
+typedef struct _Crew
+{
+  guint64 capacity;
+  guint64 used;
+  guint64 asked;  /* the node limit last asked */
+  gboolean dead;  /* a worker stopped at the deadline: ask afresh */
+  Worker  w[N_PREORDERS];
+} Crew;
+
+/* The search that made the latest parallel fit: the others' work ahead of
+ * time waits (the optimal planner fits its partitions one after another). */
+static MpOptSearch *active;
 
 int
 mp_opt_cmp_u32 (const void *a, const void *b)
@@ -225,6 +283,82 @@ count_overlaps (const MpOptBuffer *buffers, guint n)
   return pairs;
 }
 
+/* The state of one fit: a search has its own, a clone too. */
+static void
+alloc_state (MpOptSearch *s)
+{
+  guint n = MAX (s->n, 1), n_sec = s->n_sec, entries = MAX (s->mem_start[n_sec], 1);
+
+  s->mem = g_new (guint, entries);
+  s->pos = g_new (guint, entries);
+  s->n_mem = g_new (guint, n_sec);
+  s->off = g_new (guint64, n);
+  s->minoff = g_new (guint64, n);
+  s->sol = g_new (guint64, n);
+  s->witness = g_new (guint64, n_sec);
+  s->special = g_new (guint8, n);
+  s->rank = g_new (guint, n);
+  s->key = g_new (guint64, n);
+  s->n_special = g_new (guint, n_sec);
+  s->total = g_new (guint64, n_sec);
+  s->pre = g_new (guint64, n_sec);
+  s->suf = g_new (guint64, n_sec);
+  s->cuts = g_new (guint, n_sec);
+  s->placed = g_new (guint, n);
+}
+
+static void
+free_state (MpOptSearch *s)
+{
+  g_free (s->mem);
+  g_free (s->pos);
+  g_free (s->n_mem);
+  g_free (s->off);
+  g_free (s->minoff);
+  g_free (s->sol);
+  g_free (s->witness);
+  g_free (s->special);
+  g_free (s->rank);
+  g_free (s->key);
+  g_free (s->n_special);
+  g_free (s->total);
+  g_free (s->pre);
+  g_free (s->suf);
+  g_free (s->cuts);
+  g_free (s->placed);
+  g_free (s->trail);
+  g_free (s->pool);
+}
+
+/* A search over the same buffers that shares p's tables: one preorder of a
+ * parallel fit runs on it. */
+static MpOptSearch *
+search_clone (const MpOptSearch *p)
+{
+  MpOptSearch *s = g_new0 (MpOptSearch, 1);
+
+  s->n = p->n;
+  s->n_sec = p->n_sec;
+  s->size = p->size;
+  s->bytes = p->bytes;
+  s->width = p->width;
+  s->s0 = p->s0;
+  s->s1 = p->s1;
+  s->ov_start = p->ov_start;
+  s->ov = p->ov;
+  s->mem_start = p->mem_start;
+  s->span_start = p->span_start;
+  s->init_total = p->init_total;
+  s->init_cuts = p->init_cuts;
+  memcpy (s->ranks, p->ranks, sizeof s->ranks);
+  s->align = p->align;
+  s->bound = p->bound;
+  s->check_mask = p->check_mask;
+  s->parent = p;
+  alloc_state (s);
+  return s;
+}
+
 MpOptSearch *
 mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint64 max_entries)
 {
@@ -291,9 +425,6 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
     }
   for (guint k = 0; k < n_sec; k++)
     s->mem_start[k + 1] += s->mem_start[k];
-  s->mem = g_new (guint, MAX (s->mem_start[n_sec], 1));
-  s->pos = g_new (guint, MAX (s->mem_start[n_sec], 1));
-  s->n_mem = g_new (guint, n_sec);
   s->span_start = g_new (guint, n + 1);
   s->span_start[0] = 0;
   for (guint i = 0; i < n; i++)
@@ -329,58 +460,41 @@ mp_opt_search_new (const MpOptBuffer *buffers, guint n, guint64 alignment, guint
         s->ranks[h][order[r]] = r;
     }
 
-  s->off = g_new (guint64, MAX (n, 1));
-  s->minoff = g_new (guint64, MAX (n, 1));
-  s->sol = g_new (guint64, MAX (n, 1));
-  s->witness = g_new (guint64, n_sec);
-  s->special = g_new (guint8, MAX (n, 1));
-  s->rank = g_new (guint, MAX (n, 1));
-  s->key = g_new (guint64, MAX (n, 1));
-  s->n_special = g_new (guint, n_sec);
-  s->total = g_new (guint64, n_sec);
-  s->pre = g_new (guint64, n_sec);
-  s->suf = g_new (guint64, n_sec);
-  s->cuts = g_new (guint, n_sec);
-  s->placed = g_new (guint, MAX (n, 1));
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
+  alloc_state (s);
   return s;
 }
+
+static void crew_free (MpOptSearch *s, Crew *crew);
 
 void
 mp_opt_search_free (MpOptSearch *s)
 {
   if (s == NULL)
     return;
-  g_free (s->size);
-  g_free (s->bytes);
-  g_free (s->width);
-  g_free (s->s0);
-  g_free (s->s1);
-  g_free (s->ov_start);
-  g_free (s->ov);
-  g_free (s->mem_start);
-  g_free (s->mem);
-  g_free (s->pos);
-  g_free (s->n_mem);
-  g_free (s->span_start);
-  g_free (s->init_total);
-  g_free (s->init_cuts);
-  for (guint h = 0; h < N_PREORDERS; h++)
-    g_free (s->ranks[h]);
-  g_free (s->off);
-  g_free (s->minoff);
-  g_free (s->witness);
-  g_free (s->special);
-  g_free (s->rank);
-  g_free (s->key);
-  g_free (s->n_special);
-  g_free (s->total);
-  g_free (s->pre);
-  g_free (s->suf);
-  g_free (s->cuts);
-  g_free (s->sol);
-  g_free (s->trail);
-  g_free (s->placed);
-  g_free (s->pool);
+  for (guint k = 0; k < N_CREWS; k++)
+    crew_free (s, s->crews[k]);
+  g_atomic_pointer_compare_and_exchange (&active, s, NULL);
+  free_state (s);
+  if (s->parent == NULL)
+    {
+      g_free (s->size);
+      g_free (s->bytes);
+      g_free (s->width);
+      g_free (s->s0);
+      g_free (s->s1);
+      g_free (s->ov_start);
+      g_free (s->ov);
+      g_free (s->mem_start);
+      g_free (s->span_start);
+      g_free (s->init_total);
+      g_free (s->init_cuts);
+      for (guint h = 0; h < N_PREORDERS; h++)
+        g_free (s->ranks[h]);
+      g_mutex_clear (&s->lock);
+      g_cond_clear (&s->cond);
+    }
   g_free (s);
 }
 
@@ -399,8 +513,15 @@ mp_opt_search_nodes (const MpOptSearch *s)
 guint64
 mp_opt_search_prunes (const MpOptSearch *s, MpOptPrune reason)
 {
+  guint64 count;
+
   g_return_val_if_fail (reason < MP_OPT_N_PRUNES, 0);
-  return s->prunes[reason];
+  count = s->prunes[reason];
+  for (guint k = 0; k < N_CREWS; k++)
+    if (s->crews[k])
+      for (guint h = 0; h < N_PREORDERS; h++)
+        count += s->crews[k]->w[h].s->prunes[reason];
+  return count;
 }
 
 const char *
@@ -621,11 +742,18 @@ sections_fit_with (const MpOptSearch *s, guint lo, guint hi, guint c, guint64 o)
   return TRUE;
 }
 
+static gboolean worker_pause (MpOptSearch *s);
+
 static gboolean
 out_of_nodes (MpOptSearch *s)
 {
   if (s->nodes >= s->limit)
     return TRUE;
+  if (s->worker && worker_pause (s))
+    {
+      s->stopped = TRUE;
+      return TRUE;
+    }
   if ((s->nodes & s->check_mask) == (1 & s->check_mask) &&
       (g_get_monotonic_time () > s->deadline || g_cancellable_is_cancelled (s->cancellable)))
     s->stopped = TRUE;
@@ -800,6 +928,349 @@ solve_range (MpOptSearch *s, guint lo, guint hi, gsize list, guint len)
   return MP_OPT_FOUND;
 }
 
+/* The capacity every preorder of this fit is asked. */
+static void
+fit_prepare (MpOptSearch *s, guint64 capacity)
+{
+  s->cap = capacity;
+  s->cap0 = capacity - capacity % s->align;
+  for (guint i = 0; i < s->n; i++)
+    s->special[i] = s->size[i] - s->bytes[i] + (capacity - s->cap0) >= s->align;
+}
+
+/* Preorder h from its root, at most limit nodes. */
+static MpOptResult
+run_preorder (MpOptSearch *s, guint h, guint64 limit)
+{
+  MpOptResult result;
+  gsize       root;
+
+  s->h = h;
+  memcpy (s->rank, s->ranks[h], sizeof (guint) * s->n);
+  s->nodes = 0;
+  s->limit = limit;
+  for (guint i = 0; i < s->n; i++)
+    {
+      s->off[i] = UNSET;
+      s->minoff[i] = 0;
+    }
+  memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
+  memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
+  memset (s->n_special, 0, sizeof (guint) * s->n_sec);
+  for (guint i = 0; i < s->n; i++)
+    for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+      s->n_special[q] += s->special[i];
+  for (guint q = 0; q < s->n_sec; q++)
+    s->n_mem[q] = s->mem_start[q + 1] - s->mem_start[q];
+  {
+    g_autofree guint *fill = g_memdup2 (s->mem_start, sizeof (guint) * s->n_sec);
+
+    for (guint i = 0; i < s->n; i++)
+      for (guint q = s->s0[i]; q <= s->s1[i]; q++)
+        {
+          s->pos[s->span_start[i] + q - s->s0[i]] = fill[q];
+          s->mem[fill[q]++] = i;
+        }
+  }
+  for (guint q = 0; q < s->n_sec; q++)
+    s->witness[q] = s->n_mem[q] ? s->mem[s->mem_start[q]] : UNSET;
+  s->trail_len = 0;
+  s->n_placed = 0;
+  s->pool_len = 0;
+  if (!sections_fit (s, 0, s->n_sec - 1, 0))
+    return MP_OPT_INFEASIBLE;
+  root = pool_reserve (s, s->n);
+  for (guint i = 0; i < s->n; i++)
+    s->pool[root + i] = i;
+  result = solve_range (s, 0, s->n_sec - 1, root, s->n);
+  s->all_nodes += s->nodes;
+  return result;
+}
+
+/* Under the lock: whether a worker of the fit under way waits for a thread
+ * (a worker of another crew, on idle threads ahead of time, then yields). */
+static void
+update_fg (MpOptSearch *p)
+{
+  gboolean waits = FALSE;
+
+  if (p->current)
+    for (guint h = 0; h < N_PREORDERS; h++)
+      waits |= p->current->w[h].wants;
+  g_atomic_int_set (&p->fg_waits, waits);
+}
+
+/* Under the lock: waits until w may go on (nodes left to it and a thread,
+ * the lower preorders of its crew first) or must quit. */
+static void
+take_thread (Worker *w)
+{
+  MpOptSearch *p = w->parent;
+
+  for (;;)
+    {
+      gboolean lower = FALSE;
+
+      if (w->quit)
+        return;
+      for (guint h = 0; h < w->h; h++)
+        lower |= w->crew->w[h].wants;
+      w->wants = w->s->nodes < w->granted;
+      update_fg (p);
+      gboolean fg = w->crew == p->current;
+      gboolean mine = g_atomic_pointer_get (&active) == p;
+      gboolean idle = p->running < p->threads && (fg || (!p->fg_waits && mine));
+
+      if (w->wants && !lower && (idle || (!fg && mine && p->spare_free)))
+        {
+          if (idle)
+            p->running++;
+          else
+            p->spare_free = FALSE;
+          w->spare = !idle;
+          w->has_thread = TRUE;
+          w->wants = FALSE;
+          update_fg (p);
+          w->s->deadline = w->deadline;
+          w->s->cancellable = w->cancellable;
+          return;
+        }
+      g_cond_wait (&p->cond, &p->lock);
+    }
+}
+
+static void
+give_thread (Worker *w)
+{
+  if (w->has_thread && w->spare)
+    w->parent->spare_free = TRUE;
+  else if (w->has_thread)
+    w->parent->running--;
+  w->has_thread = w->spare = FALSE;
+  g_cond_broadcast (&w->parent->cond);
+}
+
+/* At every node of a worker: TRUE when it must quit. It pauses where the
+ * search with limit granted would have stopped, and goes on from there. */
+static gboolean
+worker_pause (MpOptSearch *s)
+{
+  Worker  *w = s->worker;
+  gboolean quit;
+
+  if (s->nodes < __atomic_load_n (&w->granted, __ATOMIC_RELAXED) && !g_atomic_int_get (&w->quit) &&
+      (g_atomic_pointer_get (&w->parent->current) == w->crew ||
+       ((w->spare || !g_atomic_int_get (&w->parent->fg_waits)) &&
+        g_atomic_pointer_get (&active) == w->parent)))
+    return FALSE;
+  g_mutex_lock (&w->parent->lock);
+  w->at = s->nodes;
+  w->paused = TRUE;
+  give_thread (w);
+  take_thread (w);
+  w->paused = FALSE;
+  quit = w->quit;
+  g_mutex_unlock (&w->parent->lock);
+  return quit;
+}
+
+static gpointer
+worker_main (gpointer data)
+{
+  Worker     *w = data;
+  MpOptResult r = MP_OPT_STOPPED;
+  gboolean    quit;
+
+  g_mutex_lock (&w->parent->lock);
+  take_thread (w);
+  quit = w->quit;
+  g_mutex_unlock (&w->parent->lock);
+  if (!quit)
+    r = run_preorder (w->s, w->h, G_MAXUINT64);
+  g_mutex_lock (&w->parent->lock);
+  w->done = TRUE;
+  w->result = r;
+  w->at = w->s->nodes;
+  give_thread (w);
+  g_mutex_unlock (&w->parent->lock);
+  return NULL;
+}
+
+static void
+crew_free (MpOptSearch *s, Crew *crew)
+{
+  if (crew == NULL)
+    return;
+  g_mutex_lock (&s->lock);
+  for (guint h = 0; h < N_PREORDERS; h++)
+    g_atomic_int_set (&crew->w[h].quit, TRUE);
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+  for (guint h = 0; h < N_PREORDERS; h++)
+    {
+      MpOptSearch *c = crew->w[h].s;
+
+      g_thread_join (crew->w[h].thread);
+      for (guint r = 0; r < MP_OPT_N_PRUNES; r++)
+        s->prunes[r] += c->prunes[r];
+      mp_opt_search_free (c);
+    }
+  g_free (crew);
+}
+
+/* The paused searches of capacity, or new ones in place of the least
+ * recently used; as many crews as about 256 MiB of clones allow. */
+static Crew *
+crew_get (MpOptSearch *s, guint64 capacity)
+{
+  guint64 clone = (guint64) s->mem_start[s->n_sec] * 8 + (guint64) s->n * 48 + s->n_sec * 48;
+  guint   n_crews = CLAMP ((G_GUINT64_CONSTANT (256) << 20) / (N_PREORDERS * MAX (clone, 1)), 1,
+                           N_CREWS);
+  guint   victim = G_MAXUINT, lowest = G_MAXUINT;
+  Crew   *crew;
+
+  for (guint k = 0; k < n_crews; k++)
+    if (s->crews[k] && s->crews[k]->capacity == capacity && !s->crews[k]->dead)
+      {
+        s->crews[k]->used = ++s->uses;
+        return s->crews[k];
+      }
+  /* the lowest capacity is kept: the minimiser asks its lower bound again
+   * on every pass, after probes above it */
+  for (guint k = 0; k < n_crews; k++)
+    if (s->crews[k] && (lowest == G_MAXUINT || s->crews[k]->capacity < s->crews[lowest]->capacity))
+      lowest = k;
+  for (guint k = 0; k < n_crews; k++)
+    if (s->crews[k] == NULL || s->crews[k]->dead)
+      {
+        victim = k;
+        break;
+      }
+    else if (k != lowest && (victim == G_MAXUINT || s->crews[k]->used < s->crews[victim]->used))
+      victim = k;
+  if (victim == G_MAXUINT)
+    victim = 0;
+  crew_free (s, s->crews[victim]);
+  crew = s->crews[victim] = g_new0 (Crew, 1);
+  crew->capacity = capacity;
+  crew->used = ++s->uses;
+  for (guint h = 0; h < N_PREORDERS; h++)
+    {
+      Worker *w = &crew->w[h];
+
+      w->s = search_clone (s);
+      w->s->worker = w;
+      fit_prepare (w->s, capacity);
+      w->parent = s;
+      w->crew = crew;
+      w->h = h;
+      w->thread = g_thread_new ("memplan-search", worker_main, w);
+    }
+  return crew;
+}
+
+/* Under the lock, after a fit: threads left idle by the fits to come (and
+ * between them) go on ahead of time, at twice the nodes last asked, with the
+ * capacity asked that was given the most nodes so far (the capacity search's
+ * next rung, the minimiser's question below its incumbent) and the lowest one
+ * (the minimiser's lower bound); the other crews pause at their next node.
+ * What they do ahead is what those fits would do: it changes no answer. */
+static void
+ahead (MpOptSearch *s, Crew *last, gint64 deadline_us)
+{
+  guint lowest = G_MAXUINT;
+
+  for (guint k = 0; k < N_CREWS; k++)
+    if (s->crews[k] && !s->crews[k]->dead &&
+        (lowest == G_MAXUINT || s->crews[k]->capacity < s->crews[lowest]->capacity))
+      lowest = k;
+  for (guint k = 0; k < N_CREWS; k++)
+    {
+      Crew   *crew = s->crews[k];
+      guint64 more = 0;
+
+      if (crew == NULL)
+        continue;
+      if (k == lowest || (crew == last && crew->asked == s->top_limit))
+        more = MIN (2 * crew->asked, G_MAXUINT64 / 4);
+      for (guint h = 0; h < N_PREORDERS; h++)
+        {
+          Worker *w = &crew->w[h];
+
+          __atomic_store_n (&w->granted, w->done ? 0 : more, __ATOMIC_RELAXED);
+          w->wants = FALSE;
+          w->deadline = deadline_us;
+          /* the caller's cancellable may be gone by then: the deadline stops them */
+          w->cancellable = NULL;
+        }
+    }
+  update_fg (s);
+  g_cond_broadcast (&s->cond);
+}
+
+/* The preorders in turn, as many at a time as there are threads. */
+static MpOptResult
+fit_parallel (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadline_us,
+              GCancellable *cancellable, guint64 *offsets)
+{
+  Crew       *crew = crew_get (s, capacity);
+  MpOptResult result = MP_OPT_LIMIT;
+
+  g_mutex_lock (&s->lock);
+  g_atomic_pointer_set (&s->current, crew);
+  g_atomic_pointer_set (&active, s);
+  crew->asked = node_limit;
+  s->top_limit = MAX (s->top_limit, node_limit);
+  for (guint h = 0; h < N_PREORDERS; h++)
+    {
+      Worker *w = &crew->w[h];
+
+      w->deadline = deadline_us;
+      w->cancellable = cancellable;
+      __atomic_store_n (&w->granted, w->done ? 0 : node_limit, __ATOMIC_RELAXED);
+      w->wants = !w->done && !w->has_thread && w->at < node_limit;
+    }
+  update_fg (s);
+  g_cond_broadcast (&s->cond);
+  for (guint h = 0; h < N_PREORDERS && result == MP_OPT_LIMIT; h++)
+    {
+      Worker *w = &crew->w[h];
+
+      while (!w->done && !(w->paused && w->at >= node_limit))
+        g_cond_wait (&s->cond, &s->lock);
+      /* the nodes the preorders in turn would have counted */
+      s->all_nodes += MIN (w->at, node_limit);
+      if (w->done && w->result == MP_OPT_STOPPED)
+        {
+          result = MP_OPT_STOPPED;
+          crew->dead = TRUE;
+        }
+      else if (w->done && w->at < node_limit)
+        {
+          result = w->result;
+          if (result == MP_OPT_FOUND)
+            memcpy (offsets, w->s->sol, sizeof (guint64) * s->n);
+        }
+    }
+  g_atomic_pointer_set (&s->current, NULL);
+  ahead (s, crew, deadline_us);
+  g_mutex_unlock (&s->lock);
+  return result;
+}
+
+void
+mp_opt_search_set_threads (MpOptSearch *s, guint threads)
+{
+  g_return_if_fail (s != NULL && s->parent == NULL);
+  for (guint k = 0; k < N_CREWS; k++)
+    {
+      crew_free (s, s->crews[k]);
+      s->crews[k] = NULL;
+    }
+  s->threads = threads;
+  s->spare_free = threads >= 2;
+}
+
 MpOptResult
 mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadline_us,
                    GCancellable *cancellable, guint64 *offsets)
@@ -808,61 +1279,18 @@ mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 
 
   g_return_val_if_fail (s != NULL, MP_OPT_STOPPED);
 
-  s->cap = capacity;
-  s->cap0 = capacity - capacity % s->align;
-  for (guint i = 0; i < s->n; i++)
-    s->special[i] = s->size[i] - s->bytes[i] + (capacity - s->cap0) >= s->align;
-  s->deadline = deadline_us;
-  s->cancellable = cancellable;
-  s->stopped = FALSE;
   for (guint i = 0; i < s->n; i++)
     if (s->bytes[i] > capacity)
       return MP_OPT_INFEASIBLE;
-
+  /* a worker starts with its first node: no node at all is asked here */
+  if (s->threads > 0 && node_limit > 0)
+    return fit_parallel (s, capacity, node_limit, deadline_us, cancellable, offsets);
+  fit_prepare (s, capacity);
+  s->deadline = deadline_us;
+  s->cancellable = cancellable;
+  s->stopped = FALSE;
   for (guint h = 0; h < N_PREORDERS && result == MP_OPT_LIMIT; h++)
-    {
-      gsize root;
-
-      s->h = h;
-      memcpy (s->rank, s->ranks[h], sizeof (guint) * s->n);
-      s->nodes = 0;
-      s->limit = node_limit;
-      for (guint i = 0; i < s->n; i++)
-        {
-          s->off[i] = UNSET;
-          s->minoff[i] = 0;
-        }
-      memcpy (s->total, s->init_total, sizeof (guint64) * s->n_sec);
-      memcpy (s->cuts, s->init_cuts, sizeof (guint) * s->n_sec);
-      memset (s->n_special, 0, sizeof (guint) * s->n_sec);
-      for (guint i = 0; i < s->n; i++)
-        for (guint q = s->s0[i]; q <= s->s1[i]; q++)
-          s->n_special[q] += s->special[i];
-      for (guint q = 0; q < s->n_sec; q++)
-        s->n_mem[q] = s->mem_start[q + 1] - s->mem_start[q];
-      {
-        g_autofree guint *fill = g_memdup2 (s->mem_start, sizeof (guint) * s->n_sec);
-
-        for (guint i = 0; i < s->n; i++)
-          for (guint q = s->s0[i]; q <= s->s1[i]; q++)
-            {
-              s->pos[s->span_start[i] + q - s->s0[i]] = fill[q];
-              s->mem[fill[q]++] = i;
-            }
-      }
-      for (guint q = 0; q < s->n_sec; q++)
-        s->witness[q] = s->n_mem[q] ? s->mem[s->mem_start[q]] : UNSET;
-      s->trail_len = 0;
-      s->n_placed = 0;
-      s->pool_len = 0;
-      if (!sections_fit (s, 0, s->n_sec - 1, 0))
-        return MP_OPT_INFEASIBLE;
-      root = pool_reserve (s, s->n);
-      for (guint i = 0; i < s->n; i++)
-        s->pool[root + i] = i;
-      result = solve_range (s, 0, s->n_sec - 1, root, s->n);
-      s->all_nodes += s->nodes;
-    }
+    result = run_preorder (s, h, node_limit);
   if (result == MP_OPT_FOUND)
     memcpy (offsets, s->sol, sizeof (guint64) * s->n);
   return result;

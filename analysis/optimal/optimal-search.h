@@ -49,6 +49,11 @@ MpOptSearch *mp_opt_search_new   (const MpOptBuffer *buffers,
                                   guint64            alignment,
                                   guint64            max_entries);
 void         mp_opt_search_free  (MpOptSearch *search);
+/* threads > 0: the preorders run on up to threads threads at a time, and a
+ * capacity asked again goes on where its searches paused; the answer is the
+ * same as with 0 (in turn, on the caller's thread). */
+void         mp_opt_search_set_threads (MpOptSearch *search,
+                                        guint        threads);
 /* Tries each static preorder in turn with at most node_limit nodes each. */
 MpOptResult  mp_opt_search_fit   (MpOptSearch  *search,
                                   guint64       capacity,

@@ -375,6 +375,8 @@ ensure_search (Optimal *opt, Partition *p)
           opt->unsearched = TRUE;
           return FALSE;
         }
+      /* every core: the answers do not depend on it (optimal-search.c) */
+      mp_opt_search_set_threads (p->search, CLAMP (g_get_num_processors (), 1, 3));
       p->proved = MAX (p->proved, mp_opt_search_bound (p->search));
       raise_bound (opt, p->proved, MP_OPT_BOUND_PADDING);
     }
@@ -529,7 +531,8 @@ minimize_arena (gpointer data)
 }
 
 /* One pass of minimisation: the capacity question with the node limits a
- * capacity search climbs (from the same foot, up to node_limit), an eighth
+ * capacity search climbs (from a foot below its first, up to node_limit:
+ * every rung of it, and two more, cheap since the search goes on), an eighth
  * of node_limit per bisection probe (optimal-minimize.c). Every probe starts
  * from what earlier ones proved (p->proved) and found (p->arena). */
 static void
@@ -666,9 +669,11 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   search_at_scale (&opt, capacity, budget);
   window_bounds (&opt, capacity, start + (gint64) (WINDOW_SHARE * budget * G_USEC_PER_SEC));
 
-  /* passes with doubling node limits, the largest partitions first */
+  /* passes with doubling node limits, the largest partitions first; from
+   * 8 nodes a buffer (from 2 the passes before the proof cost G-K ten times
+   * its nodes, in bisections) */
   by_arena = g_new (guint, MAX (opt.n_parts, 1));
-  for (limit = 2 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
+  for (limit = 8 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
        limit = MIN (2 * limit, G_MAXUINT64 / 4))
     {
       for (guint k = 0; k < opt.n_parts; k++)
