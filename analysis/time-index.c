@@ -712,6 +712,9 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
 
   long_query = gather (index, first, last);
   merger_init (&m, index->cursors, long_query);
+  /* gaps narrower than size cannot take it: joining across them leaves
+   * only fitting gaps between components, and far fewer components */
+  m.join = size ? size - 1 : 0;
   while (merger_next (&m, &s))
     {
       guint64 gap = s.start - prev;
