@@ -134,6 +134,32 @@ test_first_fit_joins (void)
   g_assert_cmpuint (mp_time_index_first_fit (index, 0, 0, 0), ==, 0);
 }
 
+/* The index's best fit, worked by hand. Live at every step (block covers):
+ * [0,10) [14,20) [30,40) [48,60) [70,80), so gaps of 4 at 10, 10 at 20, 8 at
+ * 40 and 10 at 60; at step 0 only, [22,26) falls into the gap at 20 and
+ * leaves pieces of 2 at 20 and 4 at 26. A step-0 query takes the one-block
+ * path (the gap at 20 is touched: its pieces count, not its 10); 0..7 takes
+ * the merge, which joins across gaps narrower than the size. */
+static void
+test_best_fit_by_hand (void)
+{
+  g_autoptr (MpTimeIndex) index = mp_time_index_new_with_block (8, 2);
+  static const guint64 live[][2] = { { 0, 10 }, { 14, 6 }, { 30, 10 }, { 48, 12 }, { 70, 10 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (live); i++)
+    mp_time_index_insert (index, 0, 7, live[i][0], live[i][1]);
+  mp_time_index_insert (index, 0, 0, 22, 4);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 0, 8), ==, 40);  /* 8 at 40 */
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 0, 9), ==, 60);  /* 20 is cut */
+  g_assert_cmpuint (mp_time_index_best_fit (index, 1, 1, 9), ==, 20);  /* a tie: the lowest */
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 0, 4), ==, 10);  /* 4 at 10 and 26 */
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 0, 11), ==, 80); /* none: on top */
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 7, 5), ==, 40);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 7, 9), ==, 60);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 7, 3), ==, 10);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 0, 7, 11), ==, 80);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -148,5 +174,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/analysis/time-index/best-fit", test_best_fit);
   g_test_add_func ("/analysis/time-index/first-fit-joins", test_first_fit_joins);
+  g_test_add_func ("/analysis/time-index/best-fit-by-hand", test_best_fit_by_hand);
   return g_test_run ();
 }
