@@ -421,6 +421,7 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   gboolean             refuted = options->capacity && options->capacity < plan->lower_bound;
   gboolean             ms_proved = FALSE, ms_refuted = FALSE, old_complete = FALSE;
   guint64              ms_nodes = 0;
+  const char          *how = refuted ? "under the lower bound" : "every placement order";
 
   /* the incumbent: the best of best-of's visiting orders, each with both
    * rules; the search then tries the winning order first, as its first
@@ -470,8 +471,9 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   /* no plan fits below the lower bound: nothing to search for */
   if (!refuted && e.best_height > e.goal)
     {
-      ms_proved = minimalloc_search (graph, plan, options->capacity, e.deadline, cancellable, &ms_nodes,
-                                     &ms_refuted);
+      ms_proved = minimalloc_search (graph, plan, options->capacity, e.deadline, cancellable,
+                                     &ms_nodes, &ms_refuted);
+      how = ms_proved ? "MiniMalloc's search" : "MiniMalloc's search, then every placement order";
       e.best_height = height_of (plan->records, n, plan->offsets);
     }
   if (!refuted && !ms_proved)
@@ -488,14 +490,14 @@ mp_optimal_constrained (const MpGraph *graph, const MpLifetimes *lifetimes,
   plan->proved_optimal = !options->capacity && (old_complete || ms_proved);
   plan->proved_optimal |= e.best_height <= plan->lower_bound;
   plan->proved_bound = plan->proved_optimal ? e.best_height : plan->lower_bound;
-  plan->bound_name = "every order of lowest-offset placements under the constraints";
+  plan->bound_name = ms_proved ? "MiniMalloc's canonical placements under the constraints"
+                              : "every order of lowest-offset placements under the constraints";
   plan->capacity = options->capacity;
   plan->fits = options->capacity && e.best_height <= options->capacity;
   plan->fit_refuted = options->capacity && (refuted || ms_refuted ||
                                              (old_complete && e.best_height > options->capacity));
-  plan->note = g_strdup_printf ("constrained buffers: exact search over placement orders, %"
-                                G_GUINT64_FORMAT " nodes in %.1f s%s",
-                                plan->nodes, (g_get_monotonic_time () - start) / 1e6,
+  plan->note = g_strdup_printf ("constrained buffers: %s, %" G_GUINT64_FORMAT " nodes in %.1f s%s",
+                                how, plan->nodes, (g_get_monotonic_time () - start) / 1e6,
                                 plan->proved_optimal ? ", proved optimal"
                                                      : ", stopped before a proof");
   return g_steal_pointer (&plan);

@@ -106,6 +106,9 @@ echo "== optimal on the MiniMalloc challenging set (F-K from tests/data/real/)"
   data/minimalloc/B.1048576.csv data/minimalloc/C.1048576.csv data/minimalloc/D.1048576.csv \
   data/minimalloc/E.1048576.csv $r/F.1048576.csv $r/G.1048576.csv $r/H.1048576.csv \
   $r/I.1048576.csv $r/J.1048576.csv $r/K.1048576.csv
+echo "== optimal on constrained B and C (issue 28): minimised, then at MiniMalloc's 1 MiB"
+"$cli" bench-optimal --time-budget 60 --capacity 1048576 \
+  tests/data/minimalloc-tests/constrained/B.csv tests/data/minimalloc-tests/constrained/C.csv
 if $long; then
   echo "== optimal at scale: 100,000 buffers, 60 s budget (random, then long-lived)"
   "$cli" gen random --csv -n 100000 -o "$tmp/random-100k.csv"
