@@ -194,13 +194,14 @@ count_accesses (const MpGraph *graph, const MpLifetimes *lt, MpSpill *spill)
     }
 }
 
-/* The exact spill (optimal): which movable records leave the first memory
- * so that the fewest bytes leave (ties: the least traffic) and the rest
- * fits its capacity. A depth-first search over keep/spill, biggest first,
- * pruned by the bytes already spilled and by the kept records' lower
- * bound; each complete choice is checked by the optimal planner with the
- * capacity (fits, or proved not to). "proved" unless a check ran out of
- * budget or the search out of nodes. */
+/* The exact spill (optimal): which movable records leave memory k for the
+ * next so that the fewest bytes leave (ties: the least traffic) and the
+ * rest fits its capacity; memory by memory, fastest first, so each spill is
+ * the least given the faster ones'. A depth-first search over keep/spill,
+ * biggest first, pruned by the bytes already spilled and by the kept
+ * records' lower bound; each complete choice is checked by the optimal
+ * planner with the capacity (fits, or proved not to). "proved" unless a
+ * check ran out of budget or the search out of nodes. */
 typedef struct
 {
   const MpGraph          *graph;
@@ -211,6 +212,7 @@ typedef struct
   MpSpill                *spill;
   guint                  *order;   /* the movable records, biggest first */
   guint                   n;
+  guint                   k;       /* the memory they may leave */
   guint64                 spilled, traffic;  /* of the current choice */
   guint64                 best_spilled, best_traffic;
   guint                  *best;    /* memory_of of the best choice, or NULL */
@@ -222,15 +224,16 @@ typedef struct
 #define EXACT_MAX_MOVABLE 24
 #define EXACT_MAX_NODES   200000
 
-/* 1: the first memory's records fit its capacity; 0: they cannot; -1:
- * unknown (the check ran out of budget) or error set. */
+/* 1: memory k's records fit its capacity; 0: they cannot; -1: unknown
+ * (the check ran out of budget) or error set. */
 static gint
-first_fits (Exact *e, gboolean complete)
+memory_fits (Exact *e, gboolean complete)
 {
   g_autofree guint *index = g_new (guint, MAX (e->lt->n_records, 1));
-  g_autoptr (MpLifetimes) sub = memory_lifetimes (e->graph, e->lt, e->spill->memory_of, 0, index);
+  g_autoptr (MpLifetimes) sub = memory_lifetimes (e->graph, e->lt, e->spill->memory_of, e->k,
+                                                  index);
   g_autoptr (MpPlan) plan = NULL;
-  guint64 capacity = e->spill->memories[0].capacity;
+  guint64 capacity = e->spill->memories[e->k].capacity;
 
   if (sub->lower_bound > capacity)
     return 0;
@@ -258,7 +261,7 @@ exact_search (Exact *e, guint depth)
                   (e->spilled == e->best_spilled && e->traffic >= e->best_traffic)))
     return;
   /* the kept records alone are already over the capacity: spill more */
-  fit = first_fits (e, depth == e->n);
+  fit = memory_fits (e, depth == e->n);
   if (fit < 0)
     e->proved = FALSE;
   if (fit <= 0)
@@ -272,11 +275,11 @@ exact_search (Exact *e, guint depth)
       memcpy (e->best, e->spill->memory_of, e->lt->n_records * sizeof (guint));
       return;
     }
-  /* undecided records wait outside the first memory */
+  /* undecided records wait outside memory k */
   r = e->order[depth];
-  e->spill->memory_of[r] = 0;
+  e->spill->memory_of[r] = e->k;
   exact_search (e, depth + 1); /* kept */
-  e->spill->memory_of[r] = 1;
+  e->spill->memory_of[r] = e->k + 1;
   e->spilled += e->lt->records[r].bytes;
   e->traffic += e->lt->records[r].bytes * e->spill->accesses[r];
   exact_search (e, depth + 1);
@@ -295,23 +298,26 @@ by_bytes_desc (gconstpointer a, gconstpointer b, gpointer data)
 
 static gboolean
 spill_exact (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *info,
-             const MpPlannerOptions *options, MpSpill *spill, const gboolean *pinned,
+             const MpPlannerOptions *options, MpSpill *spill, const gboolean *pinned, guint k,
              GCancellable *cancellable, GError **error)
 {
   g_autofree guint *order = g_new (guint, MAX (lt->n_records, 1));
-  Exact             e = { graph, lt, info, *options, cancellable, spill, order, 0 };
+  Exact             e = { graph, lt, info, *options, cancellable, spill, order, 0, k };
 
-  e.options.capacity = spill->memories[0].capacity;
+  e.options.capacity = spill->memories[k].capacity;
   e.proved = TRUE;
   for (guint i = 0; i < lt->n_records; i++)
-    if (spill->memory_of[i] == 0 && !pinned[i] && !(lt->records[i].flags & MP_USAGE_FIXED))
+    if (spill->memory_of[i] == k && !pinned[i] && !(lt->records[i].flags & MP_USAGE_FIXED))
       order[e.n++] = i;
   spill->exact = TRUE;
   if (e.n > EXACT_MAX_MOVABLE)
-    return TRUE; /* the greedy rule, not proved */
+    {
+      spill->proved = FALSE;
+      return TRUE; /* the greedy rule, not proved */
+    }
   g_qsort_with_data (order, e.n, sizeof (guint), by_bytes_desc, lt->records);
   for (guint i = 0; i < e.n; i++)
-    spill->memory_of[order[i]] = 1;
+    spill->memory_of[order[i]] = k + 1;
   exact_search (&e, 0);
   if (e.error)
     {
@@ -320,10 +326,10 @@ spill_exact (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo *i
       return FALSE;
     }
   for (guint i = 0; i < e.n; i++)
-    spill->memory_of[order[i]] = e.best ? e.best[order[i]] : 0;
+    spill->memory_of[order[i]] = e.best ? e.best[order[i]] : k;
   for (guint i = 0; i < e.n; i++)
-    spill->spilled[order[i]] = spill->memory_of[order[i]] == 1;
-  spill->proved = e.best && e.proved;
+    spill->spilled[order[i]] |= spill->memory_of[order[i]] == k + 1;
+  spill->proved &= e.best && e.proved;
   g_free (e.best);
   return TRUE;
 }
@@ -355,10 +361,13 @@ mp_spill_plan (const MpGraph *graph, const MpLifetimes *lt, const MpPlannerInfo 
   if (!pin_memories (graph, lt, spill, pinned, error))
     return NULL;
   count_accesses (graph, lt, spill);
-  /* optimal: the fewest spilled bytes out of the first memory, exactly */
-  if (g_str_equal (info->name, "optimal") && n_memories > 1 && memories[0].capacity &&
-      !spill_exact (graph, lt, info, options, spill, pinned, cancellable, error))
-    return NULL;
+  /* optimal: the fewest spilled bytes out of each memory but the last,
+   * exactly, fastest first */
+  spill->proved = g_str_equal (info->name, "optimal");
+  for (guint k = 0; g_str_equal (info->name, "optimal") && k + 1 < n_memories; k++)
+    if (memories[k].capacity &&
+        !spill_exact (graph, lt, info, options, spill, pinned, k, cancellable, error))
+      return NULL;
 
   for (guint k = 0; k < n_memories; k++)
     {

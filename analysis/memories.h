@@ -13,8 +13,8 @@ G_BEGIN_DECLS
  * capacity, the buffer with the most bytes × steps live moves to the next
  * memory (tt-mlir's and TFLM's rule: the biggest, longest-lived buffers are
  * the ones a small memory can least afford), and the memory is planned
- * again (optimal instead searches the fewest spilled bytes out of the
- * first memory exactly: see exact and proved). Fixed buffers never move;
+ * again (optimal instead searches the fewest spilled bytes out of each
+ * memory with a capacity exactly, fastest first: see exact and proved). Fixed buffers never move;
  * a tensor whose graph names its "memory" starts there (matched by name)
  * and never moves either.
  *
@@ -38,8 +38,8 @@ typedef struct
   gboolean *spilled;    /* per record: moved by the spill rule (not pinned where it is) */
   guint64  *spilled_bytes; /* per memory: bytes of its records the rule moved there */
   MpPlan  **plans;      /* per memory: its plan, or NULL when it holds nothing */
-  /* optimal only: the first memory's spill was searched exactly (fewest
-   * spilled bytes, ties by traffic), and proved minimal */
+  /* optimal only: each memory's spill was searched exactly, fastest first
+   * (fewest spilled bytes, ties by traffic), and proved minimal */
   gboolean  exact;
   gboolean  proved;
 } MpSpill;

@@ -128,6 +128,9 @@ if $peers; then
     python3 build-aux/omnimalloc-bench.py --supermalloc 10 --threads $threads $ak
   done
 fi
+echo "== optimal on constrained B and C (issue 28): minimised, then at MiniMalloc's 1 MiB"
+"$cli" bench-optimal --time-budget 60 --capacity 1048576 \
+  tests/data/minimalloc-tests/constrained/B.csv tests/data/minimalloc-tests/constrained/C.csv
 if $long; then
   echo "== optimal at scale: 10,000 random buffers, 10 s budget (target: the lower bound, proved)"
   "$cli" gen random --csv -n 10000 -o "$tmp/random-10k.csv"

@@ -74,8 +74,8 @@ mp_cli_spill_table (GString *out, const MpWorkload *w, const MpPlanRun *run, GPt
     return;
   g_string_append_printf (out, "\nmemories, fastest first (spill rule: while a memory's arena is "
                                "over its capacity, its tensor with the most bytes x steps live "
-                               "moves to the next; optimal: the fewest bytes out of the first, "
-                               "searched exactly):\n");
+                               "moves to the next; optimal: the fewest bytes out of each memory "
+                               "in turn, searched exactly):\n");
   for (guint p = 0; p < run->plans->len; p++)
     {
       const MpPlan  *plan = run->plans->pdata[p];

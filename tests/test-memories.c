@@ -357,6 +357,50 @@ test_exact_mcu (void)
   g_assert_cmpuint (spill->arena[0], ==, 200 * 1024);
 }
 
+/* Three memories, all four tensors live together at g. optimal: l1 (40 B)
+ * keeps b and d (a and c, 80 B, leave: no other choice spills less), l2
+ * (64 B) keeps a and spills c (16 B). The greedy rule spills the most
+ * bytes x steps first: a and b out of l1 (96 B), then a out of l2 (64 B). */
+static void
+test_exact_three_memories (void)
+{
+  static const char json[] =
+    CHAIN_HEAD "\"memories\":[{\"name\":\"l1\",\"capacity\":40},{\"name\":\"l2\","
+    "\"capacity\":64},{\"name\":\"dram\"}],\"tensors\":[{\"name\":\"a\",\"size\":64},"
+    "{\"name\":\"b\",\"size\":32},{\"name\":\"c\",\"size\":16},{\"name\":\"d\",\"size\":8}],"
+    "\"ops\":[{\"name\":\"f\",\"inputs\":[],\"outputs\":[\"a\",\"b\",\"c\"]},"
+    "{\"name\":\"g\",\"inputs\":[\"a\",\"b\",\"c\"],\"outputs\":[\"d\"]}]}";
+  const char *planners[] = { "optimal", "greedy-by-size" };
+  guint       expect[2][4] = { { 1, 0, 2, 0 }, { 2, 1, 0, 0 } }; /* a, b, c, d */
+
+  for (guint p = 0; p < G_N_ELEMENTS (planners); p++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (MpGraph) graph = parse (json, &error);
+      g_autoptr (MpLifetimes) lt = NULL;
+      g_autoptr (MpSpill) spill = NULL;
+      MpLifetimeOptions opts = { 0 };
+      MpPlannerOptions  options = { .time_budget = 10 };
+
+      g_assert_no_error (error);
+      lt = mp_lifetimes_compute (graph, &opts, &error);
+      g_assert_no_error (error);
+      spill = mp_spill_plan (graph, lt, mp_planner_lookup (planners[p]), graph->memories,
+                             graph->n_memories, &options, NULL, &error);
+      g_assert_no_error (error);
+      for (guint t = 0; t < 4; t++)
+        {
+          char name[2] = { (char) ('a' + t), 0 };
+
+          g_assert_cmpuint (memory_of (spill, graph, lt, name), ==, expect[p][t]);
+        }
+      g_assert_true (spill->fits);
+      g_assert_cmpint (spill->exact, ==, p == 0);
+      g_assert_cmpint (spill->proved, ==, p == 0);
+      g_assert_cmpuint (spill->spilled_bytes[2], ==, p == 0 ? 16 : 64);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -368,5 +412,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/memories/pinned", test_pinned);
   g_test_add_func ("/analysis/memories/exact-brute-force", test_exact_brute_force);
   g_test_add_func ("/analysis/memories/exact-mcu", test_exact_mcu);
+  g_test_add_func ("/analysis/memories/exact-three-memories", test_exact_three_memories);
   return g_test_run ();
 }

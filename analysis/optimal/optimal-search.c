@@ -21,12 +21,6 @@
  * moves them, to the same bisection targets (on A this halves its work) */
 #define N_CREWS       24
 
-typedef struct
-{
-  guint64 *slot;
-  guint64  old;
-} TrailEntry;
-
 typedef enum
 {
   KEY_TOTAL, /* largest total of the sections it spans */
@@ -76,7 +70,7 @@ struct _MpOptSearch
   guint        *n_mem;          /* how many are unplaced */
   guint        *pos;            /* where each (buffer, section) sits in mem */
   guint64      *sol;
-  TrailEntry   *trail;
+  MpOptTrailEntry *trail;
   gsize         trail_len, trail_cap;
   guint        *placed;
   guint         n_placed;
@@ -541,39 +535,20 @@ mp_opt_prune_name (MpOptPrune reason)
 static inline void
 trail_set (MpOptSearch *s, guint64 *slot, guint64 value)
 {
-  if (G_UNLIKELY (s->trail_len == s->trail_cap))
-    {
-      s->trail_cap = MAX (1024, 2 * s->trail_cap);
-      s->trail = g_renew (TrailEntry, s->trail, s->trail_cap);
-    }
-  s->trail[s->trail_len].slot = slot;
-  s->trail[s->trail_len++].old = *slot;
-  *slot = value;
+  mp_opt_trail_set (&s->trail, &s->trail_len, &s->trail_cap, slot, value);
 }
 
 static inline void
 trail_undo (MpOptSearch *s, gsize mark)
 {
-  while (s->trail_len > mark)
-    {
-      s->trail_len--;
-      *s->trail[s->trail_len].slot = s->trail[s->trail_len].old;
-    }
+  s->trail_len = mp_opt_trail_undo (s->trail, s->trail_len, mark);
 }
 
 /* Candidate lists live on one stack, addressed by index (it may move). */
 static inline gsize
 pool_reserve (MpOptSearch *s, gsize n)
 {
-  gsize at = s->pool_len;
-
-  if (s->pool_len + n > s->pool_cap)
-    {
-      s->pool_cap = MAX (s->pool_len + n, 2 * s->pool_cap);
-      s->pool = g_renew (guint, s->pool, s->pool_cap);
-    }
-  s->pool_len += n;
-  return at;
+  return mp_opt_pool_reserve (&s->pool, &s->pool_len, &s->pool_cap, n);
 }
 
 static inline gboolean
