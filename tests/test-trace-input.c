@@ -6,6 +6,7 @@
 
 #include "memplan-analysis.h"
 #include "file-util.h"
+#include "json-write.h"
 #include "report-suite.h"
 #include "test-files.h"
 #include "test-trace-util.h"
@@ -954,6 +955,64 @@ test_torch_samples (void)
   g_assert_cmpuint (snap->reserved_peak, ==, 0);
 }
 
+/* import's JSON is written by hand (no json-c tree of every allocation):
+ * it must be exactly what json-c writes for the same document, so parsing
+ * it and writing it again with json-c gives the same bytes, whatever bytes
+ * the op and frame names hold. */
+static void
+test_json_by_hand (void)
+{
+  static const char *const names[] = { "quote \" back \\ slash / tab \t",
+                                       "ctl \x01\x1f del \x7f", "utf-8 \xc3\xa9 \xe2\x80\xae",
+                                       "cr \r ff \f bs \b", "", "lines\nof\nframes\n" };
+  GString *s = g_string_new ("{\"traceEvents\": [");
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GString) name = g_string_new (NULL);
+
+      /* as JSON text: quotes, backslashes and controls escaped */
+      for (const unsigned char *p = (const unsigned char *) names[i]; *p; p++)
+        if (*p == '"' || *p == '\\')
+          g_string_append_printf (name, "\\%c", *p);
+        else if (*p < ' ')
+          g_string_append_printf (name, "\\u%04x", *p);
+        else
+          g_string_append_c (name, (char) *p);
+
+      g_string_append_printf (s, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %u, \"dur\": 10, \"args\": {}}, "
+                              "{\"ph\": \"i\", \"s\": \"t\", \"name\": \"[memory]\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %u, \"args\": {\"Addr\": %u, "
+                              "\"Bytes\": 64, \"Device Type\": 0, \"Device Id\": -1}}",
+                              i ? ", " : "", name->str, 100 * i, 100 * i + 5,
+                              4096 * (i + 1));
+    }
+  g_string_append (s, "]}");
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (MpTrace) trace = mp_trace_parse (s->str, s->len, "names.json", NULL, &error);
+    g_autoptr (MpLifetimes) lt = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *again = NULL;
+    json_object     *root;
+
+    g_assert_no_error (error);
+    lt = mp_lifetimes_compute (trace->graph, NULL, &error);
+    g_assert_no_error (error);
+    text = mp_trace_to_json (trace, trace->graph, lt);
+    root = json_tokener_parse (text);
+    g_assert_nonnull (root);
+    g_assert_cmpuint (json_object_array_length (json_object_object_get (root, "allocations")), ==,
+                      G_N_ELEMENTS (names));
+    again = mp_json_to_text_free (root);
+    g_assert_cmpstr (text, ==, again);
+    g_assert_nonnull (strstr (text, "\\u0001\\u001f del \x7f"));
+    g_assert_nonnull (strstr (text, "\"quote \\\" back \\\\ slash / tab \\t\""));
+  }
+  g_string_free (s, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -973,5 +1032,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-input/dataloader", test_dataloader);
   g_test_add_func ("/analysis/trace-input/random-traces", test_random_traces);
   g_test_add_func ("/analysis/trace-input/torch-samples", test_torch_samples);
+  g_test_add_func ("/analysis/trace-input/json-by-hand", test_json_by_hand);
   return g_test_run ();
 }
