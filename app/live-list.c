@@ -84,8 +84,10 @@ refresh (MpLiveList *self)
   gtk_label_set_text (self->heading, text);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->heading), text);
   self->updating = TRUE;
-  mp_live_model_set (self->model, graph, self->plan, g_steal_pointer (&live_records));
+  /* unselected first: a selected row that leaves would make the selection
+   * look for its item among every row that comes, making each one */
   gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  mp_live_model_set (self->model, graph, self->plan, g_steal_pointer (&live_records));
   self->updating = FALSE;
 }
 

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 #define G_LOG_DOMAIN "memplan"
 
-#include <string.h>
-
 #include "live-model.h"
 #include "live-row.h"
 
@@ -112,67 +110,75 @@ sorted (MpLiveModel *self, const GArray *records)
   return keyed;
 }
 
-/* Positions [pos, pos + n_removed) give way to add[0 .. n_added). */
+/* The rows array's free function: rows are made on demand, so most
+ * slots are NULL. */
 static void
-splice (MpLiveModel *self, guint pos, guint n_removed, const Keyed *add, guint n_added)
+row_unref (gpointer row)
 {
-  guint tail = self->keyed->len - pos - n_removed;
-
-  g_array_remove_range (self->keyed, pos, n_removed);
-  g_array_insert_vals (self->keyed, pos, add, n_added);
-  for (guint i = pos; i < pos + n_removed; i++)
-    g_clear_object ((MpLiveRow **) &self->rows->pdata[i]);
-  if (n_added > n_removed)
-    g_ptr_array_set_size (self->rows, self->rows->len + n_added - n_removed);
-  memmove (self->rows->pdata + pos + n_added, self->rows->pdata + pos + n_removed,
-           tail * sizeof (gpointer));
-  if (n_added < n_removed)
-    self->rows->len -= n_removed - n_added; /* the tail's pointers moved down */
-  memset (self->rows->pdata + pos, 0, n_added * sizeof (gpointer));
-  g_list_model_items_changed (G_LIST_MODEL (self), pos, n_removed, n_added);
+  if (row != NULL)
+    g_object_unref (row);
 }
 
-typedef struct
-{
-  guint old_pos, n_old, new_pos, n_new;
-} Run;
-
-/* Only what changed: both lists are in one order, so a merge finds the runs
- * of records that left and came; the rows of the records that stay keep
- * their objects, and so GtkColumnView keeps their widgets. The runs are
- * applied from the last, so each one's position is still the old one. */
+/* Only what changed, in one signal: both lists are in one order, so one
+ * merge carries the rows of the records that stay over to their new
+ * positions, and the records the two lists share at both ends are left out
+ * of the change. GTK 4.8 finds a row's widget again by its item, and makes
+ * a new widget (every cell's setup, its style) for an item it has not
+ * seen: so the rows of records that left are given to records that came,
+ * and a jump of the step cursor rebinds the visible rows instead of
+ * building them. One items_changed, not one per run that differs (GTK
+ * rebinds its visible rows on each). O(m + n). */
 static void
 update (MpLiveModel *self, GArray *now)
 {
   const Keyed *a = (const Keyed *) (void *) self->keyed->data;
   const Keyed *b = (const Keyed *) (void *) now->data;
-  guint        m = self->keyed->len, n = now->len, i = 0, j = 0;
-  g_autoptr (GArray) runs = g_array_new (FALSE, FALSE, sizeof (Run));
+  guint        m = self->keyed->len, n = now->len, i = 0, j = 0, head = 0, tail = 0;
+  GPtrArray   *rows = g_ptr_array_new_full (n, row_unref);
 
-  while (i < m || j < n)
+  g_ptr_array_set_size (rows, n);
+  while (i < m && j < n)
     {
-      Run run = { i, 0, j, 0 };
+      int c = compare_keyed (&a[i], &b[j]);
 
-      while ((i < m || j < n) && !(i < m && j < n && compare_keyed (&a[i], &b[j]) == 0))
+      if (c == 0)
+        rows->pdata[j++] = g_steal_pointer (&self->rows->pdata[i++]);
+      else if (c < 0)
+        i++;
+      else
+        j++;
+    }
+  while (head < m && head < n && compare_keyed (&a[head], &b[head]) == 0)
+    head++;
+  while (tail < m - head && tail < n - head &&
+         compare_keyed (&a[m - 1 - tail], &b[n - 1 - tail]) == 0)
+    tail++;
+  /* a row that left goes to the first free position at or after its own:
+   * the rows made are the ones around the visible positions, which the
+   * view keeps */
+  for (i = head, j = head; i < m - tail; i++)
+    {
+      MpLiveRow *row = g_steal_pointer (&self->rows->pdata[i]);
+
+      if (row == NULL)
+        continue;
+      j = MAX (j, MIN (i, n - tail));
+      while (j < n - tail && rows->pdata[j] != NULL)
+        j++;
+      if (j == n - tail)
         {
-          if (j >= n || (i < m && compare_keyed (&a[i], &b[j]) < 0))
-            i++;
-          else
-            j++;
+          g_object_unref (row);
+          continue;
         }
-      run.n_old = i - run.old_pos;
-      run.n_new = j - run.new_pos;
-      if (run.n_old || run.n_new)
-        g_array_append_val (runs, run);
-      if (i < m && j < n)
-        i++, j++;
+      mp_live_row_set_record (row, self->graph, self->plan, b[j].record);
+      rows->pdata[j++] = row;
     }
-  for (guint k = runs->len; k-- > 0;)
-    {
-      const Run *r = &g_array_index (runs, Run, k);
-
-      splice (self, r->old_pos, r->n_old, b + r->new_pos, r->n_new);
-    }
+  g_array_unref (self->keyed);
+  self->keyed = g_array_ref (now);
+  g_ptr_array_unref (self->rows);
+  self->rows = rows;
+  if (m - head - tail || n - head - tail)
+    g_list_model_items_changed (G_LIST_MODEL (self), head, m - head - tail, n - head - tail);
 }
 
 static void
@@ -193,7 +199,7 @@ static void
 mp_live_model_init (MpLiveModel *self)
 {
   self->keyed = g_array_new (FALSE, FALSE, sizeof (Keyed));
-  self->rows = g_ptr_array_new_with_free_func (g_object_unref);
+  self->rows = g_ptr_array_new_with_free_func (row_unref);
 }
 
 MpLiveModel *

@@ -32,7 +32,15 @@ mp_live_row_init (MpLiveRow *self)
 MpLiveRow *
 mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
 {
-  MpLiveRow      *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
+  MpLiveRow *self = g_object_new (MP_TYPE_LIVE_ROW, NULL);
+
+  mp_live_row_set_record (self, graph, plan, record);
+  return self;
+}
+
+void
+mp_live_row_set_record (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan, guint record)
+{
   const MpUsage  *u = &plan->records[record];
   const MpTensor *t = &graph->tensors[u->tensor];
 
@@ -46,7 +54,6 @@ mp_live_row_new (const MpGraph *graph, const MpPlan *plan, guint record)
   self->last = u->last;
   self->op = t->producer >= 0 ? graph->ops[t->producer].name : NULL;
   self->sets_arena = self->offset + self->size == plan->arena;
-  return self;
 }
 
 guint

@@ -12,6 +12,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (MpLiveRow, mp_live_row, MP, LIVE_ROW, GObject)
 
 MpLiveRow *mp_live_row_new        (const MpGraph *graph, const MpPlan *plan, guint record);
+/* Makes the row another record's: the live model reuses the row of a
+ * buffer that left for one that came, so the list keeps its widget. */
+void       mp_live_row_set_record (MpLiveRow *self, const MpGraph *graph, const MpPlan *plan,
+                                   guint record);
 guint      mp_live_row_get_tensor (MpLiveRow *self);
 guint64    mp_live_row_get_offset (MpLiveRow *self);
 guint64    mp_live_row_get_size   (MpLiveRow *self);
