@@ -17,6 +17,9 @@ typedef struct
   GArray        *select_ms;  /* per selection change */
   GArray        *step_ms;    /* per one-step cursor move (Ctrl+], the live list shown) */
   GArray        *scale_ms;   /* per frame that redraws every pane at a new scale */
+  GArray        *made_ms;    /* per new scale: until its summaries are made (their threads) */
+  gint64         scale_started; /* the last new scale's frame, while its summaries are made */
+  gboolean       made_async;    /* a summary was asked of its thread for it */
   guint          n_frames;
   guint          frame;
   gint64         started;    /* this frame's update phase, µs; 0 when none */
@@ -66,6 +69,22 @@ thread_cpu_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Whether a pane's summary for a new scale is still being made. */
+static gboolean
+summaries_pending (MpWindow *window)
+{
+  GPtrArray *views = mp_window_get_plan_views (window);
+
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpRenderIndex *index = mp_plan_view_get_index (views->pdata[i]);
+
+      if (index != NULL && mp_render_index_summary_pending (index))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 print_figures (const char *what, GArray *ms, GArray *cpu)
 {
@@ -102,6 +121,12 @@ finish (FrameBench *fb)
   print_figures ("selection changes", fb->select_ms, fb->cpu[3]);
   print_figures ("one-step cursor moves (live list shown)", fb->step_ms, fb->cpu[4]);
   print_figures ("frames redrawing every pane at a new scale", fb->scale_ms, fb->cpu[5]);
+  g_array_sort (fb->made_ms, compare_double);
+  if (fb->made_ms->len)
+    printf ("  %u new scales' summaries made on their threads: median %.1f ms, max %.1f ms after "
+            "the frame (the panes stretch the last one meanwhile)\n",
+            fb->made_ms->len, g_array_index (fb->made_ms, gdouble, fb->made_ms->len / 2),
+            g_array_index (fb->made_ms, gdouble, fb->made_ms->len - 1));
   for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
     g_array_unref (fb->cpu[k]);
   g_signal_handler_disconnect (fb->clock, fb->after_paint);
@@ -111,6 +136,7 @@ finish (FrameBench *fb)
   g_array_unref (fb->select_ms);
   g_array_unref (fb->step_ms);
   g_array_unref (fb->scale_ms);
+  g_array_unref (fb->made_ms);
   ((void (*) (gpointer)) fb->done) (fb->user_data);
   g_free (fb);
 }
@@ -135,6 +161,8 @@ after_paint (GdkFrameClock *clock, FrameBench *fb)
   g_array_append_val (ms, (gdouble) { (g_get_monotonic_time () - fb->started) / 1000.0 });
   g_array_append_val (fb->cpu[k], (gdouble) { thread_cpu_ms () - fb->cpu_started });
   fb->started = 0;
+  if (k == 5)
+    fb->made_async = summaries_pending (fb->window);
 }
 
 static gboolean
@@ -145,6 +173,17 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   gdouble      min, max;
   guint        half = fb->n_frames / 2;
 
+  if (fb->scale_started != 0)
+    {
+      /* each new scale's summaries are waited for (the panes are drawn
+       * from them then) before the next scale */
+      if (summaries_pending (fb->window))
+        return G_SOURCE_CONTINUE;
+      if (fb->made_async)
+        g_array_append_val (fb->made_ms,
+                            (gdouble) { (g_get_monotonic_time () - fb->scale_started) / 1000.0 });
+      fb->scale_started = 0;
+    }
   if (fb->frame == fb->n_frames + ALL_FRAMES)
     {
       finish (fb);
@@ -157,6 +196,7 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     {
       GPtrArray *views = mp_window_get_plan_views (fb->window);
 
+      fb->scale_started = fb->started;
       if (fb->frame % 2)
         mp_view_state_zoom (state, 2, (min + max) / 2);
       else
@@ -235,6 +275,7 @@ mp_frame_bench_run (MpWindow *window, guint n_frames, gdouble first_view_seconds
   fb->select_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->step_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->scale_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  fb->made_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
   for (guint k = 0; k < G_N_ELEMENTS (fb->cpu); k++)
     fb->cpu[k] = g_array_new (FALSE, FALSE, sizeof (gdouble));
   fb->n_frames = n_frames;

@@ -321,8 +321,10 @@ box_plan (MpWorkload *workload, MpPlan *plan, gpointer data)
 
   box->plan = plan;
   box->index = mp_render_index_new (workload->graph, plan);
-  /* the panes of a big plan draw at the cost of their pixels */
+  /* the panes of a big plan draw at the cost of their pixels; a new scale
+   * is made on a thread, the last one stretched meanwhile */
   mp_render_index_set_summary (box->index, TRUE);
+  mp_render_index_set_summary_async (box->index, TRUE);
   return box;
 }
 
@@ -419,6 +421,7 @@ first_view_thread (gpointer data)
       box->plan = g_steal_pointer (&fv->observed);
       box->index = mp_render_index_new (w->graph, box->plan);
       mp_render_index_set_summary (box->index, TRUE);
+      mp_render_index_set_summary_async (box->index, TRUE);
       mp_render_index_set_segments (box->index, w->trace);
       loaded->observed = box;
     }

@@ -26,6 +26,9 @@ struct _MpPlanView
   gdouble         cache_min;
   gdouble         cache_max;
   guint           settle_source;
+  /* a tick callback while the index's summary for a new scale is made on
+   * its thread (the old one stretched meanwhile): then drawn again */
+  guint           summary_tick;
 
   gdouble         pointer_x;
   gdouble         pointer_y;
@@ -75,6 +78,18 @@ mp_plan_view_redraw (MpPlanView *self)
   g_return_if_fail (MP_IS_PLAN_VIEW (self));
   g_clear_handle_id (&self->settle_source, g_source_remove);
   invalidate (self);
+}
+
+static gboolean
+summary_made (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  MpPlanView *self = MP_PLAN_VIEW (widget);
+
+  if (self->index != NULL && mp_render_index_summary_pending (self->index))
+    return G_SOURCE_CONTINUE;
+  self->summary_tick = 0;
+  mp_plan_view_redraw (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -277,6 +292,9 @@ mp_plan_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       cr = gtk_snapshot_append_cairo (sub, &GRAPHENE_RECT_INIT (0, 0, width, height));
       mp_render_plan (cr, self->index, &options, width, height);
       cairo_destroy (cr);
+      if (self->summary_tick == 0 && mp_render_index_summary_pending (self->index))
+        self->summary_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), summary_made, NULL,
+                                                           NULL);
       self->cache = gtk_snapshot_free_to_node (g_steal_pointer (&sub));
       self->cache_width = width;
       self->cache_height = height;
@@ -561,6 +579,9 @@ mp_plan_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->state, self);
   g_clear_object (&self->state);
   g_clear_handle_id (&self->settle_source, g_source_remove);
+  if (self->summary_tick != 0)
+    gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->summary_tick);
+  self->summary_tick = 0;
   g_clear_pointer (&self->cache, gsk_render_node_unref);
   self->index = NULL;
   g_clear_pointer (&self->set, mp_plan_set_unref);

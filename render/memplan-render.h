@@ -185,6 +185,18 @@ guint mp_render_index_n_segments   (const MpRenderIndex *index);
  * on. */
 MP_AVAILABLE_IN_1_0
 void  mp_render_index_set_summary  (MpRenderIndex *index, gboolean summary);
+/* With the summary on, a view at a new scale is drawn from the summary
+ * made for the last one, stretched to the new scale, while the new one is
+ * made on a thread of its own; mp_render_index_summary_pending says when
+ * it is still being made, so an interactive caller draws again once it is
+ * not (then the view is drawn from it, pixel-equal to the exact drawing).
+ * Only a change of the pixels per step is stretched; a first view, another
+ * address range, plot height, colour key or theme still make the summary
+ * in the frame that needs it. Off by default. */
+MP_AVAILABLE_IN_1_0
+void     mp_render_index_set_summary_async (MpRenderIndex *index, gboolean async);
+MP_AVAILABLE_IN_1_0
+gboolean mp_render_index_summary_pending   (MpRenderIndex *index);
 
 /* The plan's place in a figure that ranks plans (mp_plans_rank): its title
  * starts "1.", "2.", …, the winner's with a star; 0 (the default): none. */

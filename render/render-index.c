@@ -262,6 +262,7 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->segments);
   g_free (index->memory_name);
   g_free (index->spilled);
+  mp_render_lod_stop (index);
   g_clear_pointer (&index->lod, mp_render_lod_free);
   g_mutex_clear (&index->lod_lock);
   g_free (index);
@@ -406,8 +407,32 @@ mp_render_index_set_summary (MpRenderIndex *index, gboolean summary)
   g_mutex_lock (&index->lod_lock);
   index->summary = summary;
   if (!summary)
-    g_clear_pointer (&index->lod, mp_render_lod_free);
+    {
+      g_clear_pointer (&index->lod, mp_render_lod_free);
+      g_clear_pointer (&index->lod_want, g_free);
+    }
   g_mutex_unlock (&index->lod_lock);
+}
+
+void
+mp_render_index_set_summary_async (MpRenderIndex *index, gboolean async)
+{
+  g_return_if_fail (index != NULL);
+  g_mutex_lock (&index->lod_lock);
+  index->lod_async = async;
+  g_mutex_unlock (&index->lod_lock);
+}
+
+gboolean
+mp_render_index_summary_pending (MpRenderIndex *index)
+{
+  gboolean busy;
+
+  g_return_val_if_fail (index != NULL, FALSE);
+  g_mutex_lock (&index->lod_lock);
+  busy = index->lod_busy;
+  g_mutex_unlock (&index->lod_lock);
+  return busy;
 }
 
 void

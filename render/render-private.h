@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 #define MP_N_SLOTS  (2 * MP_N_COLORS)
 
 typedef struct _MpRenderLod MpRenderLod;
+typedef struct _MpRenderLodJob MpRenderLodJob;
 
 struct _MpRenderIndex
 {
@@ -58,9 +59,19 @@ struct _MpRenderIndex
   guint          lod_min_records; /* views with fewer in sight are drawn exactly */
   GMutex         lod_lock;
   MpRenderLod   *lod;
+  /* mp_render_index_set_summary_async: a summary for a new scale is made
+   * on lod_thread (lod_busy while it runs) from lod_want, the last asked
+   * for (lod_asked, its copy, so a frame at that scale does not ask again) */
+  gboolean       lod_async;
+  gboolean       lod_busy;
+  GThread       *lod_thread;
+  MpRenderLodJob *lod_want;
+  MpRenderLodJob *lod_asked;
 };
 
 void     mp_render_lod_free (MpRenderLod *lod);
+/* Waits for the summary's thread and drops what it was asked for. */
+void     mp_render_lod_stop (MpRenderIndex *index);
 
 
 /* Range of by_first entries whose first step lies in [lo, hi). */

@@ -403,12 +403,13 @@ cover_image (const Frame *f, const MpPalette *palette)
   return img;
 }
 
-/* The image at x, y (its top-left pixel) in whole pixels. */
+/* The image at x, y (its top-left pixel) in whole pixels; filtered only
+ * where it is stretched. */
 static void
-paint_image (cairo_t *cr, cairo_surface_t *img, gint x, gint y)
+paint_image (cairo_t *cr, cairo_surface_t *img, gint x, gint y, cairo_filter_t filter)
 {
   cairo_set_source_surface (cr, img, x, y);
-  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_pattern_set_filter (cairo_get_source (cr), filter);
   cairo_rectangle (cr, x, y, cairo_image_surface_get_width (img),
                    cairo_image_surface_get_height (img));
   cairo_fill (cr);
@@ -421,7 +422,7 @@ paint_cover (cairo_t *cr, const Frame *f, const MpPalette *palette)
 
   if (img)
     {
-      paint_image (cr, img, f->gx + f->bx0, f->gy + f->by0);
+      paint_image (cr, img, f->gx + f->bx0, f->gy + f->by0, CAIRO_FILTER_NEAREST);
       cairo_surface_destroy (img);
     }
 }
@@ -535,17 +536,24 @@ mp_render_lod_free (MpRenderLod *lod)
   g_free (lod);
 }
 
+/* Whether the summary is for this view's addresses, height and colours:
+ * then it can stand in, stretched, for a view at another scale. */
 static gboolean
-lod_matches (const MpRenderLod *lod, const Frame *f, const MpRenderOptions *options)
+lod_stretches (const MpRenderLod *lod, const Frame *f, const MpRenderOptions *options)
 {
   const MpRenderLayout *layout = f->layout;
 
+  return lod->sy == f->sy && lod->addr_min == layout->viewport.addr_min &&
+         lod->plot_y == layout->plot.y && lod->plot_height == layout->plot.height &&
+         lod->color_by == (guint) options->color_by && lod->theme == options->theme;
+}
+
+static gboolean
+lod_matches (const MpRenderLod *lod, const Frame *f, const MpRenderOptions *options)
+{
   /* a pan moves both ends of the step range: the scale may differ in its
    * last bits, which over LOD_MAX_WIDTH pixels is far below one */
-  return fabs (lod->sx - f->sx) <= 1e-9 * f->sx && lod->sy == f->sy &&
-         lod->addr_min == layout->viewport.addr_min && lod->plot_y == layout->plot.y &&
-         lod->plot_height == layout->plot.height && lod->color_by == (guint) options->color_by &&
-         lod->theme == options->theme;
+  return fabs (lod->sx - f->sx) <= 1e-9 * f->sx && lod_stretches (lod, f, options);
 }
 
 static MpRenderLod *
@@ -623,33 +631,68 @@ lod_highlighted (MpRenderLod *lod, Frame *f, const MpRenderOptions *options)
     }
 }
 
-/* The pane drawn from the summary at its scale: the coverage image and
- * the boxes shifted by whole pixels to the step range in view. */
+/* A summary's box moved (and, stretched, scaled) into the view: NULL
+ * when it falls outside. */
+static gboolean
+place_box (Box *b, gdouble k, gdouble ox, gint left, gint right)
+{
+  if (k != 1)
+    {
+      /* stretched: at least a pixel wide, as every box is drawn */
+      gint x0 = (gint) floor (b->x0 * k + ox);
+
+      b->x1 = MAX ((gint) ceil (b->x1 * k + ox), x0 + 1);
+      b->x0 = x0;
+    }
+  else
+    {
+      b->x0 += (gint) ox;
+      b->x1 += (gint) ox;
+    }
+  if (b->x1 <= left || b->x0 >= right)
+    return FALSE;
+  b->x0 = MAX (b->x0, left);
+  b->x1 = MIN (b->x1, right);
+  return TRUE;
+}
+
+/* The pane drawn from the summary: the coverage image and the boxes shifted
+ * by whole pixels to the step range in view; when the summary was made at
+ * another scale (it stands in while the new one is made), stretched to
+ * this one. */
 static void
 draw_from_lod (cairo_t *cr, MpRenderLod *lod, Frame *f, const MpRenderOptions *options,
                const MpPalette *palette, MpText *text)
 {
   const MpRenderRect *p = &f->layout->plot;
-  gint                dx = (gint) lround (p->x - f->layout->viewport.step_min * f->sx);
+  gdouble             k = lod_matches (lod, f, options) ? 1 : f->sx / lod->sx;
+  gdouble             ox = p->x - f->layout->viewport.step_min * f->sx;
   gint                left = (gint) lround (p->x), right = (gint) lround (p->x + p->width);
   const Box          *boxes = (const Box *) (const void *) lod->boxes->data;
 
+  if (k == 1)
+    ox = lround (ox);
   if (lod->img)
     {
-      paint_image (cr, lod->img, lod->img_x + dx, lod->img_y);
+      cairo_save (cr);
+      cairo_translate (cr, ox, 0);
+      cairo_scale (cr, k, 1);
+      paint_image (cr, lod->img, lod->img_x, lod->img_y,
+                   k == 1 ? CAIRO_FILTER_NEAREST : CAIRO_FILTER_BILINEAR);
       if (f->highlight)
         {
           /* the unfollowed dimmed as the exact path's slot colours are:
            * mixed with the background by palette->dim where they cover */
           mp_cairo_set_rgba (cr, palette->background, palette->dim);
-          cairo_mask_surface (cr, lod->img, lod->img_x + dx, lod->img_y);
+          cairo_mask_surface (cr, lod->img, lod->img_x, lod->img_y);
         }
+      cairo_restore (cr);
     }
   for (guint i = 0; i < lod->boxes->len; i++)
     {
       Box b = boxes[i];
 
-      if (b.x1 + dx <= left || b.x0 + dx >= right)
+      if (!place_box (&b, k, ox, left, right))
         continue;
       if (f->highlight)
         {
@@ -657,8 +700,6 @@ draw_from_lod (cairo_t *cr, MpRenderLod *lod, Frame *f, const MpRenderOptions *o
             continue; /* drawn below as followed */
           b.slot += MP_N_COLORS;
         }
-      b.x0 = MAX (b.x0 + dx, left);
-      b.x1 = MIN (b.x1 + dx, right);
       g_array_append_val (f->boxes, b);
     }
   if (f->highlight)
@@ -671,7 +712,98 @@ draw_from_lod (cairo_t *cr, MpRenderLod *lod, Frame *f, const MpRenderOptions *o
     draw_labels (cr, f, palette, text);
 }
 
-/* Whether this view is drawn from the summary, made or remade here: under
+/* A summary to make on the summary's thread: the view's layout and keys. */
+struct _MpRenderLodJob
+{
+  MpRenderLayout  layout;
+  MpRenderOptions options; /* only its colour key and theme */
+  const guint8   *colors;
+};
+
+static gpointer
+lod_thread (gpointer data)
+{
+  MpRenderIndex *index = data;
+
+  g_mutex_lock (&index->lod_lock);
+  while (index->lod_want != NULL)
+    {
+      MpRenderLodJob *job = g_steal_pointer (&index->lod_want);
+      Frame           pane = { 0 };
+      MpRenderLod    *lod;
+
+      g_mutex_unlock (&index->lod_lock);
+      frame_init (&pane, index, &job->layout, job->colors, NULL);
+      lod = lod_new (&pane, &job->options, mp_palette_get (job->options.theme));
+      frame_clear (&pane);
+      g_free (job);
+      g_mutex_lock (&index->lod_lock);
+      if (index->summary)
+        {
+          g_clear_pointer (&index->lod, mp_render_lod_free);
+          index->lod = lod;
+        }
+      else
+        mp_render_lod_free (lod);
+    }
+  /* the thread touches nothing after this: it can be joined under the lock */
+  index->lod_busy = FALSE;
+  g_mutex_unlock (&index->lod_lock);
+  return NULL;
+}
+
+static gboolean
+job_matches (const MpRenderLodJob *job, const Frame *f, const MpRenderOptions *options)
+{
+  const MpRenderLayout *a = &job->layout, *b = f->layout;
+
+  return a->plot.width == b->plot.width && a->plot.height == b->plot.height &&
+         a->plot.y == b->plot.y && a->viewport.step_max - a->viewport.step_min ==
+                                     b->viewport.step_max - b->viewport.step_min &&
+         a->viewport.addr_min == b->viewport.addr_min &&
+         a->viewport.addr_max == b->viewport.addr_max && job->colors == f->colors &&
+         job->options.color_by == options->color_by && job->options.theme == options->theme;
+}
+
+/* Asks the summary's thread for this view's summary (under lod_lock). */
+static void
+lod_request (MpRenderIndex *index, const Frame *f, const MpRenderOptions *options)
+{
+  MpRenderLodJob *job;
+
+  if (index->lod_busy && index->lod_asked != NULL && job_matches (index->lod_asked, f, options))
+    return;
+  job = g_new0 (MpRenderLodJob, 1);
+  job->layout = *f->layout;
+  job->options.color_by = options->color_by;
+  job->options.theme = options->theme;
+  job->colors = f->colors;
+  g_free (index->lod_asked);
+  index->lod_asked = g_memdup2 (job, sizeof *job);
+  g_free (index->lod_want);
+  index->lod_want = job;
+  if (!index->lod_busy)
+    {
+      if (index->lod_thread != NULL)
+        g_thread_join (index->lod_thread);
+      index->lod_busy = TRUE;
+      index->lod_thread = g_thread_new ("memplan-summary", lod_thread, index);
+    }
+}
+
+void
+mp_render_lod_stop (MpRenderIndex *index)
+{
+  g_mutex_lock (&index->lod_lock);
+  g_clear_pointer (&index->lod_want, g_free);
+  g_clear_pointer (&index->lod_asked, g_free);
+  g_mutex_unlock (&index->lod_lock);
+  if (index->lod_thread != NULL)
+    g_thread_join (g_steal_pointer (&index->lod_thread));
+}
+
+/* Whether this view is drawn from the summary, made or remade here, or
+ * asked of its thread with the last one stretched meanwhile: under
  * index->lod_lock, held by the caller. */
 static gboolean
 use_lod (cairo_t *cr, MpRenderIndex *index, const Frame *f, const MpRenderOptions *options,
@@ -692,6 +824,11 @@ use_lod (cairo_t *cr, MpRenderIndex *index, const Frame *f, const MpRenderOption
     return FALSE;
   if (index->lod == NULL || !lod_matches (index->lod, f, options))
     {
+      if (index->lod_async && index->lod != NULL && lod_stretches (index->lod, f, options))
+        {
+          lod_request (index, f, options);
+          return TRUE;
+        }
       g_clear_pointer (&index->lod, mp_render_lod_free);
       index->lod = lod_new (f, options, palette);
     }

@@ -186,6 +186,43 @@ test_panned (void)
   fixture_clear (&fx);
 }
 
+/* Made on its thread (mp_render_index_set_summary_async): a view at a new
+ * scale is drawn at once from the last summary stretched to it, a picture
+ * of the same buffers, while the new one is made; once made, the view is
+ * the exact one again, drawn from it without another. An index freed while
+ * its summary is made waits for the thread. */
+static void
+test_async (void)
+{
+  Fixture          fx;
+  MpRenderLod     *made;
+  cairo_surface_t *stretched, *exact;
+  guint            painted;
+
+  fixture_init (&fx, 11);
+  mp_render_index_set_summary_async (fx.index, TRUE);
+  /* the first summary is made in the frame: nothing to stretch */
+  assert_same (fx.index, 0, 0.5, 300);
+  g_assert_false (mp_render_index_summary_pending (fx.index));
+  made = fx.index->lod;
+  stretched = draw (fx.index, TRUE, 0, 0.25, N_OPS * 0.25, NULL, 0);
+  exact = draw (fx.index, FALSE, 0, 0.25, N_OPS * 0.25, NULL, 0);
+  count_differences (exact, stretched, &painted);
+  g_assert_cmpuint (painted, >, 200);
+  cairo_surface_destroy (stretched);
+  cairo_surface_destroy (exact);
+  while (mp_render_index_summary_pending (fx.index))
+    g_usleep (1000);
+  g_assert_true (fx.index->lod != made);
+  made = fx.index->lod;
+  assert_same (fx.index, 0, 0.25, N_OPS * 0.25);
+  g_assert_true (fx.index->lod == made);
+  g_assert_false (mp_render_index_summary_pending (fx.index));
+  /* freed while the thread works */
+  cairo_surface_destroy (draw (fx.index, TRUE, 0, 0.5, 300, NULL, 0));
+  fixture_clear (&fx);
+}
+
 /* A followed tensor is framed where the exact drawing frames it, and the
  * others dimmed: wherever exact shows the background, so does the summary. */
 static void
@@ -267,6 +304,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/lod/whole", test_whole);
   g_test_add_func ("/render/lod/panned", test_panned);
   g_test_add_func ("/render/lod/highlight", test_highlight);
+  g_test_add_func ("/render/lod/async", test_async);
   g_test_add_func ("/render/lod/vector", test_vector);
   return g_test_run ();
 }
