@@ -69,22 +69,6 @@ thread_cpu_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Whether a pane's summary for a new scale is still being made. */
-static gboolean
-summaries_pending (MpWindow *window)
-{
-  GPtrArray *views = mp_window_get_plan_views (window);
-
-  for (guint i = 0; i < views->len; i++)
-    {
-      MpRenderIndex *index = mp_plan_view_get_index (views->pdata[i]);
-
-      if (index != NULL && mp_render_index_summary_pending (index))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static void
 print_figures (const char *what, GArray *ms, GArray *cpu)
 {
@@ -162,7 +146,7 @@ after_paint (GdkFrameClock *clock, FrameBench *fb)
   g_array_append_val (fb->cpu[k], (gdouble) { thread_cpu_ms () - fb->cpu_started });
   fb->started = 0;
   if (k == 5)
-    fb->made_async = summaries_pending (fb->window);
+    fb->made_async = mp_window_summaries_pending (fb->window);
 }
 
 static gboolean
@@ -177,7 +161,7 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
     {
       /* each new scale's summaries are waited for (the panes are drawn
        * from them then) before the next scale */
-      if (summaries_pending (fb->window))
+      if (mp_window_summaries_pending (fb->window))
         return G_SOURCE_CONTINUE;
       if (fb->made_async)
         g_array_append_val (fb->made_ms,

@@ -637,6 +637,23 @@ mp_window_get_plan_views (MpWindow *self)
   return self->views;
 }
 
+/* Whether a pane's summary for a new scale is still made on its thread
+ * (the pane stretches the last one meanwhile): a screenshot waits. */
+gboolean
+mp_window_summaries_pending (MpWindow *self)
+{
+  GPtrArray *views = mp_window_get_plan_views (self);
+
+  for (guint i = 0; i < views->len; i++)
+    {
+      MpRenderIndex *index = mp_plan_view_get_index (views->pdata[i]);
+
+      if (index != NULL && mp_render_index_summary_pending (index))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 GtkWidget *
 mp_window_get_summary_table (MpWindow *self)
 {

@@ -36,6 +36,7 @@ MpPlanSet   *mp_window_get_plan_set        (MpWindow *self);
 MpViewState *mp_window_get_state           (MpWindow *self);
 /* The plan panes, top to bottom (MpPlanView). */
 GPtrArray   *mp_window_get_plan_views      (MpWindow *self);
+gboolean     mp_window_summaries_pending   (MpWindow *self);
 GtkWidget   *mp_window_get_summary_table   (MpWindow *self);
 GtkWidget   *mp_window_get_live_list       (MpWindow *self);
 /* The "By op" tab: where the memory went, per op. */

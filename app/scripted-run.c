@@ -81,7 +81,8 @@ screenshot_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   MpScriptedRun *self = data;
   g_autoptr (GError) error = NULL;
 
-  if (!settled (widget))
+  /* and no pane drawn from a stretched summary while its own is made */
+  if (!settled (widget) || mp_window_summaries_pending (MP_WINDOW (widget)))
     return G_SOURCE_CONTINUE;
   if (self->hover)
     {

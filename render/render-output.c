@@ -188,6 +188,7 @@ mp_render_write_output (const char *path, MpRenderFormat format, MpRenderIndex *
   g_autoptr (GString) svg_text = g_string_new (NULL);
   g_autoptr (GError) local = NULL;
   g_autofree char *dir = NULL;
+  g_autofree gboolean *async = NULL;
   cairo_surface_t *surface = NULL;
   cairo_status_t   status;
   cairo_t         *cr;
@@ -240,6 +241,13 @@ mp_render_write_output (const char *path, MpRenderFormat format, MpRenderIndex *
       cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATE_DATE, "");
       break;
     }
+  /* a file shows the truth: no summary stretched while another is made */
+  async = g_new (gboolean, n_indices);
+  for (guint i = 0; i < n_indices; i++)
+    {
+      async[i] = indices[i]->lod_async;
+      mp_render_index_set_summary_async (indices[i], FALSE);
+    }
   cr = cairo_create (surface);
   if (paged)
     {
@@ -258,6 +266,8 @@ mp_render_write_output (const char *path, MpRenderFormat format, MpRenderIndex *
     }
   status = cairo_status (cr);
   cairo_destroy (cr);
+  for (guint i = 0; i < n_indices; i++)
+    mp_render_index_set_summary_async (indices[i], async[i]);
   if (status == CAIRO_STATUS_SUCCESS && format == MP_RENDER_FORMAT_PNG)
     status = cairo_surface_write_to_png_stream (surface, append_bytes, bytes);
   cairo_surface_finish (surface);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cairo-svg.h>
+#include <glib/gstdio.h>
 
 #include "memplan-render.h"
 #include "planner.h"
@@ -204,6 +205,22 @@ test_async (void)
   /* the first summary is made in the frame: nothing to stretch */
   assert_same (fx.index, 0, 0.5, 300);
   g_assert_false (mp_render_index_summary_pending (fx.index));
+  /* a file is drawn truly: its own scale's summary made in the frame,
+   * nothing stretched nor asked of the thread */
+  {
+    g_autofree char *dir = g_dir_make_tmp ("memplan-lod-XXXXXX", NULL);
+    g_autofree char *png = g_build_filename (dir, "async.png", NULL);
+    g_autoptr (GError) error = NULL;
+
+    g_assert_true (mp_render_write_file (png, MP_RENDER_FORMAT_PNG, &fx.index, 1, NULL, 700,
+                                         300, &error));
+    g_assert_no_error (error);
+    g_assert_null (fx.index->lod_asked);
+    g_assert_true (fx.index->lod_async);
+    g_assert_cmpint (g_remove (png), ==, 0);
+    g_assert_cmpint (g_rmdir (dir), ==, 0);
+  }
+  assert_same (fx.index, 0, 0.5, 300);
   made = fx.index->lod;
   stretched = draw (fx.index, TRUE, 0, 0.25, N_OPS * 0.25, NULL, 0);
   exact = draw (fx.index, FALSE, 0, 0.25, N_OPS * 0.25, NULL, 0);
