@@ -553,13 +553,24 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
 /* The endgame of minimising: the largest partitions first, each asked the
  * capacity just below its arena as `--capacity` asks it (from 8 nodes a
  * buffer, doubling: the very probes, node for node), until the deadline. */
+static MpOptResult
+endgame_probe (guint64 target, guint64 node_limit, gpointer data)
+{
+  Minimizing *m = data;
+
+  /* the capacity search's threads, all of them: no other crew works ahead */
+  if (m->p->search)
+    mp_opt_search_keep (m->p->search, target);
+  return probe (m->opt, m->p, target, node_limit);
+}
+
 static void
 minimize_endgame (Optimal *opt, const guint *by_arena)
 {
   for (guint k = 0; k < opt->n_parts && !opt->stopped; k++)
     {
       Minimizing  m = { opt, &opt->parts[by_arena[k]] };
-      MpOptProbes probes = { minimize_probe, minimize_proved, minimize_arena, &m };
+      MpOptProbes probes = { endgame_probe, minimize_proved, minimize_arena, &m };
 
       if (!m.p->too_big)
         mp_opt_minimize_below (&probes, 8 * MAX (opt->n, 1));
