@@ -70,3 +70,27 @@ mp_opt_minimize_pass (const MpOptProbes *probes, guint64 first_limit, guint64 no
         return TRUE;
     }
 }
+
+/* The endgame: the capacity search itself, below the incumbent, limits from
+ * first_limit doubling without end (its searches go on where they paused,
+ * so every node given to that question before counts), back to the foot
+ * for a new target after each plan found. */
+gboolean
+mp_opt_minimize_below (const MpOptProbes *probes, guint64 first_limit)
+{
+  gpointer data = probes->data;
+  guint64  limit = first_limit;
+
+  while (probes->proved (data) < probes->arena (data))
+    {
+      MpOptResult r = probes->probe (probes->arena (data) - 1, limit, data);
+
+      if (r == MP_OPT_STOPPED)
+        return FALSE;
+      if (r == MP_OPT_FOUND)
+        limit = first_limit;
+      else if (r == MP_OPT_LIMIT)
+        limit = MIN (2 * limit, G_MAXUINT64 / 4);
+    }
+  return TRUE;
+}

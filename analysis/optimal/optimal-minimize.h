@@ -31,4 +31,11 @@ gboolean mp_opt_minimize_pass (const MpOptProbes *probes,
                                guint64            node_limit,
                                guint64            side_limit);
 
+/* The capacity just below the arena, asked as a capacity search asks it
+ * (first_limit, doubling) and again below each plan found, until a probe
+ * stops it (FALSE) or the arena is proved (TRUE): how a minimiser spends
+ * what is left of its budget once a whole pass would not fit in it. */
+gboolean mp_opt_minimize_below (const MpOptProbes *probes,
+                                guint64            first_limit);
+
 G_END_DECLS

@@ -1246,6 +1246,18 @@ mp_opt_search_set_threads (MpOptSearch *s, guint threads)
   s->spare_free = threads >= 2;
 }
 
+void
+mp_opt_search_keep (MpOptSearch *s, guint64 capacity)
+{
+  g_return_if_fail (s != NULL && s->parent == NULL);
+  for (guint k = 0; k < N_CREWS; k++)
+    if (s->crews[k] && s->crews[k]->capacity != capacity)
+      {
+        crew_free (s, s->crews[k]);
+        s->crews[k] = NULL;
+      }
+}
+
 MpOptResult
 mp_opt_search_fit (MpOptSearch *s, guint64 capacity, guint64 node_limit, gint64 deadline_us,
                    GCancellable *cancellable, guint64 *offsets)

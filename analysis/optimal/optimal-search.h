@@ -54,6 +54,12 @@ void         mp_opt_search_free  (MpOptSearch *search);
  * same as with 0 (in turn, on the caller's thread). */
 void         mp_opt_search_set_threads (MpOptSearch *search,
                                         guint        threads);
+/* Drops the paused searches of every capacity but this one: the work ahead
+ * on idle threads goes to the capacity asked and the lowest one asked, so
+ * a caller that will ask no other capacity gives them all to this one. The
+ * answers do not change. */
+void         mp_opt_search_keep  (MpOptSearch *search,
+                                  guint64      capacity);
 /* Tries each static preorder in turn with at most node_limit nodes each. */
 MpOptResult  mp_opt_search_fit   (MpOptSearch  *search,
                                   guint64       capacity,

@@ -40,6 +40,11 @@
  * of a large partition's time, the large-neighbourhood search the rest (it
  * improves real graphs, where the order search stalls at once). */
 #define REORDER_SHARE    0.5
+/* Minimising, when less than this many times the last pass is left, the
+ * rest goes to the capacity question below the incumbent alone (the next
+ * pass, twice as long, would not end): at least a third of the time after
+ * the heuristics, as passes double. */
+#define ENDGAME_PASSES   4
 
 typedef struct
 {
@@ -545,6 +550,33 @@ minimize_partition (Optimal *opt, Partition *p, guint64 node_limit)
                         MAX (node_limit / 8, 2 * (guint64) p->n));
 }
 
+/* The endgame of minimising: the largest partitions first, each asked the
+ * capacity just below its arena as `--capacity` asks it (from 8 nodes a
+ * buffer, doubling: the very probes, node for node), until the deadline. */
+static MpOptResult
+endgame_probe (guint64 target, guint64 node_limit, gpointer data)
+{
+  Minimizing *m = data;
+
+  /* the capacity search's threads, all of them: no other crew works ahead */
+  if (m->p->search)
+    mp_opt_search_keep (m->p->search, target);
+  return probe (m->opt, m->p, target, node_limit);
+}
+
+static void
+minimize_endgame (Optimal *opt, const guint *by_arena)
+{
+  for (guint k = 0; k < opt->n_parts && !opt->stopped; k++)
+    {
+      Minimizing  m = { opt, &opt->parts[by_arena[k]] };
+      MpOptProbes probes = { endgame_probe, minimize_proved, minimize_arena, &m };
+
+      if (!m.p->too_big)
+        mp_opt_minimize_below (&probes, 8 * MAX (opt->n, 1));
+    }
+}
+
 static int
 cmp_arena_desc (const void *pa, const void *pb, void *data)
 {
@@ -630,6 +662,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   g_autofree char    *from = NULL;
   g_autofree guint   *by_arena = NULL;
   guint64             nodes = 0, limit;
+  gint64              pass = 0; /* how long the last pass took */
   Optimal             opt = { 0 };
 
   if (lifetimes->constrained)
@@ -676,9 +709,16 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
   for (limit = 8 * MAX (opt.n, 1); !opt.stopped && !all_done (&opt, capacity);
        limit = MIN (2 * limit, G_MAXUINT64 / 4))
     {
+      gint64 began = g_get_monotonic_time ();
+
       for (guint k = 0; k < opt.n_parts; k++)
         by_arena[k] = k;
       g_qsort_with_data (by_arena, opt.n_parts, sizeof (guint), cmp_arena_desc, opt.parts);
+      if (!capacity && began + ENDGAME_PASSES * pass > opt.deadline)
+        {
+          minimize_endgame (&opt, by_arena);
+          break;
+        }
       for (guint k = 0; k < opt.n_parts && !opt.stopped; k++)
         {
           Partition *p = &opt.parts[by_arena[k]];
@@ -690,6 +730,7 @@ mp_planner_optimal (const MpGraph *graph, const MpLifetimes *lifetimes,
         }
       if (capacity && capacity_refuted (&opt, capacity))
         break;
+      pass = g_get_monotonic_time () - began;
     }
 
   for (guint k = 0; k < opt.n_parts; k++)
