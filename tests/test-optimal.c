@@ -538,6 +538,20 @@ test_lns_rounds (void)
     }
 }
 
+/* Every buffer under arena, none overlapping another in time and space. */
+static void
+assert_packed (const MpOptBuffer *buffers, guint n, const guint64 *offsets, guint64 arena)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (offsets[i] + buffers[i].size, <=, arena);
+      for (guint j = 0; j < i; j++)
+        if (buffers[i].first <= buffers[j].last && buffers[j].first <= buffers[i].last)
+          g_assert_true (offsets[i] >= offsets[j] + buffers[j].size ||
+                         offsets[j] >= offsets[i] + buffers[i].size);
+    }
+}
+
 /* A move must improve a given incumbent, by hand. Steps 0-2; a (8 bytes,
  * step 0) and b (8, step 2) sit at 0; c (8, steps 0-2) at 8; d (10, step 1)
  * at 16, on top: arena 26, peak 18 (c and d at step 1). The stack at step
@@ -553,14 +567,28 @@ test_lns_hole (void)
 
   g_assert_cmpuint (mp_opt_lns_rounds (buffers, 4, offsets, 18, 1, 50, 1, G_MAXINT64, NULL,
                                        NULL, NULL), ==, 18);
-  for (guint i = 0; i < 4; i++)
-    {
-      g_assert_cmpuint (offsets[i] + buffers[i].size, <=, 18);
-      for (guint j = 0; j < i; j++)
-        if (buffers[i].first <= buffers[j].last && buffers[j].first <= buffers[i].last)
-          g_assert_true (offsets[i] >= offsets[j] + buffers[j].size ||
-                         offsets[j] >= offsets[i] + buffers[i].size);
-    }
+  assert_packed (buffers, 4, offsets, 18);
+}
+
+/* A 1-byte buffer live at every step sets the arena, as on pangu-2.6B.
+ * Steps 0-5; a (5 bytes, all steps) at 0; at even steps a 4-byte buffer at
+ * 5, at odd ones at 6; v (1 byte, all steps) on top at 10: arena 11, peak
+ * 10. No address below 10 is free at every step: v must go down into a
+ * column (5 or 9) and the three buffers in it move up or down one byte. */
+static void
+test_lns_column (void)
+{
+  static const MpOptBuffer buffers[] = { { 0, 5, 5, 5, 6 }, { 0, 0, 4, 4, 1 }, { 1, 1, 4, 4, 1 },
+                                         { 2, 2, 4, 4, 1 }, { 3, 3, 4, 4, 1 }, { 4, 4, 4, 4, 1 },
+                                         { 5, 5, 4, 4, 1 }, { 0, 5, 1, 1, 6 } };
+  guint64 offsets[] = { 0, 5, 6, 5, 6, 5, 6, 10 };
+  g_autoptr (GArray) arenas = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  g_assert_cmpuint (mp_opt_lns_rounds (buffers, 8, offsets, 10, 1, 50, 1, G_MAXINT64, NULL,
+                                       count_improved, arenas), ==, 10);
+  assert_improving (arenas, 11, 10);
+  g_assert_true (offsets[7] == 5 || offsets[7] == 9);
+  assert_packed (buffers, 8, offsets, 10);
 }
 
 /* The search over first-fit orders on 10,000 random buffers, above the
@@ -765,6 +793,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/optimal/lns-random", test_lns_random);
   g_test_add_func ("/analysis/optimal/lns-rounds", test_lns_rounds);
   g_test_add_func ("/analysis/optimal/lns-hole", test_lns_hole);
+  g_test_add_func ("/analysis/optimal/lns-column", test_lns_column);
   g_test_add_func ("/analysis/optimal/reorder", test_reorder);
   g_test_add_func ("/analysis/optimal/at-scale", test_at_scale);
   g_test_add_func ("/analysis/optimal/cli-capacity", test_cli_capacity);
