@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 
-#include "fit-index.h"
 #include "planner-constraints.h"
 #include "planner-private.h"
 #include "time-index.h"
@@ -74,8 +73,6 @@ mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *
   /* buffers with constraints of their own: planner-constraints.c */
   if (G_UNLIKELY (mp_usage_constrained (records, n)))
     return mp_place_constrained (NULL, records, n, order, rule, offsets, cancellable, error);
-  if (rule == MP_PLACE_FIRST_FIT && trace == NULL)
-    return mp_place_first_fit (records, n, n_steps, order, offsets, cancellable, error);
   index = mp_time_index_for_usage (records, n, n_steps);
   for (guint k = 0; k < n; k++)
     {
@@ -94,36 +91,6 @@ mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *
         offset = mp_time_index_best_fit (index, r->first, r->last, r->size);
       offsets[order[k]] = offset;
       mp_time_index_insert (index, r->first, r->last, offset, r->size);
-    }
-  return TRUE;
-}
-
-gboolean
-mp_place_first_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                    guint64 *offsets, GCancellable *cancellable, GError **error)
-{
-  g_autoptr (MpFitIndex) index = NULL;
-  gdouble lived = 0;
-
-  for (guint i = 0; i < n; i++)
-    lived += (gdouble) records[i].last - records[i].first + 1;
-  index = mp_fit_index_new (MAX (n_steps, 1), n ? lived / n : 1);
-  for (guint k = 0; k < n; k++)
-    {
-      const MpUsage *r = &records[order[k]];
-
-      if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
-        return FALSE;
-      offsets[order[k]] = mp_fit_index_first_fit (index, r->first, r->last, r->size);
-      mp_fit_index_insert (index, r->first, r->last, offsets[order[k]], r->size);
-    }
-  if (g_getenv ("MP_FIT_STATS"))
-    {
-      guint64 queries, rounds;
-
-      mp_fit_index_stats (index, &queries, &rounds);
-      g_message ("first fit: %" G_GUINT64_FORMAT " queries, %.1f rounds a query", queries,
-                 queries ? (gdouble) rounds / queries : 0);
     }
   return TRUE;
 }

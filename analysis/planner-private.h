@@ -45,10 +45,6 @@ gboolean mp_place_in_order (const MpUsage *records, guint n, guint n_steps, cons
                             MpPlaceRule rule, guint64 *offsets, MpDecisionTrace *trace,
                             GCancellable *cancellable, GError **error);
 
-/* mp_place_in_order's first fit, on the fit index (fit-index.c). */
-gboolean mp_place_first_fit (const MpUsage *records, guint n, guint n_steps, const guint *order,
-                             guint64 *offsets, GCancellable *cancellable, GError **error);
-
 /* Decision recording (decision-trace.c), called only when a trace is asked
  * for. busy: the sorted span union over the record's lifetime. */
 void mp_decision_trace_own_region (MpDecisionTrace *trace, guint record, guint64 offset);
