@@ -44,17 +44,18 @@ static const struct
 /* a planner not in the table (a new one) is taken as the costliest */
 #define PLAN_DEFAULT_PER_RECORD 320
 
-/* import's output above loading: peak RSS (getrusage) of memplan-cli
- * import against import --by-op on snapshots of 100,000 allocations from
- * tests/make-big-snapshot.py (README, Hardening):
- * JSON holds a json-c object per allocation (2211 bytes with no stack) and a
- * string per op or frame line (106 bytes, plus 2.5 per byte of text) until
- * it is written; rounded up. CSV is text only: 42 bytes a record and its
- * op name, doubled as the string grows, rounded up. */
-#define IMPORT_JSON_PER_RECORD 2816
-#define IMPORT_JSON_PER_LINE   128
-#define IMPORT_JSON_PER_BYTE   3
-#define IMPORT_CSV_PER_RECORD  128
+/* import's output above loading: the records go to the file as they are
+ * formatted (trace-write.c), so what they take is a buffer of at most
+ * IMPORT_BUFFER bytes, or less when the whole text is shorter. The text:
+ * a JSON record is about 300 bytes with its keys and numbers, a line of
+ * its ops and frames 12 more, a byte of their text 1 (escapes: up to 6);
+ * a CSV record about 40 bytes, its op's name once or twice (quotes);
+ * rounded up. */
+#define IMPORT_BUFFER          ((4 << 20) + 65536)
+#define IMPORT_JSON_PER_RECORD 384
+#define IMPORT_JSON_PER_LINE   16
+#define IMPORT_JSON_PER_BYTE   2
+#define IMPORT_CSV_PER_RECORD  64
 #define IMPORT_CSV_PER_BYTE    2
 
 /* gen's text: about 97 bytes per tensor and op, in a GString that may
@@ -162,10 +163,11 @@ guint64
 mp_memory_estimate_import (guint64 n_records, guint64 text_bytes, guint64 text_lines,
                            gboolean csv)
 {
-  if (csv)
-    return n_records * IMPORT_CSV_PER_RECORD + text_bytes * IMPORT_CSV_PER_BYTE;
-  return n_records * IMPORT_JSON_PER_RECORD + text_lines * IMPORT_JSON_PER_LINE +
-         text_bytes * IMPORT_JSON_PER_BYTE;
+  guint64 text = csv ? n_records * IMPORT_CSV_PER_RECORD + text_bytes * IMPORT_CSV_PER_BYTE
+                     : n_records * IMPORT_JSON_PER_RECORD + text_lines * IMPORT_JSON_PER_LINE +
+                         text_bytes * IMPORT_JSON_PER_BYTE;
+
+  return MIN (text, IMPORT_BUFFER);
 }
 
 guint64

@@ -31,7 +31,8 @@ MP_AVAILABLE_IN_1_0
 guint64  mp_memory_estimate_plan    (const char *planner, guint64 n_records);
 /* import: writing n_records allocations as JSON, whose ops and stack
  * frames hold text_bytes bytes in text_lines lines, or (csv) as CSV, whose
- * op names hold text_bytes bytes. */
+ * op names hold text_bytes bytes: the text, or the few MiB of buffer it
+ * goes through to the file when it is longer. */
 MP_AVAILABLE_IN_1_0
 guint64  mp_memory_estimate_import  (guint64 n_records, guint64 text_bytes, guint64 text_lines,
                                      gboolean csv);
