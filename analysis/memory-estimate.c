@@ -16,15 +16,22 @@
 
 /* Peak memory per byte of input, measured (README, Hardening): a generated
  * graph of 1,000,000 tensors (97 MB) peaks at 425 MiB with its text, 4.6x,
- * and a 1.1 GB real one at 6.5 GB; records (28 MB) at 256 MiB, 9.6x; a
- * 331 MB Chrome trace at 5.4 GB, 16x. A snapshot pickle is read as it
- * goes and costs what its allocations keep: 1,000,000 actions with their
- * stacks (323 MB) peak at 219 MiB, 0.7x, but 100,000 allocations sharing
- * one stack (7.5 MB) at 49 MiB, 6.6x; a gzip one is inflated first and
- * counted at its inflated size. */
+ * and a 1.1 GB real one at 6.5 GB; records (28 MB) at 256 MiB, 9.6x. A
+ * Chrome trace is read as it inflates (trace-chrome.c's fast path): a
+ * generated one of 1,000,000 events (465 MB) peaks at 228 MiB, 0.5x, one
+ * of 100,000 (46 MB) at 33 MiB, 0.7x; one the fast path does not take is
+ * held whole and its events read one at a time, 1.4x and 1.6x, or, not
+ * well-formed, read as one json-c tree, 12x (a real 331 MB trace took
+ * 5.4 GB, 16x), each checked again before it starts. A snapshot pickle
+ * is read as it goes and costs what its allocations keep: 1,000,000
+ * actions with their stacks (323 MB) peak at 219 MiB, 0.7x, but 100,000
+ * allocations sharing one stack (7.5 MB) at 49 MiB, 6.6x; a gzip one is
+ * inflated first and counted at its inflated size. */
 #define LOAD_GRAPH_PER_BYTE    6
 #define LOAD_CSV_PER_BYTE      10
-#define LOAD_TRACE_PER_BYTE    17
+#define LOAD_TRACE_PER_BYTE    1
+#define LOAD_TRACE_WHOLE       2
+#define LOAD_TRACE_TREE        17
 #define LOAD_SNAPSHOT_PER_BYTE 7
 
 /* Peak bytes per record of each planner above loading, measured on
@@ -146,6 +153,14 @@ mp_memory_check_load (const char *path, guint64 limit, guint64 *estimate, GError
   *estimate = mp_memory_estimate_load (path, MAX ((guint64) st.st_size, inflated_size (path)));
   what = g_strdup_printf ("%s: loading", path);
   return mp_memory_check (what, *estimate, limit, error);
+}
+
+guint64
+mp_memory_estimate_chrome_fallback (guint64 length, gboolean tree)
+{
+  guint64 factor = tree ? LOAD_TRACE_TREE : LOAD_TRACE_WHOLE;
+
+  return length > G_MAXUINT64 / factor ? G_MAXUINT64 : length * factor;
 }
 
 guint64

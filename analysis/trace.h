@@ -49,6 +49,11 @@ typedef struct
 {
   const char *device;            /* NULL: the first CUDA device with events, else the CPU */
   gboolean    drop_pre_existing; /* leave out blocks allocated before the trace began */
+  /* a Chrome trace the streaming reader does not take is read whole, at a
+   * higher cost (mp_memory_estimate_chrome_fallback), refused first when
+   * that is over this (--max-memory); 0: the memory available,
+   * G_MAXUINT64: no check */
+  guint64     max_memory;
 } MpTraceOptions;
 
 typedef struct
