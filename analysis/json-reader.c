@@ -5,6 +5,7 @@
 
 #include "graph-private.h"
 #include "json-reader.h"
+#include "json-util.h"
 
 /* Deep enough for any graph, shallow enough that hostile nesting is refused. */
 #define MAX_DEPTH 64
@@ -203,20 +204,6 @@ hex4 (const char *p)
   return v;
 }
 
-/* g_string_append_len without the call when it fits: most names do. */
-static inline void
-append_run (GString *text, const char *s, gsize n)
-{
-  if (text->len + n < text->allocated_len)
-    {
-      memcpy (text->str + text->len, s, n);
-      text->len += n;
-      text->str[text->len] = '\0';
-    }
-  else
-    g_string_append_len (text, s, n);
-}
-
 /* Reads a string token at r->p, into r->text when decode is TRUE. */
 static gboolean
 scan_string (MpJsonReader *r, gboolean decode)
@@ -235,7 +222,7 @@ scan_string (MpJsonReader *r, gboolean decode)
       while (p < r->end && *p != '"' && *p != '\\' && (guchar) *p >= 0x20)
         high |= (guchar) *p++;
       if (text)
-        append_run (text, start, p - start);
+        mp_string_append_run (text, start, p - start);
       if (p >= r->end)
         {
           fail_at (r, r->end, NULL);

@@ -16,15 +16,22 @@
 
 /* Peak memory per byte of input, measured (README, Hardening): a generated
  * graph of 1,000,000 tensors (97 MB) peaks at 425 MiB with its text, 4.6x,
- * and a 1.1 GB real one at 6.5 GB; records (28 MB) at 256 MiB, 9.6x; a
- * 331 MB Chrome trace at 5.4 GB, 16x. A snapshot pickle is read as it
- * goes and costs what its allocations keep: 1,000,000 actions with their
- * stacks (323 MB) peak at 219 MiB, 0.7x, but 100,000 allocations sharing
- * one stack (7.5 MB) at 49 MiB, 6.6x; a gzip one is inflated first and
- * counted at its inflated size. */
+ * and a 1.1 GB real one at 6.5 GB; records (28 MB) at 256 MiB, 9.6x. A
+ * Chrome trace is read as it inflates (trace-chrome.c's fast path): a
+ * generated one of 1,000,000 events (465 MB) peaks at 228 MiB, 0.5x, one
+ * of 100,000 (46 MB) at 33 MiB, 0.7x; one the fast path does not take is
+ * held whole and its events read one at a time, 1.4x and 1.6x, or, not
+ * well-formed, read as one json-c tree, 12x (a real 331 MB trace took
+ * 5.4 GB, 16x), each checked again before it starts. A snapshot pickle
+ * is read as it goes and costs what its allocations keep: 1,000,000
+ * actions with their stacks (323 MB) peak at 219 MiB, 0.7x, but 100,000
+ * allocations sharing one stack (7.5 MB) at 49 MiB, 6.6x; a gzip one is
+ * inflated first and counted at its inflated size. */
 #define LOAD_GRAPH_PER_BYTE    6
 #define LOAD_CSV_PER_BYTE      10
-#define LOAD_TRACE_PER_BYTE    17
+#define LOAD_TRACE_PER_BYTE    1
+#define LOAD_TRACE_WHOLE       2
+#define LOAD_TRACE_TREE        17
 #define LOAD_SNAPSHOT_PER_BYTE 7
 
 /* Peak bytes per record of each planner above loading, measured on
@@ -44,17 +51,18 @@ static const struct
 /* a planner not in the table (a new one) is taken as the costliest */
 #define PLAN_DEFAULT_PER_RECORD 320
 
-/* import's output above loading: peak RSS (getrusage) of memplan-cli
- * import against import --by-op on snapshots of 100,000 allocations from
- * tests/make-big-snapshot.py (README, Hardening):
- * JSON holds a json-c object per allocation (2211 bytes with no stack) and a
- * string per op or frame line (106 bytes, plus 2.5 per byte of text) until
- * it is written; rounded up. CSV is text only: 42 bytes a record and its
- * op name, doubled as the string grows, rounded up. */
-#define IMPORT_JSON_PER_RECORD 2816
-#define IMPORT_JSON_PER_LINE   128
-#define IMPORT_JSON_PER_BYTE   3
-#define IMPORT_CSV_PER_RECORD  128
+/* import's output above loading: the records go to the file as they are
+ * formatted (trace-write.c), so what they take is a buffer of at most
+ * IMPORT_BUFFER bytes, or less when the whole text is shorter. The text:
+ * a JSON record is about 300 bytes with its keys and numbers, a line of
+ * its ops and frames 12 more, a byte of their text 1 (escapes: up to 6);
+ * a CSV record about 40 bytes, its op's name once or twice (quotes);
+ * rounded up. */
+#define IMPORT_BUFFER          ((4 << 20) + 65536)
+#define IMPORT_JSON_PER_RECORD 384
+#define IMPORT_JSON_PER_LINE   16
+#define IMPORT_JSON_PER_BYTE   2
+#define IMPORT_CSV_PER_RECORD  64
 #define IMPORT_CSV_PER_BYTE    2
 
 /* gen's text: about 97 bytes per tensor and op, in a GString that may
@@ -148,6 +156,14 @@ mp_memory_check_load (const char *path, guint64 limit, guint64 *estimate, GError
 }
 
 guint64
+mp_memory_estimate_chrome_fallback (guint64 length, gboolean tree)
+{
+  guint64 factor = tree ? LOAD_TRACE_TREE : LOAD_TRACE_WHOLE;
+
+  return length > G_MAXUINT64 / factor ? G_MAXUINT64 : length * factor;
+}
+
+guint64
 mp_memory_estimate_plan (const char *planner, guint64 n_records)
 {
   guint64 per_record = PLAN_DEFAULT_PER_RECORD;
@@ -162,10 +178,11 @@ guint64
 mp_memory_estimate_import (guint64 n_records, guint64 text_bytes, guint64 text_lines,
                            gboolean csv)
 {
-  if (csv)
-    return n_records * IMPORT_CSV_PER_RECORD + text_bytes * IMPORT_CSV_PER_BYTE;
-  return n_records * IMPORT_JSON_PER_RECORD + text_lines * IMPORT_JSON_PER_LINE +
-         text_bytes * IMPORT_JSON_PER_BYTE;
+  guint64 text = csv ? n_records * IMPORT_CSV_PER_RECORD + text_bytes * IMPORT_CSV_PER_BYTE
+                     : n_records * IMPORT_JSON_PER_RECORD + text_lines * IMPORT_JSON_PER_LINE +
+                         text_bytes * IMPORT_JSON_PER_BYTE;
+
+  return MIN (text, IMPORT_BUFFER);
 }
 
 guint64

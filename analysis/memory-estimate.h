@@ -25,13 +25,21 @@ guint64  mp_memory_estimate_load    (const char *path, guint64 file_size);
 MP_AVAILABLE_IN_1_0
 gboolean mp_memory_check_load       (const char *path, guint64 limit, guint64 *estimate,
                                      GError **error);
+/* A Chrome trace of length bytes that the streaming reader does not take
+ * (fields of other types, or not well-formed JSON) read the old way: held
+ * whole with its events read one at a time through json-c, or (tree) as
+ * one json-c tree, the reader of last resort for a document that is not
+ * well-formed, for its error message. */
+MP_AVAILABLE_IN_1_0
+guint64  mp_memory_estimate_chrome_fallback (guint64 length, gboolean tree);
 /* Running planner on n_records records, above what loading took, the plan
  * included. */
 MP_AVAILABLE_IN_1_0
 guint64  mp_memory_estimate_plan    (const char *planner, guint64 n_records);
 /* import: writing n_records allocations as JSON, whose ops and stack
  * frames hold text_bytes bytes in text_lines lines, or (csv) as CSV, whose
- * op names hold text_bytes bytes. */
+ * op names hold text_bytes bytes: the text, or the few MiB of buffer it
+ * goes through to the file when it is longer. */
 MP_AVAILABLE_IN_1_0
 guint64  mp_memory_estimate_import  (guint64 n_records, guint64 text_bytes, guint64 text_lines,
                                      gboolean csv);

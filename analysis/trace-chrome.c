@@ -11,6 +11,7 @@
 #include "pickle.h"
 #include "json-reader.h"
 #include "json-util.h"
+#include "memory-estimate.h"
 #include "trace-private.h"
 
 /* The PyTorch profiler's Chrome trace with profile_memory=True: instant
@@ -1188,10 +1189,26 @@ fast_read (Reader *r, Window *w, GError **error)
   return ok;
 }
 
+/* The fallbacks cost more than the fast path the load estimate counted
+ * on (memory-estimate.c): each is checked again before it starts, in the
+ * words of that check. */
+static gboolean
+check_fallback (const char *path, gsize length, gboolean tree, guint64 limit, GError **error)
+{
+  g_autofree char *what = NULL;
+
+  if (limit == G_MAXUINT64)
+    return TRUE;
+  what = g_strdup_printf ("%s: loading %s", path ? path : "<input>",
+                          tree ? "it as one json-c tree (it is not well-formed JSON)"
+                               : "it whole (the streaming reader does not take it)");
+  return mp_memory_check (what, mp_memory_estimate_chrome_fallback (length, tree), limit, error);
+}
+
 /* The reader above the fast path: events one at a time through json-c,
  * or the whole tree when the document is not plain. */
 static TraceFile *
-read_slow (const char *data, gsize length, const char *path, GError **error)
+read_slow (const char *data, gsize length, const char *path, guint64 limit, GError **error)
 {
   g_autoptr (TraceFile) file = mp_trace_file_new (path, length);
   g_autoptr (GHashTable) threads = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -1215,6 +1232,10 @@ read_slow (const char *data, gsize length, const char *path, GError **error)
   /* what the events read so far made goes: the tree reads them again */
   g_array_set_size (stamped, 0);
   g_array_set_size (slices, 0);
+  /* json-c refuses what is too large or not UTF-8 before any tree */
+  if (length <= G_MAXINT && g_utf8_validate_len (data, length, NULL) &&
+      !check_fallback (path, length, TRUE, limit, error))
+    return NULL;
   if (!(root = mp_json_parse (data, length, path, error)))
     return NULL;
   events = root;
@@ -1269,7 +1290,8 @@ read_fast (Window *w, gsize length, const char *path, gboolean *gave_up, GError 
 }
 
 TraceFile *
-mp_trace_parse_chrome (const char *data, gsize length, const char *path, GError **error)
+mp_trace_parse_chrome (const char *data, gsize length, const char *path, guint64 max_memory,
+                       GError **error)
 {
   Window     w = { NULL, NULL, NULL, (char *) data, length, length, TRUE };
   TraceFile *file;
@@ -1277,7 +1299,7 @@ mp_trace_parse_chrome (const char *data, gsize length, const char *path, GError 
 
   if (fast_path && length <= G_MAXINT && (file = read_fast (&w, length, path, &gave_up, error)))
     return file;
-  return gave_up ? read_slow (data, length, path, error) : NULL;
+  return gave_up ? read_slow (data, length, path, max_memory, error) : NULL;
 }
 
 typedef struct
@@ -1304,7 +1326,8 @@ read_from_file (gpointer data, guint8 *buf, gsize n, GError **error)
 /* Reads through a window (4 MiB); when the fast path gives up the file is
  * read whole, as before, for the reader above and its messages. */
 static TraceFile *
-read_stream (MpPickleRead read, gpointer source, gsize length, const char *path, GError **error)
+read_stream (MpPickleRead read, gpointer source, gsize length, const char *path,
+             guint64 max_memory, GError **error)
 {
   g_autofree char *data = NULL;
   Window           w = { read, source, NULL, NULL, window_size, 0, FALSE };
@@ -1319,21 +1342,24 @@ read_stream (MpPickleRead read, gpointer source, gsize length, const char *path,
     }
   if (file || !gave_up)
     return file;
-  if (!mp_read_file (path, &data, &length, error))
+  if (!check_fallback (path, length, FALSE, max_memory, error) ||
+      !mp_read_file (path, &data, &length, error))
     return NULL;
-  return read_slow (data, length, path, error);
+  return read_slow (data, length, path, max_memory, error);
 }
 
 TraceFile *
-mp_trace_read_chrome (FILE *in, gsize length, const char *path, GError **error)
+mp_trace_read_chrome (FILE *in, gsize length, const char *path, guint64 max_memory,
+                      GError **error)
 {
   FileSource source = { in, path };
 
-  return read_stream (read_from_file, &source, length, path, error);
+  return read_stream (read_from_file, &source, length, path, max_memory, error);
 }
 
 TraceFile *
-mp_trace_read_chrome_gzip (MpGzipReader *in, gsize length, const char *path, GError **error)
+mp_trace_read_chrome_gzip (MpGzipReader *in, gsize length, const char *path,
+                           guint64 max_memory, GError **error)
 {
-  return read_stream (mp_gzip_reader_read, in, length, path, error);
+  return read_stream (mp_gzip_reader_read, in, length, path, max_memory, error);
 }

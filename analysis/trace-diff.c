@@ -538,14 +538,19 @@ mp_trace_diff_files (const char *path_a, const char *path_b,
 {
   g_autoptr (GHashTable) strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   Side         sides[2] = { { { 0 } }, { { 0 } } };
-  Load         loads[2] = { { path_a, input_options, NULL, NULL },
-                            { path_b, input_options, NULL, NULL } };
+  MpInputOptions inputs = { { 0 } };
+  Load         loads[2] = { { path_a, &inputs, NULL, NULL }, { path_b, &inputs, NULL, NULL } };
   guint64      estimates[2] = { 0, 0 };
   MpTraceDiff *diff = NULL;
   guint64      limit = options ? options->max_memory : 0;
   gboolean     both = TRUE;
   guint        done = 0;
 
+  if (input_options)
+    inputs = *input_options;
+  /* the Chrome trace reader checks its costlier fallbacks by it too */
+  if (inputs.trace.max_memory == 0)
+    inputs.trace.max_memory = limit;
   if (limit != G_MAXUINT64)
     {
       for (guint i = 0; i < 2; i++)

@@ -69,8 +69,9 @@ gboolean     mp_trace_file_intern  (TraceFile *file, char *text, const char **ou
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceFile, mp_trace_file_free)
 
+/* max_memory: MpTraceOptions' */
 TraceFile   *mp_trace_parse_chrome   (const char *data, gsize length, const char *path,
-                                      GError **error);
+                                      guint64 max_memory, GError **error);
 TraceFile   *mp_trace_parse_snapshot (const char *data, gsize length, const char *path,
                                       GError **error);
 /* The same read from in as it goes (length: the file's size), so a
@@ -81,10 +82,12 @@ TraceFile   *mp_trace_read_snapshot  (FILE *in, gsize length, const char *path, 
 TraceFile   *mp_trace_read_snapshot_gzip (MpGzipReader *in, gsize length, const char *path,
                                           GError **error);
 /* A Chrome trace the same way: read as it goes (as it inflates), never
- * held whole unless it is not plain JSON. */
-TraceFile   *mp_trace_read_chrome      (FILE *in, gsize length, const char *path, GError **error);
+ * held whole unless it is not plain JSON, and then only once its cost is
+ * checked against max_memory (MpTraceOptions'). */
+TraceFile   *mp_trace_read_chrome      (FILE *in, gsize length, const char *path,
+                                        guint64 max_memory, GError **error);
 TraceFile   *mp_trace_read_chrome_gzip (MpGzipReader *in, gsize length, const char *path,
-                                        GError **error);
+                                        guint64 max_memory, GError **error);
 /* For tests: the Chrome reader without its fast path (on FALSE), or with
  * a window of that many bytes (0: the usual 4 MiB). */
 void         mp_trace_chrome_set_fast_path (gboolean on, gsize window);

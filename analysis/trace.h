@@ -49,6 +49,11 @@ typedef struct
 {
   const char *device;            /* NULL: the first CUDA device with events, else the CPU */
   gboolean    drop_pre_existing; /* leave out blocks allocated before the trace began */
+  /* a Chrome trace the streaming reader does not take is read whole, at a
+   * higher cost (mp_memory_estimate_chrome_fallback), refused first when
+   * that is over this (--max-memory); 0: the memory available,
+   * G_MAXUINT64: no check */
+  guint64     max_memory;
 } MpTraceOptions;
 
 typedef struct
@@ -149,6 +154,17 @@ char         *mp_trace_to_json        (const MpTrace *trace, const MpGraph *grap
                                        const MpLifetimes *lifetimes);
 MP_AVAILABLE_IN_1_0
 char         *mp_trace_to_csv         (const MpTrace *trace, const MpGraph *graph);
+/* The same written to path as it is produced, never held whole (a 564 MB
+ * snapshot's records are 906 MB of JSON): mp_write_file_stream's rule, a
+ * file replaced only once all of it is written, NULL or "-" standard
+ * output; errors name path. */
+MP_AVAILABLE_IN_1_0
+gboolean      mp_trace_write_json     (const char *path, const MpTrace *trace,
+                                       const MpGraph *graph, const MpLifetimes *lifetimes,
+                                       GError **error);
+MP_AVAILABLE_IN_1_0
+gboolean      mp_trace_write_csv      (const char *path, const MpTrace *trace,
+                                       const MpGraph *graph, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTrace, mp_trace_free)
 

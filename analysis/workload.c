@@ -115,6 +115,9 @@ mp_workload_open (const char *path, const MpWorkloadOptions *options, GError **e
       input_options = options->input;
       if (input_options.onnx.max_memory == 0 && limit != G_MAXUINT64)
         input_options.onnx.max_memory = limit;
+      /* and the Chrome trace reader its fallbacks, which cost more */
+      if (input_options.trace.max_memory == 0)
+        input_options.trace.max_memory = limit;
     }
   if (!(input = mp_input_load (path, options ? &input_options : NULL, error)))
     return NULL;

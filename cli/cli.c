@@ -151,6 +151,9 @@ mp_cli_check_output (const char *path, GError **error)
 {
   GStatBuf st;
 
+  /* standard output */
+  if (path == NULL || g_str_equal (path, "-"))
+    return TRUE;
   return check_output (path, &st, error);
 }
 

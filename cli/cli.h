@@ -58,7 +58,7 @@ gboolean mp_cli_output_bytes (const char *path, const char *data, gsize length, 
  * FALSE when standard output cannot take it, which it has reported. */
 gboolean mp_cli_flush_stdout (void);
 /* mp_cli_output's refusals alone (an input file, a directory), for writers
- * of their own. */
+ * of their own; NULL and "-" (standard output) pass. */
 gboolean mp_cli_check_output (const char *path, GError **error);
 /* An input named by an option rather than by position (exec --plan), which
  * -o must not replace either. */

@@ -193,6 +193,59 @@ test_device (Fixture *f, gconstpointer data)
   g_assert_true (S_ISCHR (st.st_mode));
 }
 
+/* import writes its records as it formats them (issue 31): to a file, to
+ * standard output and with -o - alike, byte for byte; a folder that does
+ * not exist and a full device are refused by name, with nothing made and
+ * the old file kept. */
+static void
+test_import_stream (Fixture *f, gconstpointer data)
+{
+  g_autofree char *trace = test_fixture_path ("trace-two-devices.json");
+  g_autofree char *missing = g_build_filename (f->dir, "missing", NULL);
+  const char      *formats[] = { "json", "csv" };
+
+  g_assert_true (g_file_set_contents (f->out, "old", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      const TestCliOptions options = { .cwd = f->dir };
+      const char *to_stdout[] = { "import", trace, "-f", formats[i], NULL };
+      const char *to_dash[] = { "import", trace, "-f", formats[i], "-o", "-", NULL };
+      g_autofree char *out1 = NULL, *out2 = NULL, *text = NULL, *expected = NULL;
+
+      cli (f, "import", trace, "-f", formats[i], "-o", "records", NULL);
+      g_assert_cmpint (f->status, ==, 0);
+      g_assert_cmpstr (f->err, ==, "");
+      text = g_build_filename (f->dir, "records", NULL);
+      g_assert_cmpint (test_run_cli_full (&options, to_stdout, &out1, NULL), ==, 0);
+      g_assert_cmpint (test_run_cli_full (&options, to_dash, &out2, NULL), ==, 0);
+      g_assert_cmpstr (out1, ==, out2);
+      g_free (g_steal_pointer (&out2));
+      out2 = contents (text);
+      g_assert_cmpstr (out1, ==, out2);
+      g_assert_true (g_str_has_prefix (out1, i ? "id,lower,upper" : "{\n  \"format\": "
+                                                                    "\"memplan.trace/1\""));
+      g_assert_cmpint (g_remove (text), ==, 0);
+
+      cli (f, "import", trace, "-f", formats[i], "-o", "missing/records", NULL);
+      g_assert_cmpint (f->status, ==, 2);
+      expected = g_strdup_printf ("memplan-cli: missing/records: cannot write the output: "
+                                  "folder 'missing' does not exist\n");
+      g_assert_cmpstr (f->err, ==, expected);
+      g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+      g_clear_pointer (&expected, g_free);
+
+      cli (f, "import", trace, "-f", formats[i], "-o", "/dev/full", NULL);
+      g_assert_cmpint (f->status, ==, 2);
+      expected = g_strdup_printf ("memplan-cli: /dev/full: cannot write the file: %s\n",
+                                  g_strerror (ENOSPC));
+      g_assert_cmpstr (f->err, ==, expected);
+    }
+  g_free (g_steal_pointer (&missing));
+  missing = contents (f->out);
+  g_assert_cmpstr (missing, ==, "old");
+  assert_files (f, 2);
+}
+
 /* -o over an existing file keeps its permissions; through a symbolic link
  * it replaces the link's target and the link stays. */
 static void
@@ -505,8 +558,15 @@ test_output_rule_cli (Fixture *f, gconstpointer data)
     { "graph.json", "{\"format\":\"memplan.graph/1\"", { "gen", "resnet50", "-o", "@" } },
     { "report.json", "{", { "suite", "teaching.json", "-p", "naive", "-o", "@" } },
     { "compare.txt", "BASE: r.json", { "compare", "r.json", "r.json", "-o", "@" } },
+    /* streamed as written (issue 31) */
+    { "records.json", "{\n  \"format\"", { "import", "trace.json", "-o", "@" } },
+    { "records.csv", "id,lower,upper", { "import", "trace.json", "-f", "csv", "-o", "@" } },
   };
+  g_autofree char *trace = test_fixture_path ("trace-two-devices.json");
+  g_autofree char *text = contents (trace);
+  g_autofree char *copy = g_build_filename (f->dir, "trace.json", NULL);
 
+  g_assert_true (g_file_set_contents (copy, text, -1, NULL));
   cli (f, "suite", "teaching.json", "-p", "naive", "-o", "r.json", NULL);
   g_assert_cmpint (f->status, ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (writers); i++)
@@ -547,6 +607,8 @@ main (int argc, char **argv)
   g_test_add ("/cli-output/refuse-directory", Fixture, NULL, fixture_set_up,
               test_refuse_directory, fixture_tear_down);
   g_test_add ("/cli-output/device", Fixture, NULL, fixture_set_up, test_device, fixture_tear_down);
+  g_test_add ("/cli-output/import-stream", Fixture, NULL, fixture_set_up, test_import_stream,
+              fixture_tear_down);
   g_test_add ("/cli-output/socket", Fixture, NULL, fixture_set_up, test_output_socket,
               fixture_tear_down);
   g_test_add ("/cli-output/dev-stdout", Fixture, NULL, fixture_set_up, test_dev_stdout,

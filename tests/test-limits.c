@@ -490,14 +490,15 @@ test_cli_memory_estimate_import_exec (void)
   g_autofree char *graph = test_data_path ("teaching.json");
   g_autofree char *snapshot = test_fixture_path ("snapshot.pickle");
   /* the snapshot is 984 bytes, 7 bytes of memory each; its 4 records
-   * written as JSON take 2816 bytes each, plus 128 per line and 3 per byte
-   * of their ops and frames (5 lines, 96 bytes). Every planner: 320 bytes
-   * per record at most, 24 per record and plan. */
+   * written as JSON go through a buffer that holds their text, 384 bytes
+   * each, plus 16 per line and 2 per byte of their ops and frames (5
+   * lines, 96 bytes). Every planner: 320 bytes per record at most, 24 per
+   * record and plan. */
   const struct { const char *args[8]; const char *file; const char *err; } cases[] = {
     { { "import", snapshot, "--max-memory", "1K" }, snapshot,
       "loading needs about 6.73 KiB of memory, more than the limit of 1.00 KiB" },
-    { { "import", snapshot, "--max-memory", "16K" }, snapshot,
-      "writing 4 records needs about 18.6 KiB of memory, more than the limit of 16.0 KiB" },
+    { { "import", snapshot, "--max-memory", "8K" }, snapshot,
+      "writing 4 records needs about 8.49 KiB of memory, more than the limit of 8.00 KiB" },
     { { "exec", graph, "-b", "cpu", "--max-memory", "1K" }, graph,
       "loading needs about 7.38 KiB of memory, more than the limit of 1.00 KiB" },
     { { "exec", graph, "-b", "cpu", "--max-memory", "8K" }, graph,
@@ -506,8 +507,8 @@ test_cli_memory_estimate_import_exec (void)
       "--max-memory takes a size such as 512M or 8G, not '12Q'" },
   };
   const char *fine[][10] = {
-    { "import", snapshot, "--max-memory", "40K" },
-    { "import", snapshot, "-f", "csv", "--max-memory", "20K" },
+    { "import", snapshot, "--max-memory", "9K" },
+    { "import", snapshot, "-f", "csv", "--max-memory", "8K" },
     { "exec", graph, "-b", "cpu", "--max-memory", "12K" },
     { "exec", graph, "-b", "cpu", "-p", "naive", "--max-memory", "8K" },
   };

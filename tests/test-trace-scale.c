@@ -263,6 +263,98 @@ test_gzip_estimate (void)
   g_free (paths[2]);
 }
 
+/* Opens path under limit: NULL with the refusal's message in *message. */
+static MpWorkload *
+open_under (const char *path, guint64 limit, char **message)
+{
+  MpWorkloadOptions  o = { .max_memory = limit };
+  g_autoptr (GError) error = NULL;
+  MpWorkload        *w = mp_workload_open (path, &o, &error);
+
+  g_assert_true ((w == NULL) == (error != NULL));
+  *message = error ? g_strdup (error->message) : NULL;
+  return w;
+}
+
+static void
+assert_refused (const char *path, guint64 limit, const char *how, guint64 need)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *need_text = mp_format_bytes (need);
+  g_autofree char *have = mp_format_bytes (limit);
+  g_autofree char *expect = g_strdup_printf ("%s: loading %s needs about %s of memory, more than "
+                                             "the limit of %s set by --max-memory", path, how,
+                                             need_text, have);
+
+  g_assert_null (open_under (path, limit, &message));
+  g_assert_cmpstr (message, ==, expect);
+}
+
+/* The Chrome trace's estimate is the streaming reader's, a byte of memory
+ * a byte of trace: a generated one loads under a limit of its own size
+ * (the whole tree's 17 bytes a byte refused it). One the streaming reader
+ * does not take (a "pid" that is an object) is checked again before it is
+ * read whole, at 2 bytes a byte, and one that is not well-formed (cut
+ * short) before json-c's tree, at 17, plain and gzip alike, in the same
+ * words, naming the file and the limit. */
+static void
+test_chrome_estimate (void)
+{
+  g_autofree char *path = generate (mp_gen_torch_trace, 20000, FALSE, "t.json");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *text = NULL;
+  g_autofree char *message = NULL;
+  g_autoptr (MpWorkload) w = NULL;
+  g_autoptr (GString) odd = NULL;
+  gsize            length;
+  guint            n_allocations;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  w = open_under (path, length, &message);
+  g_assert_null (message);
+  n_allocations = w->trace->n_allocations;
+  g_assert_cmpuint (n_allocations, >, 1000);
+  g_clear_pointer (&w, mp_workload_unref);
+  odd = g_string_new_len (text, length);
+  g_assert_nonnull (strstr (odd->str, "\"pid\": 1,"));
+  g_string_insert (odd, strstr (odd->str, "\"pid\": 1,") - odd->str + 7, "{\"x\": ");
+  g_string_insert (odd, strstr (odd->str, "\"pid\": {\"x\": 1,") - odd->str + 14, "}");
+  g_assert_nonnull (strstr (odd->str, "\"pid\": {\"x\": 1},"));
+  for (guint gz = 0; gz < 2; gz++)
+    {
+      g_autofree char *odd_path = g_build_filename (dir, gz ? "odd.json.gz" : "odd.json", NULL);
+      g_autofree char *cut_path = g_build_filename (dir, gz ? "cut.json.gz" : "cut.json", NULL);
+      gsize            cut = odd->len / 2;
+
+      if (gz)
+        {
+          write_gzip (odd_path, odd->str, odd->len);
+          write_gzip (cut_path, odd->str, cut);
+        }
+      else
+        {
+          g_assert_true (g_file_set_contents (odd_path, odd->str, odd->len, NULL));
+          g_assert_true (g_file_set_contents (cut_path, odd->str, cut, NULL));
+        }
+      assert_refused (odd_path, odd->len * 3 / 2, "it whole (the streaming reader does not "
+                      "take it)", 2 * odd->len);
+      w = open_under (odd_path, 2 * odd->len, &message);
+      g_assert_null (message);
+      g_assert_cmpuint (w->trace->n_allocations, ==, n_allocations);
+      g_clear_pointer (&w, mp_workload_unref);
+      assert_refused (cut_path, 4 * cut, "it as one json-c tree (it is not well-formed JSON)",
+                      17 * cut);
+      /* under enough memory, json-c's words for what is wrong */
+      g_assert_null (open_under (cut_path, 17 * cut, &message));
+      g_assert_true (g_str_has_prefix (message, cut_path));
+      g_assert_nonnull (strstr (message, "truncated JSON"));
+      g_clear_pointer (&message, g_free);
+      g_assert_cmpint (g_remove (odd_path), ==, 0);
+      g_assert_cmpint (g_remove (cut_path), ==, 0);
+    }
+  test_tmp_remove (path);
+}
+
 /* A CPU profiler trace of the same step run 1 or 5 times: twenty
  * allocations of 4 to 20 KiB, each freed five allocations later. reuse: malloc hands the
  * same addresses out each step; else each step gets fresh ones. */
@@ -349,6 +441,7 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/trace-scale/protocols", test_protocols);
   g_test_add_func ("/analysis/trace-scale/out-of-band", test_out_of_band);
   g_test_add_func ("/analysis/trace-scale/gzip-estimate", test_gzip_estimate);
+  g_test_add_func ("/analysis/trace-scale/chrome-estimate", test_chrome_estimate);
   g_test_add_func ("/analysis/trace-scale/cpu-steps", test_cpu_steps);
   return g_test_run ();
 }
