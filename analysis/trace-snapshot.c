@@ -140,14 +140,46 @@ found (const MpPickleValue *dict, const char *key)
   return v ? mp_pickle_type_name (v) : "nothing";
 }
 
+static gboolean
+key_is (const MpPickleValue *k, const char *key, gsize len)
+{
+  return k->type == MP_PICKLE_STRING && k->len == len && memcmp (k->str, key, len) == 0;
+}
+
+/* A frame dict's "name", "filename" and "line" in one pass over its keys
+ * (the first of equal keys, as mp_pickle_get finds); a frame is a few
+ * keys, a big dict goes through mp_pickle_get's index. */
+static void
+frame_fields (const MpPickleValue *f, const MpPickleValue **name, const MpPickleValue **file,
+              const MpPickleValue **line)
+{
+  *name = *file = *line = NULL;
+  if (f->type != MP_PICKLE_DICT || f->items.len / 2 >= 8)
+    {
+      *name = mp_pickle_get (f, "name");
+      *file = mp_pickle_get (f, "filename");
+      *line = mp_pickle_get (f, "line");
+      return;
+    }
+  for (guint i = 0; i + 1 < f->items.len; i += 2)
+    {
+      const MpPickleValue *k = f->items.pdata[i], *v = f->items.pdata[i + 1];
+
+      if (!*name && key_is (k, "name", 4))
+        *name = v;
+      else if (!*file && key_is (k, "filename", 8))
+        *file = v;
+      else if (!*line && key_is (k, "line", 4))
+        *line = v;
+    }
+}
+
 /* "name (file:line)", interned: a frame dict the memo shares between
  * stacks is read once and leaves its text behind */
 static gboolean
 frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
 {
-  const MpPickleValue *name = mp_pickle_get (f, "name");
-  const MpPickleValue *file = mp_pickle_get (f, "filename");
-  const MpPickleValue *line = mp_pickle_get (f, "line");
+  const MpPickleValue *name, *file, *line;
   FrameKey             key = { NULL, NULL, 0 };
   GString             *s = r->text;
 
@@ -156,6 +188,7 @@ frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
       *out = f->str ? f->str : "? (?:0)";
       return TRUE;
     }
+  frame_fields (f, &name, &file, &line);
   key.name = name && name->type == MP_PICKLE_STRING ? name : NULL;
   key.file = file && file->type == MP_PICKLE_STRING ? file : NULL;
   key.line = line && line->type == MP_PICKLE_INT ? line->i : 0;
