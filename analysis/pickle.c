@@ -6,6 +6,10 @@
 #include "graph-private.h"
 #include "pickle.h"
 
+#define POOL_FIRST   4
+#define POOL_CLASSES 7 /* 4 to 256 pointers */
+#define POOL_MAX     (POOL_FIRST << (POOL_CLASSES - 1))
+
 struct _MpPickle
 {
   GPtrArray     *slabs;  /* arrays of values, slab_size (i) each: every value, what the
@@ -18,6 +22,10 @@ struct _MpPickle
   gpointer       reader; /* while parsing */
   MpPickleValue **work;  /* value_unref's, kept between calls */
   guint           work_cap;
+  /* item arrays of POOL_FIRST << c pointers put back, linked through their
+   * first pointer: a snapshot makes and drops one per frame dict, tens of
+   * millions, and malloc's own bookkeeping was a tenth of the time */
+  gpointer        pool[POOL_CLASSES];
 };
 
 /* A MARK: the stack's length when it was pushed, how many of the items
@@ -25,9 +33,11 @@ struct _MpPickle
  * the places below which the sink was shown them. */
 typedef struct
 {
-  guint from;
-  guint stand_ins;
-  guint offered_to;
+  guint    from;
+  guint    stand_ins;
+  guint    offered_to;
+  gboolean in_list; /* a list below it: only then is anything offered early (a
+                     * value below a MARK stays until the MARK goes) */
 } Mark;
 
 typedef struct
@@ -50,7 +60,8 @@ typedef struct
   guint          stack_len, stack_cap;
   Mark          *marks;
   guint          n_marks, marks_cap;
-  GPtrArray     *memo;   /* index -> value, or a consumed value's text tagged (MEMO_TEXT) */
+  gpointer      *memo;   /* index -> value, or a consumed value's text tagged (MEMO_TEXT) */
+  guint          memo_len, memo_cap;
   GHashTable    *memo_far; /* index -> value, for indices past the array */
   guint64        memo_count; /* slots filled: MEMOIZE's next index */
   guint64        copies_left; /* items REDUCE may still copy */
@@ -87,14 +98,75 @@ is_container (const MpPickleValue *v)
   return v->type == MP_PICKLE_LIST || v->type == MP_PICKLE_TUPLE || v->type == MP_PICKLE_DICT;
 }
 
+/* The class of an item array's capacity, a power of two up to POOL_MAX. */
+static inline guint
+pool_class (guint cap)
+{
+  return g_bit_storage (cap / POOL_FIRST) - 1; /* a builtin, unlike g_bit_nth_msf */
+}
+
+static void
+items_release (MpPickle *pickle, MpPickleItems *items)
+{
+  if (items->cap > POOL_MAX || items->pdata == NULL)
+    {
+      g_free (items->pdata);
+      return;
+    }
+  *(gpointer *) items->pdata = pickle->pool[pool_class (items->cap)];
+  pickle->pool[pool_class (items->cap)] = items->pdata;
+}
+
+/* Room for need items in all: pooled arrays up to POOL_MAX, growing by
+ * doubling past it. */
+static void
+items_reserve (MpPickle *pickle, MpPickleItems *items, guint need)
+{
+  MpPickleItems old = *items;
+  guint         cap;
+
+  if (need <= items->cap)
+    return;
+  if (need > POOL_MAX)
+    {
+      cap = MAX (need, items->cap * 2);
+      if (old.cap > POOL_MAX)
+        {
+          items->pdata = g_renew (MpPickleValue *, items->pdata, cap);
+          items->cap = cap;
+          return;
+        }
+      items->pdata = g_new (MpPickleValue *, cap);
+    }
+  else
+    {
+      guint c;
+
+      cap = MAX (need, POOL_FIRST);
+      cap = 1u << g_bit_storage (cap - 1);
+      c = pool_class (cap);
+      if (pickle->pool[c])
+        {
+          items->pdata = pickle->pool[c];
+          pickle->pool[c] = *(gpointer *) items->pdata;
+        }
+      else
+        items->pdata = g_new (MpPickleValue *, cap);
+    }
+  items->cap = cap;
+  if (old.len)
+    memcpy (items->pdata, old.pdata, old.len * sizeof (MpPickleValue *));
+  items_release (pickle, &old);
+}
+
 /* Frees what v holds, not its items (values of their own). */
 static void
-value_clear (MpPickleValue *v)
+value_clear (MpPickle *pickle, MpPickleValue *v)
 {
   if (v->type == MP_PICKLE_STRING || v->type == MP_PICKLE_GLOBAL)
     g_free (v->str);
   else if (is_container (v))
-    g_free (v->items.pdata);
+    items_release (pickle, &v->items);
   g_clear_pointer (&v->index, g_hash_table_unref);
 }
 
@@ -102,7 +174,7 @@ value_clear (MpPickleValue *v)
 static void
 value_free (MpPickle *pickle, MpPickleValue *v)
 {
-  value_clear (v);
+  value_clear (pickle, v);
   v->type = MP_PICKLE_FREE;
   pickle->free_values[pickle->n_free++] = v;
 }
@@ -169,8 +241,16 @@ mp_pickle_free (MpPickle *pickle)
 
       for (guint k = 0; k < slab_size (i); k++)
         if (slab[k].type != MP_PICKLE_FREE)
-          value_clear (&slab[k]);
+          value_clear (pickle, &slab[k]);
     }
+  for (guint c = 0; c < POOL_CLASSES; c++)
+    while (pickle->pool[c])
+      {
+        gpointer next = *(gpointer *) pickle->pool[c];
+
+        g_free (pickle->pool[c]);
+        pickle->pool[c] = next;
+      }
   g_clear_pointer (&pickle->slabs, g_ptr_array_unref);
   g_free (pickle->work);
   g_free (pickle->free_values);
@@ -189,14 +269,11 @@ mp_pickle_root (const MpPickle *pickle)
   return pickle->root;
 }
 
-static void
-items_add (MpPickleItems *items, MpPickleValue *item)
+static inline void
+items_add (MpPickle *pickle, MpPickleItems *items, MpPickleValue *item)
 {
-  if (items->len == items->cap)
-    {
-      items->cap = MAX (4, items->cap * 2);
-      items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
-    }
+  if (G_UNLIKELY (items->len == items->cap))
+    items_reserve (pickle, items, items->len + 1);
   items->pdata[items->len++] = item;
 }
 
@@ -287,9 +364,9 @@ fill (Reader *r, gsize n, GError **error)
 }
 
 static gboolean
-take (Reader *r, gsize n, const guint8 **out, GError **error)
+take_slow (Reader *r, gsize n, const guint8 **out, GError **error)
 {
-  if (!fill (r, n, error))
+  if (!fill_window (r, n, error))
     return FALSE;
   if (n > r->length - r->pos)
     {
@@ -306,6 +383,19 @@ take (Reader *r, gsize n, const guint8 **out, GError **error)
   return TRUE;
 }
 
+/* n bytes of the input, at hand without a call in the common case */
+static inline gboolean
+take (Reader *r, gsize n, const guint8 **out, GError **error)
+{
+  if (G_LIKELY (n <= r->length - r->pos))
+    {
+      *out = r->data + r->pos;
+      r->pos += n;
+      return TRUE;
+    }
+  return take_slow (r, n, out, error);
+}
+
 static const guint8 *
 find_newline (Reader *r, GError **error)
 {
@@ -317,7 +407,7 @@ find_newline (Reader *r, GError **error)
   return nl;
 }
 
-static gboolean
+static inline gboolean
 take_uint (Reader *r, guint n, guint64 *value, GError **error)
 {
   const guint8 *p;
@@ -415,11 +505,7 @@ append_items (Reader *r, MpPickleValue *container, guint from)
   MpPickleItems *items = &container->items;
   guint          n = r->stack_len - from;
 
-  if (items->cap - items->len < n)
-    {
-      items->cap = MAX (items->len + n, items->cap * 2);
-      items->pdata = g_renew (MpPickleValue *, items->pdata, items->cap);
-    }
+  items_reserve (r->pickle, items, items->len + n);
   if (n == 0) /* pdata may be NULL: memcpy's pointers must not be */
     return;
   memcpy (items->pdata + items->len, r->stack + from, n * sizeof (MpPickleValue *));
@@ -445,7 +531,7 @@ add_to_list (Reader *r, MpPickleValue *list, MpPickleValue *item, GError **error
       case MP_PICKLE_KEEP:
         break;
       }
-  items_add (&list->items, item);
+  items_add (r->pickle, &list->items, item);
   return TRUE;
 }
 
@@ -467,7 +553,7 @@ append_to_list (Reader *r, MpPickleValue *list, guint from, GError **error)
           value_unref (r->pickle, item);
         }
       else if (item->offered && item->type == MP_PICKLE_DICT)
-        items_add (&list->items, item); /* the sink kept it already */
+        items_add (r->pickle, &list->items, item); /* the sink kept it already */
       else if (!add_to_list (r, list, item, error))
         return FALSE;
     }
@@ -626,13 +712,13 @@ reduce (Reader *r, GError **error)
               if (pair->type != MP_PICKLE_TUPLE || pair->items.len != 2)
                 return fail (r, error, "REDUCE at byte %" G_GSIZE_FORMAT " builds a dict from "
                              "something other than pairs", r->op_pos);
-              items_add (&v->items, value_ref (pair->items.pdata[0]));
-              items_add (&v->items, value_ref (pair->items.pdata[1]));
+              items_add (r->pickle, &v->items, value_ref (pair->items.pdata[0]));
+              items_add (r->pickle, &v->items, value_ref (pair->items.pdata[1]));
             }
         }
       else
         for (guint i = 0; i < src->items.len; i++)
-          items_add (&v->items, value_ref (src->items.pdata[i]));
+          items_add (r->pickle, &v->items, value_ref (src->items.pdata[i]));
     }
   push (r, v);
   value_unref (r->pickle, args);
@@ -658,16 +744,21 @@ memo_put (Reader *r, guint64 index, GError **error)
 
   if (v == NULL)
     return FALSE;
-  if (index < r->memo->len)
+  if (index < r->memo_len)
     {
-      old = r->memo->pdata[index];
+      old = r->memo[index];
       memo_slot_clear (r, old);
-      r->memo->pdata[index] = value_ref (v);
+      r->memo[index] = value_ref (v);
       v->memo_slot = index + 1;
     }
-  else if (index == r->memo->len)
+  else if (index == r->memo_len)
     {
-      g_ptr_array_add (r->memo, value_ref (v));
+      if (G_UNLIKELY (r->memo_len == r->memo_cap))
+        {
+          r->memo_cap = MAX (1024, r->memo_cap * 2);
+          r->memo = g_renew (gpointer, r->memo, r->memo_cap);
+        }
+      r->memo[r->memo_len++] = value_ref (v);
       v->memo_slot = index + 1;
     }
   else
@@ -685,7 +776,7 @@ memo_put (Reader *r, guint64 index, GError **error)
 static gboolean
 memo_get (Reader *r, guint64 index, GError **error)
 {
-  gpointer slot = index < r->memo->len ? r->memo->pdata[index]
+  gpointer slot = index < r->memo_len ? r->memo[index]
                   : g_hash_table_lookup (r->memo_far, GSIZE_TO_POINTER ((gsize) index));
   MpPickleValue *v;
 
@@ -710,7 +801,7 @@ mp_pickle_take (MpPickle *pickle, MpPickleValue *item, gconstpointer owner, guin
   if (is_container (item))
     for (guint i = 0; i < item->items.len; i++)
       value_unref (pickle, item->items.pdata[i]);
-  value_clear (item);
+  value_clear (pickle, item);
   item->type = MP_PICKLE_TAKEN_ITEM;
   item->took.owner = owner;
   item->took.id = id;
@@ -722,9 +813,9 @@ mp_pickle_consume (MpPickle *pickle, MpPickleValue *value, const char *text)
   Reader *r = pickle->reader;
 
   g_return_if_fail (((guintptr) text & 1) == 0);
-  if (r == NULL || value->memo_slot == 0 || r->memo->pdata[value->memo_slot - 1] != value)
+  if (r == NULL || value->memo_slot == 0 || r->memo[value->memo_slot - 1] != value)
     return;
-  r->memo->pdata[value->memo_slot - 1] = MEMO_TEXT (text);
+  r->memo[value->memo_slot - 1] = MEMO_TEXT (text);
   value->memo_slot = 0;
   value_unref (pickle, value);
 }
@@ -757,6 +848,16 @@ text_int (Reader *r, GError **error)
   return TRUE;
 }
 
+static inline gboolean
+push_int (Reader *r, gint64 i)
+{
+  MpPickleValue *v = new_value (r, MP_PICKLE_INT);
+
+  v->i = i;
+  push (r, v);
+  return TRUE;
+}
+
 static gboolean
 step (Reader *r, gboolean *done, GError **error)
 {
@@ -772,7 +873,7 @@ step (Reader *r, gboolean *done, GError **error)
     return fail (r, error, "the file ends at byte %" G_GSIZE_FORMAT " before the STOP opcode",
                  r->op_pos);
   r->op = r->data[r->pos++];
-  if (r->sink && r->n_marks && !offer_early (r, error))
+  if (r->sink && r->n_marks && r->marks[r->n_marks - 1].in_list && !offer_early (r, error))
     return FALSE;
   switch (r->op)
     {
@@ -796,7 +897,9 @@ step (Reader *r, gboolean *done, GError **error)
           r->marks_cap = MAX (16, r->marks_cap * 2);
           r->marks = g_renew (Mark, r->marks, r->marks_cap);
         }
-      r->marks[r->n_marks++] = (Mark) { r->stack_len, 0, r->stack_len };
+      r->marks[r->n_marks++] = (Mark) { r->stack_len, 0, r->stack_len,
+                                        r->stack_len > 0 &&
+                                          r->stack[r->stack_len - 1]->type == MP_PICKLE_LIST };
       return TRUE;
     case '0': /* POP */
       if ((v = pop (r, error)) == NULL)
@@ -824,14 +927,11 @@ step (Reader *r, gboolean *done, GError **error)
       push (r, v);
       return TRUE;
     case 'J': /* BININT */
+      return take_uint (r, 4, &n, error) && push_int (r, (gint32) (guint32) n);
     case 'K': /* BININT1 */
+      return take_uint (r, 1, &n, error) && push_int (r, n);
     case 'M': /* BININT2 */
-      if (!take_uint (r, r->op == 'J' ? 4 : r->op == 'K' ? 1 : 2, &n, error))
-        return FALSE;
-      v = new_value (r, MP_PICKLE_INT);
-      v->i = r->op == 'J' ? (gint64) (gint32) (guint32) n : (gint64) n;
-      push (r, v);
-      return TRUE;
+      return take_uint (r, 2, &n, error) && push_int (r, n);
     case 0x8a: /* LONG1 */
     case 0x8b: /* LONG4 */
       if (!take_uint (r, r->op == 0x8a ? 1 : 4, &n, error) || !take (r, n, &p, error))
@@ -895,7 +995,7 @@ step (Reader *r, gboolean *done, GError **error)
             return FALSE;
         v = new_value (r, MP_PICKLE_TUPLE);
         for (guint i = 0; i < k; i++)
-          items_add (&v->items, items[i]);
+          items_add (r->pickle, &v->items, items[i]);
         push (r, v);
         return TRUE;
       }
@@ -945,18 +1045,20 @@ step (Reader *r, gboolean *done, GError **error)
             (container = top (r, error)) == NULL ||
             !expect (r, container, MP_PICKLE_DICT, "a dict", error))
           return FALSE;
-        items_add (&container->items, key);
-        items_add (&container->items, value);
+        items_add (r->pickle, &container->items, key);
+        items_add (r->pickle, &container->items, value);
         return TRUE;
       }
     case 0x94: /* MEMOIZE */
       return memo_put (r, r->memo_count, error);
     case 'q': /* BINPUT */
+      return take_uint (r, 1, &n, error) && memo_put (r, n, error);
     case 'r': /* LONG_BINPUT */
-      return take_uint (r, r->op == 'q' ? 1 : 4, &n, error) && memo_put (r, n, error);
+      return take_uint (r, 4, &n, error) && memo_put (r, n, error);
     case 'h': /* BINGET */
+      return take_uint (r, 1, &n, error) && memo_get (r, n, error);
     case 'j': /* LONG_BINGET */
-      return take_uint (r, r->op == 'h' ? 1 : 4, &n, error) && memo_get (r, n, error);
+      return take_uint (r, 4, &n, error) && memo_get (r, n, error);
     case 'c': /* GLOBAL module\nname\n */
       {
         g_autofree char *module = NULL, *name = NULL;
@@ -999,7 +1101,6 @@ parse (Reader *r, GError **error)
 
   pickle->reader = r;
   r->pickle = pickle;
-  r->memo = g_ptr_array_new ();
   r->memo_far = g_hash_table_new (NULL, NULL);
   r->copies_left = (guint64) r->total * MP_PICKLE_COPIES_PER_BYTE;
 
@@ -1011,7 +1112,7 @@ parse (Reader *r, GError **error)
   g_free (r->stack);
   g_free (r->marks);
   /* what the stack and the memo still hold goes with the pickle */
-  g_ptr_array_unref (r->memo);
+  g_free (r->memo);
   g_hash_table_unref (r->memo_far);
   g_free (r->window);
   pickle->reader = NULL;
@@ -1057,10 +1158,8 @@ mp_pickle_parse (const char *data, gsize length, const char *path, GError **erro
 }
 
 const MpPickleValue *
-mp_pickle_get (const MpPickleValue *dict, const char *key)
+mp_pickle_get_len (const MpPickleValue *dict, const char *key, gsize n)
 {
-  gsize n;
-
   if (dict == NULL || dict->type != MP_PICKLE_DICT)
     return NULL;
   if (dict->items.len / 2 >= INDEX_FROM)
@@ -1081,7 +1180,6 @@ mp_pickle_get (const MpPickleValue *dict, const char *key)
         }
       return g_hash_table_lookup (d->index, key);
     }
-  n = strlen (key);
   for (guint i = 0; i + 1 < dict->items.len; i += 2)
     {
       const MpPickleValue *k = dict->items.pdata[i];

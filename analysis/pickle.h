@@ -4,6 +4,7 @@
 #include "mp-internal.h"
 
 #include <glib.h>
+#include <string.h>
 
 G_BEGIN_DECLS
 
@@ -124,8 +125,15 @@ void                 mp_pickle_take         (MpPickle *pickle, MpPickleValue *it
 /* Keeps value alive until mp_pickle_free, though its container drops it. */
 MpPickleValue       *mp_pickle_hold         (MpPickleValue *value);
 
-/* Dict lookup by string key; NULL when absent or when dict is not a dict. */
-const MpPickleValue *mp_pickle_get        (const MpPickleValue *dict, const char *key);
+/* Dict lookup by string key; NULL when absent or when dict is not a dict.
+ * Inline so that a literal key's length is known when compiling. */
+const MpPickleValue *mp_pickle_get_len    (const MpPickleValue *dict, const char *key,
+                                           gsize len);
+static inline const MpPickleValue *
+mp_pickle_get (const MpPickleValue *dict, const char *key)
+{
+  return mp_pickle_get_len (dict, key, strlen (key));
+}
 /* LIST or TUPLE items; 0 for anything else. */
 guint                mp_pickle_len        (const MpPickleValue *seq);
 const MpPickleValue *mp_pickle_item       (const MpPickleValue *seq, guint index);

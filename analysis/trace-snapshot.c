@@ -28,27 +28,44 @@ typedef struct
   gboolean kept;
 } ListEntries;
 
+/* A frame by the name and file string values it names (held, so their
+ * addresses stay theirs) and its line, with its interned "name
+ * (file:line)": a frame dict of its own per stack, as PyTorch writes them,
+ * is formatted once, and found in one cache line (a GHashTable's key,
+ * hash and value arrays were three misses a frame). */
+typedef struct
+{
+  const MpPickleValue *name, *file;
+  gint64               line;
+  const char          *text;
+} FrameSlot;
+
+typedef struct
+{
+  FrameSlot *slots; /* open addressing, text NULL when free */
+  guint      mask, n;
+} FrameTable;
+
+static void
+frame_table_free (FrameTable *t)
+{
+  g_free (t->slots);
+  g_free (t);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FrameTable, frame_table_free)
+
 typedef struct
 {
   TraceFile  *file;
   const char *path;
   MpPickle   *pickle;
   GHashTable *lists;  /* list value (held) -> ListEntries */
-  GHashTable *frames; /* FrameKey -> interned "name (file:line)" */
+  FrameTable *frames;
   GHashTable *stacks; /* StackKey -> interned stack text */
   GString    *text;   /* scratch: a text before it is interned */
   MpPickleValue *last_list; /* the list of the last entry taken, and its events */
   ListEntries   *last_entries;
 } Reader;
-
-/* A frame by the name and file string values it names (held, so their
- * addresses stay theirs) and its line: a frame dict of its own per stack,
- * as PyTorch writes them, is formatted and hashed once, not per stack. */
-typedef struct
-{
-  const MpPickleValue *name, *file;
-  gint64               line;
-} FrameKey;
 
 /* A stack by its interned frame texts: hashing a few pointers, not the
  * kilobyte of text they join to. */
@@ -58,20 +75,50 @@ typedef struct
   const char *frames[];
 } StackKey;
 
-static guint
-frame_key_hash (gconstpointer p)
+static guint64
+frame_hash (const FrameSlot *k)
 {
-  const FrameKey *k = p;
+  guint64 h = ((guintptr) k->name * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^
+              ((guintptr) k->file * G_GUINT64_CONSTANT (0xc2b2ae3d27d4eb4f)) ^
+              ((guint64) k->line * G_GUINT64_CONSTANT (0x165667b19e3779f9));
 
-  return g_direct_hash (k->name) * 31 + g_direct_hash (k->file) * 17 + (guint) k->line;
+  return h ^ (h >> 29);
 }
 
-static gboolean
-frame_key_equal (gconstpointer a, gconstpointer b)
+/* The slot of k, or the free one where it goes. */
+static FrameSlot *
+frame_slot (Reader *r, const FrameSlot *k)
 {
-  const FrameKey *x = a, *y = b;
+  for (guint64 i = frame_hash (k);; i++)
+    {
+      FrameSlot *s = &r->frames->slots[i & r->frames->mask];
 
-  return x->name == y->name && x->file == y->file && x->line == y->line;
+      if (s->text == NULL ||
+          (s->name == k->name && s->file == k->file && s->line == k->line))
+        return s;
+    }
+}
+
+/* k (with its text) into a free slot, the table at most half full */
+static void
+frame_add (Reader *r, FrameSlot *free_slot, const FrameSlot *k)
+{
+  FrameTable *t = r->frames;
+
+  *free_slot = *k;
+  if (++t->n * 2 <= t->mask + 1)
+    return;
+  {
+    FrameSlot *old = t->slots;
+    guint      n = t->mask + 1;
+
+    t->slots = g_new0 (FrameSlot, n * 2);
+    t->mask = n * 2 - 1;
+    for (guint i = 0; i < n; i++)
+      if (old[i].text)
+        *frame_slot (r, &old[i]) = old[i];
+    g_free (old);
+  }
 }
 
 static guint
@@ -140,15 +187,47 @@ found (const MpPickleValue *dict, const char *key)
   return v ? mp_pickle_type_name (v) : "nothing";
 }
 
+static gboolean
+key_is (const MpPickleValue *k, const char *key, gsize len)
+{
+  return k->type == MP_PICKLE_STRING && k->len == len && memcmp (k->str, key, len) == 0;
+}
+
+/* A frame dict's "name", "filename" and "line" in one pass over its keys
+ * (the first of equal keys, as mp_pickle_get finds); a frame is a few
+ * keys, a big dict goes through mp_pickle_get's index. */
+static void
+frame_fields (const MpPickleValue *f, const MpPickleValue **name, const MpPickleValue **file,
+              const MpPickleValue **line)
+{
+  *name = *file = *line = NULL;
+  if (f->type != MP_PICKLE_DICT || f->items.len / 2 >= 8)
+    {
+      *name = mp_pickle_get (f, "name");
+      *file = mp_pickle_get (f, "filename");
+      *line = mp_pickle_get (f, "line");
+      return;
+    }
+  for (guint i = 0; i + 1 < f->items.len; i += 2)
+    {
+      const MpPickleValue *k = f->items.pdata[i], *v = f->items.pdata[i + 1];
+
+      if (!*name && key_is (k, "name", 4))
+        *name = v;
+      else if (!*file && key_is (k, "filename", 8))
+        *file = v;
+      else if (!*line && key_is (k, "line", 4))
+        *line = v;
+    }
+}
+
 /* "name (file:line)", interned: a frame dict the memo shares between
  * stacks is read once and leaves its text behind */
 static gboolean
 frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
 {
-  const MpPickleValue *name = mp_pickle_get (f, "name");
-  const MpPickleValue *file = mp_pickle_get (f, "filename");
-  const MpPickleValue *line = mp_pickle_get (f, "line");
-  FrameKey             key = { NULL, NULL, 0 };
+  const MpPickleValue *name, *file, *line;
+  FrameSlot            key = { NULL, NULL, 0, NULL }, *slot;
   GString             *s = r->text;
 
   if (f->type == MP_PICKLE_CONSUMED)
@@ -156,10 +235,12 @@ frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
       *out = f->str ? f->str : "? (?:0)";
       return TRUE;
     }
+  frame_fields (f, &name, &file, &line);
   key.name = name && name->type == MP_PICKLE_STRING ? name : NULL;
   key.file = file && file->type == MP_PICKLE_STRING ? file : NULL;
   key.line = line && line->type == MP_PICKLE_INT ? line->i : 0;
-  if (!(*out = g_hash_table_lookup (r->frames, &key)))
+  slot = frame_slot (r, &key);
+  if (!(*out = slot->text))
     {
       g_string_truncate (s, 0);
       g_string_append_len (s, key.name ? key.name->str : "?",
@@ -174,7 +255,8 @@ frame_text (Reader *r, MpPickleValue *f, const char **out, GError **error)
         mp_pickle_hold ((MpPickleValue *) key.name);
       if (key.file)
         mp_pickle_hold ((MpPickleValue *) key.file);
-      g_hash_table_insert (r->frames, g_memdup2 (&key, sizeof key), (gpointer) *out);
+      key.text = *out;
+      frame_add (r, slot, &key);
     }
   mp_pickle_consume (r->pickle, f, *out);
   return TRUE;
@@ -517,14 +599,15 @@ read_snapshot (Input *input, const char *path, GError **error)
   g_autoptr (MpPickle)   pickle = NULL;
   g_autoptr (TraceFile)  file = mp_trace_file_new (path, input->length);
   g_autoptr (GHashTable) lists = g_hash_table_new_full (NULL, NULL, NULL, list_entries_free);
-  g_autoptr (GHashTable) frames = g_hash_table_new_full (frame_key_hash, frame_key_equal, g_free,
-                                                         NULL);
+  g_autoptr (FrameTable) frames = g_new0 (FrameTable, 1);
   g_autoptr (GHashTable) stacks = g_hash_table_new_full (stack_key_hash, stack_key_equal, g_free,
                                                          NULL);
   g_autoptr (GString)    text = g_string_new (NULL);
   Reader                 r = { file, path, NULL, lists, frames, stacks, text };
   const MpPickleValue  *root, *traces, *segments;
 
+  frames->slots = g_new0 (FrameSlot, 256);
+  frames->mask = 255;
   if (input->data)
     pickle = mp_pickle_parse_stream (input->data, input->length, path, take_entry, &r, error);
   else

@@ -185,6 +185,62 @@ test_early_entries (void)
   test_tmp_remove (path);
 }
 
+/* The frames found through the reader's own hash table, grown from 256
+ * slots past 6,000 frames, spell each stack as the pickle does: the set of
+ * the allocations' stacks is the set of "name (file:line)" lines joined
+ * straight from the alloc entries of the whole pickle. */
+static void
+test_frame_table (void)
+{
+  char                  *data = NULL;
+  gsize                  length = 0;
+  FILE                  *out = open_memstream (&data, &length);
+  g_autoptr (GError)     error = NULL;
+  g_autoptr (MpPickle)   pickle = NULL;
+  g_autoptr (MpTrace)    trace = NULL;
+  g_autoptr (GHashTable) want = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) got = g_hash_table_new (g_str_hash, g_str_equal);
+  const MpPickleValue   *list;
+  GHashTableIter         iter;
+  gpointer               key;
+
+  g_assert_true (mp_gen_torch_snapshot (out, 3000, 11, FALSE));
+  g_assert_cmpint (fclose (out), ==, 0);
+  pickle = mp_pickle_parse (data, length, "g.pickle", &error);
+  g_assert_no_error (error);
+  list = mp_pickle_item (mp_pickle_get (mp_pickle_root (pickle), "device_traces"), 0);
+  for (guint i = 0; i < mp_pickle_len (list); i++)
+    {
+      const MpPickleValue *e = mp_pickle_item (list, i);
+      const MpPickleValue *frames = mp_pickle_get (e, "frames");
+      GString             *s;
+
+      if (!g_str_equal (mp_pickle_get (e, "action")->str, "alloc"))
+        continue;
+      s = g_string_new (NULL);
+      for (guint f = 0; f < mp_pickle_len (frames); f++)
+        {
+          const MpPickleValue *frame = mp_pickle_item (frames, f);
+
+          g_string_append_printf (s, "%s%s (%s:%" G_GINT64_FORMAT ")", f ? "\n" : "",
+                                  mp_pickle_get (frame, "name")->str,
+                                  mp_pickle_get (frame, "filename")->str,
+                                  mp_pickle_get (frame, "line")->i);
+        }
+      g_hash_table_add (want, g_string_free (s, FALSE));
+    }
+  trace = mp_trace_parse (data, length, "g.pickle", NULL, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < trace->n_allocations; t++)
+    g_hash_table_add (got, (gpointer) trace->sites[t].frames);
+  g_assert_cmpuint (g_hash_table_size (want), >, 300);
+  g_assert_cmpuint (g_hash_table_size (got), ==, g_hash_table_size (want));
+  g_hash_table_iter_init (&iter, want);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_assert_true (g_hash_table_contains (got, key));
+  free (data);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -193,5 +249,6 @@ main (int argc, char **argv)
   g_test_add_func ("/analysis/snapshot-stream/gzip-trailer-lies", test_gzip_trailer_lies);
   g_test_add_func ("/analysis/snapshot-stream/frame-interning", test_frame_interning);
   g_test_add_func ("/analysis/snapshot-stream/early-entries", test_early_entries);
+  g_test_add_func ("/analysis/snapshot-stream/frame-table", test_frame_table);
   return g_test_run ();
 }
