@@ -142,17 +142,19 @@ cmp_span_start (const void *pa, const void *pb)
   return (a->start > b->start) - (a->start < b->start);
 }
 
-/* Merges the pending spans into the set. */
+/* Merges the waiting spans into the set: a few one by one, more in one
+ * pass over the spans above the lowest of them. */
+#define FLUSH_ONE_BY_ONE 2
 static void
 span_set_flush (MpTimeIndex *index, SpanSet *set)
 {
-  MpSpan *out, *a = set->spans, *p = set->pend;
-  guint   n = 0, i = 0, j = 0, na = set->len, np = set->n_pend;
+  MpSpan *out, *t, *p = set->pend;
+  guint   n, i = 0, nt, np = set->n_pend, lo = 0, hi = set->len;
 
   if (np == 0)
     return;
   set->n_pend = 0;
-  if (np <= 2)
+  if (np <= FLUSH_ONE_BY_ONE)
     {
       for (guint k = 0; k < np; k++)
         span_set_add (set, p[k].start, p[k].end);
@@ -162,27 +164,45 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
     sort_by_start (p, np);
   else
     qsort (p, np, sizeof (MpSpan), cmp_span_start);
-  if (index->cap_merged < na + np)
+  /* spans wholly below the lowest waiting one, not touching it, stay put;
+   * the rest (t) is merged back with the waiting ones */
+  while (lo < hi)
     {
-      index->cap_merged = MAX (na + np, 2 * index->cap_merged);
+      guint mid = lo + (hi - lo) / 2;
+      if (set->spans[mid].end < p[0].start)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  nt = set->len - lo;
+  if (index->cap_merged < nt)
+    {
+      index->cap_merged = MAX (nt, 2 * index->cap_merged);
       index->merged = g_renew (MpSpan, index->merged, index->cap_merged);
     }
-  out = index->merged;
-  for (j = 0; j < np; j++)
+  t = index->merged;
+  memcpy (t, &set->spans[lo], nt * sizeof (MpSpan));
+  if (set->cap < set->len + np)
     {
-      guint lo = i, hi = na;
-
-      /* the set's spans wholly below this one, not touching it, move as a
-       * block */
+      set->cap = MAX (set->len + np, 2 * set->cap);
+      set->spans = g_renew (MpSpan, set->spans, set->cap);
+    }
+  out = set->spans;
+  n = lo;
+  for (guint j = 0; j < np; j++)
+    {
+      /* spans of t wholly below this one, not touching it, move as a block */
+      lo = i;
+      hi = nt;
       while (lo < hi)
         {
           guint mid = lo + (hi - lo) / 2;
-          if (a[mid].end < p[j].start)
+          if (t[mid].end < p[j].start)
             lo = mid + 1;
           else
             hi = mid;
         }
-      memcpy (&out[n], &a[i], (lo - i) * sizeof (MpSpan));
+      memcpy (&out[n], &t[i], (lo - i) * sizeof (MpSpan));
       n += lo - i;
       i = lo;
       /* touching spans join, as span_set_add joins them */
@@ -190,25 +210,15 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
         out[n - 1].end = MAX (out[n - 1].end, p[j].end);
       else
         out[n++] = p[j];
-      while (i < na && a[i].start <= out[n - 1].end)
+      while (i < nt && t[i].start <= out[n - 1].end)
         {
-          out[n - 1].start = MIN (out[n - 1].start, a[i].start);
-          out[n - 1].end = MAX (out[n - 1].end, a[i].end);
+          out[n - 1].start = MIN (out[n - 1].start, t[i].start);
+          out[n - 1].end = MAX (out[n - 1].end, t[i].end);
           i++;
         }
     }
-  memcpy (&out[n], &a[i], (na - i) * sizeof (MpSpan));
-  n += na - i;
-  /* the merged array becomes the set's; its old one the next output */
-  index->merged = set->spans;
-  set->spans = out;
-  set->len = n;
-  {
-    guint cap = set->cap;
-
-    set->cap = index->cap_merged;
-    index->cap_merged = cap;
-  }
+  memcpy (&out[n], &t[i], (nt - i) * sizeof (MpSpan));
+  set->len = n + nt - i;
 }
 
 /* A set waits until a query reads it, or until as many spans wait as it
