@@ -142,6 +142,15 @@ cmp_span_start (const void *pa, const void *pb)
   return (a->start > b->start) - (a->start < b->start);
 }
 
+/* n spans from src + from; either array may be NULL when n is 0, and
+ * memcpy from NULL, or NULL + 0, is undefined in C */
+static inline void
+copy_spans (MpSpan *dst, const MpSpan *src, guint from, guint n)
+{
+  if (n > 0)
+    memcpy (dst, src + from, n * sizeof (MpSpan));
+}
+
 /* Merges the waiting spans into the set: a few one by one, more in one
  * pass over the spans above the lowest of them. */
 #define FLUSH_ONE_BY_ONE 2
@@ -181,7 +190,7 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
       index->merged = g_renew (MpSpan, index->merged, index->cap_merged);
     }
   t = index->merged;
-  memcpy (t, &set->spans[lo], nt * sizeof (MpSpan));
+  copy_spans (t, set->spans, lo, nt);
   if (set->cap < set->len + np)
     {
       set->cap = MAX (set->len + np, 2 * set->cap);
@@ -202,7 +211,7 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
           else
             hi = mid;
         }
-      memcpy (&out[n], &t[i], (lo - i) * sizeof (MpSpan));
+      copy_spans (&out[n], t, i, lo - i);
       n += lo - i;
       i = lo;
       /* touching spans join, as span_set_add joins them */
@@ -217,7 +226,7 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
           i++;
         }
     }
-  memcpy (&out[n], &t[i], (nt - i) * sizeof (MpSpan));
+  copy_spans (&out[n], t, i, nt - i);
   set->len = n + nt - i;
 }
 
