@@ -44,8 +44,10 @@ brute_busy (const Placed *placed, guint n, guint first, guint last, GArray *out)
 static void
 test_against_brute_force (gconstpointer data)
 {
-  guint block = GPOINTER_TO_UINT (data);
-  g_autoptr (GRand) rand = g_rand_new_with_seed (block * 7919);
+  /* the high bits: query after one insert in that many, so that adds wait
+   * in batches before a query merges them */
+  guint block = GPOINTER_TO_UINT (data) & 0xffff, every = GPOINTER_TO_UINT (data) >> 16;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (block * 7919 + every);
   g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (MpSpan));
 
@@ -69,10 +71,13 @@ test_against_brute_force (gconstpointer data)
 
           placed[i].first = first;
           placed[i].last = last;
-          placed[i].start = g_rand_int_range (rand, 0, 5000);
+          /* batched: spread wider, so sets hold more spans than wait */
+          placed[i].start = g_rand_int_range (rand, 0, every > 1 ? 40000 : 5000);
           placed[i].end = placed[i].start + g_rand_int_range (rand, 1, 300);
           mp_time_index_insert (index, first, last, placed[i].start,
                                 placed[i].end - placed[i].start);
+          if (every > 1 && g_rand_int_range (rand, 0, every) != 0)
+            continue;
 
           mp_time_index_busy (index, q_first, q_last, got);
           brute_busy (placed, i + 1, q_first, q_last, want);
@@ -170,7 +175,12 @@ main (int argc, char **argv)
     {
       g_autofree char *path = g_strdup_printf ("/analysis/time-index/brute-force/block-%u",
                                                blocks[i]);
+      g_autofree char *batched = g_strdup_printf (
+        "/analysis/time-index/brute-force-batched/block-%u", blocks[i]);
+
       g_test_add_data_func (path, GUINT_TO_POINTER (blocks[i]), test_against_brute_force);
+      g_test_add_data_func (batched, GUINT_TO_POINTER (blocks[i] | 40u << 16),
+                            test_against_brute_force);
     }
   g_test_add_func ("/analysis/time-index/best-fit", test_best_fit);
   g_test_add_func ("/analysis/time-index/first-fit-joins", test_first_fit_joins);
