@@ -11,6 +11,11 @@
 
 #include <math.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "render-private.h"
 
@@ -725,6 +730,11 @@ lod_thread (gpointer data)
 {
   MpRenderIndex *index = data;
 
+#ifdef __linux__
+  /* a background job: the frame being drawn, and the display server, must
+   * not wait for it on a busy machine (Linux's nice is per thread) */
+  (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 10);
+#endif
   g_mutex_lock (&index->lod_lock);
   while (index->lod_want != NULL)
     {
