@@ -251,6 +251,8 @@ mp_render_index_free (MpRenderIndex *index)
 {
   if (index == NULL)
     return;
+  /* first: the summary's thread reads the arrays below */
+  mp_render_lod_stop (index);
   g_free (index->by_first);
   g_free (index->firsts);
   g_free (index->node_start);
@@ -262,7 +264,6 @@ mp_render_index_free (MpRenderIndex *index)
   g_free (index->segments);
   g_free (index->memory_name);
   g_free (index->spilled);
-  mp_render_lod_stop (index);
   g_clear_pointer (&index->lod, mp_render_lod_free);
   g_mutex_clear (&index->lod_lock);
   g_free (index);
