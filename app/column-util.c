@@ -2,6 +2,7 @@
 #define G_LOG_DOMAIN "memplan"
 
 #include "column-util.h"
+#include "text-cell.h"
 
 static void
 setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
@@ -22,6 +23,12 @@ setup_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
 }
 
 static void
+setup_drawn_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
+{
+  gtk_list_item_set_child (item, mp_text_cell_new (GPOINTER_TO_INT (data)));
+}
+
+static void
 show_text (GtkWidget *label, gpointer item)
 {
   MpCellFormatFunc format = (MpCellFormatFunc) g_object_get_data (G_OBJECT (label), "format");
@@ -29,7 +36,10 @@ show_text (GtkWidget *label, gpointer item)
   const char      *column = g_object_get_data (G_OBJECT (label), "column");
   g_autofree char *text = format (item, column);
 
-  gtk_label_set_text (GTK_LABEL (label), text);
+  if (MP_IS_TEXT_CELL (label))
+    mp_text_cell_set_text (MP_TEXT_CELL (label), text);
+  else
+    gtk_label_set_text (GTK_LABEL (label), text);
   if (fails && fails (item, column))
     gtk_widget_add_css_class (label, "error");
   else
@@ -48,15 +58,16 @@ bind_cell (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
   show_text (label, row);
 }
 
-GtkColumnViewColumn *
-mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
-                         gboolean numeric, MpCellFormatFunc format, GtkSorter *sorter)
+static GtkColumnViewColumn *
+add_column (GtkColumnView *view, const char *id, const char *title, gboolean numeric,
+            gboolean drawn, MpCellFormatFunc format, GtkSorter *sorter)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
   GtkColumnViewColumn *column;
 
   g_object_set_data_full (G_OBJECT (factory), "column", g_strdup (id), g_free);
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GINT_TO_POINTER (numeric));
+  g_signal_connect (factory, "setup", drawn ? G_CALLBACK (setup_drawn_cell) : G_CALLBACK (setup_cell),
+                    GINT_TO_POINTER (numeric));
   g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), format);
   column = gtk_column_view_column_new (title, factory);
   g_object_set_data_full (G_OBJECT (column), "column", g_strdup (id), g_free);
@@ -68,6 +79,20 @@ mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
   gtk_column_view_append_column (view, column);
   g_object_unref (column);
   return column;
+}
+
+GtkColumnViewColumn *
+mp_column_view_add_text (GtkColumnView *view, const char *id, const char *title,
+                         gboolean numeric, MpCellFormatFunc format, GtkSorter *sorter)
+{
+  return add_column (view, id, title, numeric, FALSE, format, sorter);
+}
+
+GtkColumnViewColumn *
+mp_column_view_add_drawn_text (GtkColumnView *view, const char *id, const char *title,
+                               gboolean numeric, MpCellFormatFunc format)
+{
+  return add_column (view, id, title, numeric, TRUE, format, NULL);
 }
 
 void

@@ -18,6 +18,13 @@ GtkColumnViewColumn *mp_column_view_add_text (GtkColumnView    *view,
                                               gboolean          numeric,
                                               MpCellFormatFunc  format,
                                               GtkSorter        *sorter);
+/* The same with cells that are drawn, not laid out (text-cell.h): for a
+ * list whose rows change wholesale, with fixed column widths. */
+GtkColumnViewColumn *mp_column_view_add_drawn_text (GtkColumnView    *view,
+                                                    const char       *id,
+                                                    const char       *title,
+                                                    gboolean          numeric,
+                                                    MpCellFormatFunc  format);
 /* Cells of column that tell a failure show as errors. */
 void                 mp_column_view_set_fails (GtkColumnViewColumn *column,
                                                MpCellFailsFunc      fails);

@@ -180,9 +180,9 @@ mp_live_list_init (MpLiveList *self)
    * cell again to size the columns */
   for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
     {
-      GtkColumnViewColumn *column = mp_column_view_add_text (self->view, columns[i].id,
-                                                             columns[i].title,
-                                                             columns[i].numeric, FORMAT, NULL);
+      GtkColumnViewColumn *column = mp_column_view_add_drawn_text (self->view, columns[i].id,
+                                                                   columns[i].title,
+                                                                   columns[i].numeric, FORMAT);
 
       gtk_column_view_column_set_fixed_width (column, columns[i].width);
       gtk_column_view_column_set_resizable (column, TRUE);

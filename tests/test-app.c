@@ -18,6 +18,7 @@
 #include "plan-view.h"
 #include "summary-row.h"
 #include "summary-table.h"
+#include "text-cell.h"
 #include "window-export.h"
 #include "test-gui.h"
 #include "test-output-rule.h"
@@ -899,6 +900,74 @@ test_truth_09_status_plan (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+/* The live list's cells are drawn, not labels (text-cell.c): after jumps of
+ * the cursor each cell shows its row's text, none left from the step
+ * before. teaching.json has fewer live buffers than GTK keeps bound, so the
+ * cells shown are exactly the model's rows times the columns. */
+static int
+strcmp_ptr (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+collect_cells (GtkWidget *widget, GPtrArray *texts)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    if (MP_IS_TEXT_CELL (c))
+      {
+        if (gtk_widget_get_child_visible (c) && gtk_widget_get_mapped (c))
+          g_ptr_array_add (texts, g_strdup (mp_text_cell_get_text (MP_TEXT_CELL (c))));
+      }
+    else if (gtk_widget_get_child_visible (c))
+      collect_cells (c, texts);
+}
+
+static void
+test_live_cells (void)
+{
+  static const char *columns[] = { "offset", "end", "size", "tensor", "lifetime", "op", "kind" };
+  g_autofree char   *path = test_data_path ("teaching.json");
+  MpWindow          *win = open_window (path);
+  MpLiveList        *list = MP_LIVE_LIST (mp_window_get_live_list (win));
+  GListModel        *live = mp_live_list_get_model (list);
+  MpViewState       *state = mp_window_get_state (win);
+  guint              n_steps = mp_view_state_get_n_steps (state);
+  guint              checked = 0;
+
+  mp_window_show_live_list (win);
+  for (guint k = 0; k < 12; k++)
+    {
+      g_autoptr (GPtrArray) shown = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr (GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+
+      /* jumps back and forth over the steps */
+      mp_view_state_set_cursor (state, (gint) ((k * 7 + (k % 2) * n_steps / 2) % n_steps));
+      for (int i = 0; i < 20; i++)
+        {
+          g_usleep (5000);
+          while (g_main_context_iteration (NULL, FALSE))
+            ;
+        }
+      for (guint i = 0; i < g_list_model_get_n_items (live); i++)
+        {
+          g_autoptr (MpLiveRow) row = g_list_model_get_item (live, i);
+
+          for (guint c = 0; c < G_N_ELEMENTS (columns); c++)
+            g_ptr_array_add (want, mp_live_row_format (row, columns[c]));
+        }
+      collect_cells (mp_window_get_live_list (win), shown);
+      g_ptr_array_sort (shown, strcmp_ptr);
+      g_ptr_array_sort (want, strcmp_ptr);
+      g_assert_cmpuint (shown->len, ==, want->len);
+      for (guint i = 0; i < want->len; i++)
+        g_assert_cmpstr (shown->pdata[i], ==, want->pdata[i]);
+      checked += want->len;
+    }
+  g_assert_cmpuint (checked, >, 100);
+  gtk_window_destroy (GTK_WINDOW (win));
+}
+
 /* Usage records: the slider, the live list, the status and the memory
  * strip's words count the same steps (ranks of the start times), with the
  * file's time beside them; the live list sorts by size, lifetime and op. */
@@ -1725,6 +1794,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/window/search-and-cursor", test_search_and_cursor);
   g_test_add_func ("/app/window/reload", test_reload);
   g_test_add_func ("/app/window/step-numbering", test_step_numbering);
+  g_test_add_func ("/app/window/live-cells", test_live_cells);
   g_test_add_func ("/app/summary/words", test_summary_words);
   g_test_add_func ("/app/window/fits-1280x800", test_fits_small_screen);
   g_test_add_func ("/app/command-line", test_command_line);
