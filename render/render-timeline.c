@@ -725,6 +725,9 @@ struct _MpRenderLodJob
   const guint8   *colors;
 };
 
+/* about a frame at 60 Hz */
+#define LOD_DELAY_US 20000
+
 static gpointer
 lod_thread (gpointer data)
 {
@@ -738,10 +741,19 @@ lod_thread (gpointer data)
   g_mutex_lock (&index->lod_lock);
   while (index->lod_want != NULL)
     {
-      MpRenderLodJob *job = g_steal_pointer (&index->lod_want);
+      MpRenderLodJob *job;
       Frame           pane = { 0 };
       MpRenderLod    *lod;
 
+      /* the frame that asked is drawn first, from the stretched summary,
+       * without this thread beside it; a scale asked meanwhile (a zoom
+       * still going on) replaces this one */
+      g_mutex_unlock (&index->lod_lock);
+      g_usleep (LOD_DELAY_US);
+      g_mutex_lock (&index->lod_lock);
+      job = g_steal_pointer (&index->lod_want);
+      if (job == NULL)
+        break; /* stopped meanwhile */
       g_mutex_unlock (&index->lod_lock);
       frame_init (&pane, index, &job->layout, job->colors, NULL);
       lod = lod_new (&pane, &job->options, mp_palette_get (job->options.theme));
