@@ -208,6 +208,13 @@ measure "$cli" import "$tmp/trace.json.gz" --by-op -o "$tmp/by-op.txt"
 printf 'Chrome trace .json.gz, 1,000,000 events, import --by-op --max-memory 512M: '
 measure "$cli" import "$tmp/trace.json.gz" --by-op --max-memory 512M -o "$tmp/by-op.txt"
 rm -f "$tmp"/*
+echo "== CPU profiler traces of one model over 1 and 5 steps (issue 31): the observed row"
+# the same peak of live bytes, so the same observed figure (it once grew
+# with the trace's length: 240 against 918 MiB)
+for f in data/torch/small-transformer-1step.json.gz data/torch/small-transformer-5steps.json.gz; do
+  printf '%s: ' "$f"
+  "$cli" plan "$f" -p greedy-by-size | grep '^observed (no arena)'
+done
 echo "== two runs compared (issue 31): diff of two 1,000,000-action snapshots (seeds 1 and 2)"
 "$cli" gen torch-snapshot -n 1000000 --seed 1 -o "$tmp/a.pickle"
 "$cli" gen torch-snapshot -n 1000000 --seed 2 -o "$tmp/b.pickle"
