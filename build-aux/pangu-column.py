@@ -18,7 +18,9 @@ only a few short buffers that start after the peak.  The move:
      and a whole-run stand-in for the slab fixed (`fixed_offset`): the
      long-lived buffers the occupants displace climb, and the rest stays.
 
-The result is checked by `memplan-cli validate` against the instance.
+Then, while some address range is free over the whole run (what the slab
+left of the column), the slab above the arena minus its width drops into it
+the same way.  The result is checked by `memplan-cli validate`.
 
 Usage: build-aux/pangu-column.py MEMPLAN_CLI [INSTANCE] [-o PLAN.csv]
 """
@@ -72,6 +74,28 @@ def holes_at(plan, t, arena):
     return holes
 
 
+def drop_slabs(plan):
+    """Move the top slab into a column free over the whole run while that lowers the arena."""
+    while True:
+        arena = max(o + s for _, _, s, o in plan.values())
+        spans = sorted((o, o + s) for _, _, s, o in plan.values())
+        free, top = [], 0
+        for a, b in spans:
+            if a > top:
+                free.append((a - top, top))
+            top = max(top, b)
+        if not free:
+            return
+        width, col = max(free)
+        floor = arena - width
+        moved = {i: (lo, up, s, col + o - floor) for i, (lo, up, s, o) in plan.items()
+                 if o >= floor}
+        rest = [o + s for i, (_, _, s, o) in plan.items() if i not in moved]
+        if not moved or max(rest + [o + s for _, _, s, o in moved.values()]) >= arena:
+            return
+        plan.update(moved)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('cli')
@@ -119,8 +143,10 @@ def main():
             f.write(f'{stand_in},0,{horizon},{width},-1,{col}\n')
         rest = read_plan(run(args.cli, 'plan', moved, '--planner', 'greedy-by-size', '-f', 'csv'))
 
-        new = {i: (col + o - slab_floor if i in slab else rest[i][3])
-               for i, (_, _, _, o) in base.items()}
+        new = {i: (lo, up, s, col + o - slab_floor if i in slab else rest[i][3])
+               for i, (lo, up, s, o) in base.items()}
+        drop_slabs(new)
+        new = {i: o for i, (_, _, _, o) in new.items()}
         out = args.output or os.path.join(tmp, 'plan.csv')
         with open(out, 'w') as f:
             f.write('id,lower,upper,size,offset\n')
