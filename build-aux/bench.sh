@@ -128,6 +128,8 @@ if $peers; then
     python3 build-aux/omnimalloc-bench.py --supermalloc 10 --threads $threads $ak
   done
 fi
+echo "== SOMAS pangu-2.6B below best-of: the column move from best-of's plan (issue 30)"
+python3 build-aux/pangu-column.py "$cli" $r/somas-pangu_2.6B.csv.gz
 echo "== optimal on constrained B and C (issue 28): minimised, then at MiniMalloc's 1 MiB"
 "$cli" bench-optimal --time-budget 60 --capacity 1048576 \
   tests/data/minimalloc-tests/constrained/B.csv tests/data/minimalloc-tests/constrained/C.csv
