@@ -46,9 +46,19 @@ test_hand_worked (void)
   };
   guint64 off[] = { 0, 6, 8, 4 };
   guint64 seen[2] = { 0, 0 };
+  g_autoptr (GCancellable) cancelled = g_cancellable_new ();
 
   g_assert_cmpuint (valid_arena (b, G_N_ELEMENTS (b), off), ==, 9);
-  g_assert_cmpuint (mp_opt_column (b, G_N_ELEMENTS (b), off, count_improved, seen), ==, 8);
+  /* past its deadline, or cancelled, it leaves the plan alone */
+  g_cancellable_cancel (cancelled);
+  g_assert_cmpuint (mp_opt_column (b, G_N_ELEMENTS (b), off, 0, NULL, count_improved, seen), ==, 9);
+  g_assert_cmpuint (mp_opt_column (b, G_N_ELEMENTS (b), off, G_MAXINT64, cancelled, count_improved,
+                                   seen),
+                    ==, 9);
+  g_assert_cmpuint (off[2], ==, 8);
+  g_assert_cmpuint (seen[0], ==, 0);
+  g_assert_cmpuint (
+    mp_opt_column (b, G_N_ELEMENTS (b), off, G_MAXINT64, NULL, count_improved, seen), ==, 8);
   g_assert_cmpuint (off[0], ==, 0);
   g_assert_cmpuint (off[1], ==, 6);
   g_assert_cmpuint (off[2], ==, 4);
@@ -57,7 +67,8 @@ test_hand_worked (void)
   g_assert_cmpuint (seen[1], ==, 8);
 
   /* at 8 the peak's stack has no hole: nothing more to do */
-  g_assert_cmpuint (mp_opt_column (b, G_N_ELEMENTS (b), off, count_improved, seen), ==, 8);
+  g_assert_cmpuint (
+    mp_opt_column (b, G_N_ELEMENTS (b), off, G_MAXINT64, NULL, count_improved, seen), ==, 8);
   g_assert_cmpuint (seen[0], ==, 1);
 }
 
@@ -101,7 +112,7 @@ test_random (void)
       before = valid_arena (b, n, off);
       g_assert_cmpuint (before, !=, G_MAXUINT64);
       memcpy (was, off, n * sizeof (guint64));
-      after = mp_opt_column (b, n, off, count_improved, seen);
+      after = mp_opt_column (b, n, off, G_MAXINT64, NULL, count_improved, seen);
       g_assert_cmpuint (after, ==, valid_arena (b, n, off));
       g_assert_cmpuint (after, <=, before);
       if (after < before)
@@ -146,7 +157,8 @@ test_pangu (void)
       b[i].bytes = lt->records[i].bytes;
       b[i].width = b[i].last - b[i].first + 1;
     }
-  g_assert_cmpuint (mp_opt_column (b, lt->n_records, plan->offsets, count_improved, seen), ==,
+  g_assert_cmpuint (mp_opt_column (b, lt->n_records, plan->offsets, G_MAXINT64, NULL,
+                                   count_improved, seen), ==,
                     G_GUINT64_CONSTANT (5536546816));
   g_assert_cmpuint (seen[0], ==, 1);
   plan->arena = seen[1];

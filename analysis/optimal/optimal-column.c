@@ -7,6 +7,9 @@
 #include "optimal-column.h"
 #include "optimal-private.h"
 
+/* Placements between looks at the clock. */
+#define LOOK_STRIDE 256
+
 /* A busy or free [start, end) range of addresses. */
 typedef struct
 {
@@ -182,9 +185,10 @@ drop_slabs (const MpOptBuffer *b, guint n, guint64 *off)
 }
 
 /* The column move on a copy of off; FALSE when the plan has no hole at its
- * peak step or the occupants do not fit under the column. */
+ * peak step, the occupants do not fit under the column, or time is up. */
 static gboolean
-column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved)
+column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved,
+             gint64 deadline_us, GCancellable *cancellable)
 {
   guint64 arena = arena_of (b, n, off), floor, lowest = G_MAXUINT64, bottom = 0, width;
   guint   peak = peak_step (b, n);
@@ -246,6 +250,9 @@ column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved)
     {
       guint i = g_array_index (order, guint, k);
 
+      if (k % LOOK_STRIDE == 0 &&
+          (g_get_monotonic_time () > deadline_us || g_cancellable_is_cancelled (cancellable)))
+        return FALSE;
       g_array_set_size (spans, 0);
       g_array_append_val (spans, col);
       for (guint j = 0; j < n; j++)
@@ -263,8 +270,8 @@ column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved)
 }
 
 guint64
-mp_opt_column (const MpOptBuffer *buffers, guint n, guint64 *offsets, MpOptImproved improved,
-               gpointer data)
+mp_opt_column (const MpOptBuffer *buffers, guint n, guint64 *offsets, gint64 deadline_us,
+               GCancellable *cancellable, MpOptImproved improved, gpointer data)
 {
   guint64             arena, after;
   g_autofree guint64 *moved = NULL;
@@ -276,7 +283,7 @@ mp_opt_column (const MpOptBuffer *buffers, guint n, guint64 *offsets, MpOptImpro
   if (n == 0 || n > MP_OPT_COLUMN_MAX_BUFFERS)
     return arena;
   moved = g_new (guint64, n);
-  if (!column_move (buffers, n, offsets, moved))
+  if (!column_move (buffers, n, offsets, moved, deadline_us, cancellable))
     return arena;
   after = arena_of (buffers, n, moved);
   if (after >= arena)

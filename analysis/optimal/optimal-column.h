@@ -21,12 +21,15 @@ G_BEGIN_DECLS
  *
  * Replaces offsets (a valid plan) when the result has a lower arena and
  * calls improved; returns the arena. Quadratic in n: does nothing above
- * MP_OPT_COLUMN_MAX_BUFFERS. */
+ * MP_OPT_COLUMN_MAX_BUFFERS, and leaves offsets alone once the deadline
+ * passes or the cancellable fires. */
 #define MP_OPT_COLUMN_MAX_BUFFERS 32768
 
 guint64 mp_opt_column (const MpOptBuffer *buffers,
                        guint              n,
                        guint64           *offsets,
+                       gint64             deadline_us,
+                       GCancellable      *cancellable,
                        MpOptImproved      improved,
                        gpointer           data);
 
