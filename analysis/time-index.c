@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "time-index.h"
+#include "time-windows.h"
 
 /* Steps are cut into blocks of `block` steps. A buffer either covers whole
  * blocks (the middle of a long lifetime) or touches a block partly (its
@@ -22,6 +23,8 @@
  *   A long query takes sub[] of the canonical nodes of the blocks it covers
  *   plus cover[] of its end blocks, which holds whatever covers those blocks
  *   from above. Over wide ranges these unions are nearly solid.
+ * - windows: when most lifetimes are long, a sparse table of unions takes
+ *   sub's place (time-windows.c): fewer sets for a long query to merge.
  *
  * Every list handed to the merge contains only buffers that overlap the
  * query, so the result is exact. */
@@ -76,6 +79,7 @@ struct _MpTimeIndex
   GArray   *cursors; /* Cursor */
   MpSpan   *merged;  /* span_set_flush's output */
   guint     cap_merged;
+  MpTimeWindows *windows; /* replaces sub when set */
 };
 
 /* Inserts [start, end) into a sorted, disjoint, non-touching set. */
@@ -281,7 +285,7 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
 }
 
 MpTimeIndex *
-mp_time_index_new_with_block (guint n_steps, guint block)
+mp_time_index_new_full (guint n_steps, guint block, gboolean windows)
 {
   MpTimeIndex *index = g_new0 (MpTimeIndex, 1);
 
@@ -297,7 +301,15 @@ mp_time_index_new_with_block (guint n_steps, guint block)
   index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->scratch = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->cursors = g_array_new (FALSE, FALSE, sizeof (Cursor));
+  if (windows)
+    index->windows = mp_time_windows_new (index->n_steps, index->block);
   return index;
+}
+
+MpTimeIndex *
+mp_time_index_new_with_block (guint n_steps, guint block)
+{
+  return mp_time_index_new_full (n_steps, block, FALSE);
 }
 
 MpTimeIndex *
@@ -313,7 +325,10 @@ mp_time_index_new (guint n_steps, gdouble mean_life)
   while (block < 4096 && (gdouble) (2 * block) * (2 * block) <= 64 * mean_life &&
          (guint64) 2 * block * 16 <= n_steps)
     block *= 2;
-  return mp_time_index_new_with_block (n_steps, block);
+  /* Long lifetimes (mean over a quarter of the run): most queries are long
+   * and merge fewer sets from windows; on the random shape most are short
+   * and a window set per level and block would only cost inserts. */
+  return mp_time_index_new_full (n_steps, block, 4 * mean_life >= n_steps);
 }
 
 void
@@ -340,6 +355,7 @@ mp_time_index_free (MpTimeIndex *index)
   g_array_unref (index->scratch);
   g_array_unref (index->cursors);
   g_free (index->merged);
+  mp_time_windows_free (index->windows);
   g_free (index);
 }
 
@@ -380,7 +396,8 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
     {
       guint l, r;
 
-      for (l = p + index->n_leaves, r = q1 + index->n_leaves; l < r; l >>= 1, r >>= 1)
+      for (l = p + index->n_leaves, r = q1 + index->n_leaves; !index->windows && l < r;
+           l >>= 1, r >>= 1)
         {
           if (l & 1)
             {
@@ -401,6 +418,11 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
   if (bl != bf && !(p <= bl && bl < q1))
     part_add (&index->part[bl], first, last, offset, end);
 
+  if (index->windows)
+    {
+      mp_time_windows_insert (index->windows, first, last, offset, end);
+      return;
+    }
   /* Every ancestor of a canonical node, and every node holding a partial
    * end, lies on the path from the leaf of bf or of bl to the root. */
   for (a = bf + index->n_leaves, b = bl + index->n_leaves; a >= 1; a >>= 1, b >>= 1)
@@ -662,6 +684,15 @@ gather (MpTimeIndex *index, guint first, guint last)
       add_set (index, &index->cover[bf]);
       if (bl != bf)
         add_set (index, &index->cover[bl]);
+    }
+  else if (index->windows)
+    {
+      const MpSpan *spans[MP_TIME_WINDOWS_MAX_SETS];
+      guint         lens[MP_TIME_WINDOWS_MAX_SETS];
+      guint         n = mp_time_windows_read (index->windows, first, last, spans, lens);
+
+      for (guint i = 0; i < n; i++)
+        add_cursor (cursors, spans[i], lens[i]);
     }
   else
     {
