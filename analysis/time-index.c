@@ -472,6 +472,30 @@ collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray
   g_array_set_size (hits, n);
 }
 
+/* collect_hits for a long query read from windows, which hold every buffer
+ * that touches the query's whole blocks, steps [inner_first, inner_last]:
+ * only the partial buffers that miss those steps are left to add (about
+ * half of an end block's). */
+static void
+collect_outer_hits (const MpTimeIndex *index, guint b, guint first, guint last, guint inner_first,
+                    guint inner_last, GArray *hits)
+{
+  const PartList *list = &index->part[b];
+  guint           n = hits->len;
+  MpSpan         *out;
+
+  g_array_set_size (hits, n + list->len);
+  out = (MpSpan *) hits->data;
+  for (guint i = 0; i < list->len; i++)
+    {
+      Steps s = list->when[i];
+
+      out[n] = list->where[i];
+      n += (s.first <= last && first <= s.last) & !(s.first <= inner_last && inner_first <= s.last);
+    }
+  g_array_set_size (hits, n);
+}
+
 /* Sorted spans -> their disjoint union, in place. */
 static void
 normalize (GArray *spans)
@@ -711,11 +735,24 @@ gather (MpTimeIndex *index, guint first, guint last)
       if (bl != bf)
         add_set (index, &index->cover[bl]);
     }
-  if (!(p <= bf && bf < q1))
-    collect_hits (index, bf, first, last, hits);
-  first_run = hits->len;
-  if (bl != bf && !(p <= bl && bl < q1))
-    collect_hits (index, bl, first, last, hits);
+  if (index->windows && p < q1)
+    {
+      guint inner_first = block_first (index, p), inner_last = block_last (index, q1 - 1);
+
+      if (bf < p)
+        collect_outer_hits (index, bf, first, last, inner_first, inner_last, hits);
+      first_run = hits->len;
+      if (bl >= q1)
+        collect_outer_hits (index, bl, first, last, inner_first, inner_last, hits);
+    }
+  else
+    {
+      if (!(p <= bf && bf < q1))
+        collect_hits (index, bf, first, last, hits);
+      first_run = hits->len;
+      if (bl != bf && !(p <= bl && bl < q1))
+        collect_hits (index, bl, first, last, hits);
+    }
   sort_hits (hits, first_run, index->scratch);
   add_cursor (cursors, (MpSpan *) hits->data, hits->len);
   return p < q1;
