@@ -24,6 +24,9 @@ typedef struct _MpTimeIndex MpTimeIndex;
 MpTimeIndex *mp_time_index_new    (guint n_steps, gdouble mean_life);
 /* block: steps per block; for tests that want to exercise every path */
 MpTimeIndex *mp_time_index_new_with_block (guint n_steps, guint block);
+/* windows: long queries read a sparse table of unions (time-windows.c)
+ * rather than the segment tree over blocks */
+MpTimeIndex *mp_time_index_new_full (guint n_steps, guint block, gboolean windows);
 void         mp_time_index_free   (MpTimeIndex *index);
 void         mp_time_index_insert (MpTimeIndex *index,
                                    guint        first,

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+#pragma once
+
+#include "mp-internal.h"
+#include "time-index.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A sparse table of unions over time blocks, for the time index's long
+ * queries: with it a query that covers blocks [p, q1) whole reads two
+ * window unions, not the O(log blocks) sets of a segment tree. */
+typedef struct _MpTimeWindows MpTimeWindows;
+
+/* Sets a query can read: two windows and two edge lists. */
+#define MP_TIME_WINDOWS_MAX_SETS 4
+
+MpTimeWindows *mp_time_windows_new    (guint n_steps, guint block);
+void           mp_time_windows_free   (MpTimeWindows *windows);
+void           mp_time_windows_insert (MpTimeWindows *windows,
+                                       guint          first,
+                                       guint          last,
+                                       guint64        start,
+                                       guint64        end);
+/* For a query over steps [first, last] that covers at least one block
+ * whole: sorted, disjoint span sets (up to MP_TIME_WINDOWS_MAX_SETS) whose
+ * union is every buffer that meets the query, except the partial buffers of
+ * its end blocks, which the caller filters by step. Returns how many. */
+guint          mp_time_windows_read   (MpTimeWindows *windows,
+                                       guint          first,
+                                       guint          last,
+                                       const MpSpan **spans,
+                                       guint         *lens);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTimeWindows, mp_time_windows_free)
+
+G_END_DECLS
