@@ -6,6 +6,7 @@
 
 #include "best-of.h"
 #include "optimal-bounds.h"
+#include "optimal-decompose.h"
 #include "optimal-lns.h"
 #include "optimal-minimize.h"
 #include "optimal-search.h"
@@ -40,6 +41,9 @@
  * of a large partition's time, the large-neighbourhood search the rest (it
  * improves real graphs, where the order search stalls at once). */
 #define REORDER_SHARE    0.5
+/* Where most buffers are short-lived, the decomposition
+ * (optimal-decompose.c) gets this share of a large partition's time first. */
+#define DECOMPOSE_SHARE  0.8
 /* Minimising, when less than this many times the last pass is left, the
  * rest goes to the capacity question below the incumbent alone (the next
  * pass, twice as long, would not end): at least a third of the time after
@@ -438,6 +442,15 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
       until = MIN (from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n), opt->deadline);
       buffers = partition_buffers (opt, p);
       now = g_get_monotonic_time ();
+      if (mp_opt_decompose_fits (buffers, p->n))
+        {
+          imp.by = "decomposition";
+          mp_opt_decompose (buffers, p->n, p->best, 0,
+                            now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE),
+                            opt->cancellable, scale_improved, &imp);
+          imp.by = "first-fit order search";
+          now = g_get_monotonic_time ();
+        }
       mp_opt_reorder (buffers, p->n, p->best, floor, 0,
                       now + (gint64) (MAX (until - now, 0) * REORDER_SHARE), opt->cancellable,
                       scale_improved, &imp);
