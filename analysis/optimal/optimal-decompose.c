@@ -13,16 +13,6 @@ is_long (const MpOptBuffer *b)
   return b->last - b->first + 1 >= MP_OPT_DECOMPOSE_LONG;
 }
 
-gboolean
-mp_opt_decompose_fits (const MpOptBuffer *buffers, guint n)
-{
-  guint n_long = 0;
-
-  for (guint i = 0; i < n; i++)
-    n_long += is_long (&buffers[i]);
-  return n_long > 0 && (guint64) n_long * 4 <= n;
-}
-
 /* Largest first, then by index. */
 static gint
 cmp_size_desc (gconstpointer pa, gconstpointer pb, gpointer data)
@@ -53,6 +43,23 @@ live_peak (const MpOptBuffer *buffers, guint n, guint n_steps)
       peak = MAX (peak, live);
     }
   return peak;
+}
+
+gboolean
+mp_opt_decompose_fits (const MpOptBuffer *buffers, guint n)
+{
+  g_autofree MpOptBuffer *longs = g_new (MpOptBuffer, MAX (n, 1));
+  guint                   n_long = 0, n_steps = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      n_steps = MAX (n_steps, buffers[i].last + 1);
+      if (is_long (&buffers[i]))
+        longs[n_long++] = buffers[i];
+    }
+  return n_long > 0 && (guint64) n_long * 4 <= n &&
+         live_peak (longs, n_long, n_steps) >=
+           live_peak (buffers, n, n_steps) * MP_OPT_DECOMPOSE_HOLD;
 }
 
 guint64
