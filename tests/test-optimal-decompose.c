@@ -41,8 +41,8 @@ test_decompose_hand (void)
       offsets[4 + k] = 8;
     }
   g_assert_true (mp_opt_decompose_fits (buffers, 16));
-  g_assert_cmpuint (mp_opt_decompose (buffers, 16, offsets, 4, G_MAXINT64, NULL, report,
-                                      &reported), ==, 20);
+  g_assert_cmpuint (mp_opt_decompose (buffers, 16, offsets, 4, G_MAXINT64, G_MAXINT64, NULL,
+                                      report, &reported), ==, 20);
   g_assert_cmpuint (offsets[0], ==, 0);
   g_assert_cmpuint (offsets[1], ==, 8);
   g_assert_cmpuint (offsets[2], ==, 16);
@@ -91,7 +91,8 @@ test_decompose_random (void)
                                      lt->records[i].size, lt->records[i].bytes,
                                      lt->records[i].last - lt->records[i].first + 1 };
       offsets = g_memdup2 (best_of->offsets, sizeof (guint64) * n);
-      arena = mp_opt_decompose (buffers, n, offsets, 8, G_MAXINT64, NULL, report, &reported);
+      arena = mp_opt_decompose (buffers, n, offsets, 8, G_MAXINT64, G_MAXINT64, NULL, report,
+                                &reported);
 
       g_assert_cmpuint (arena, <=, best_of->arena);
       g_assert_cmpuint (arena, >=, lt->lower_bound);

@@ -7,6 +7,9 @@
 #include "optimal-private.h"
 #include "time-index.h"
 
+/* Short buffers placed between looks at the clock. */
+#define PLACE_STRIDE 1024
+
 static gboolean
 is_long (const MpOptBuffer *b)
 {
@@ -64,8 +67,8 @@ mp_opt_decompose_fits (const MpOptBuffer *buffers, guint n)
 
 guint64
 mp_opt_decompose (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint max_passes,
-                  gint64 deadline_us, GCancellable *cancellable, MpOptImproved improved,
-                  gpointer data)
+                  gint64 deadline_us, gint64 hard_deadline_us, GCancellable *cancellable,
+                  MpOptImproved improved, gpointer data)
 {
   g_autofree guint       *longs = g_new (guint, MAX (n, 1));
   g_autofree guint       *shorts = g_new (guint, MAX (n, 1));
@@ -115,7 +118,13 @@ mp_opt_decompose (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint m
   for (guint k = 0; k < n_short; k++)
     {
       const MpOptBuffer *b = &buffers[shorts[k]];
-      guint64            o = g_getenv ("FF") ? mp_time_index_first_fit (index, b->first, b->last, b->size) : mp_time_index_best_fit (index, b->first, b->last, b->size);
+      guint64            o;
+
+      /* a second at 100,000: past the deadline, the plan stays as it was */
+      if (k % PLACE_STRIDE == 0 && max_passes == 0 &&
+          (g_get_monotonic_time () > hard_deadline_us || g_cancellable_is_cancelled (cancellable)))
+        return arena;
+      o = mp_time_index_best_fit (index, b->first, b->last, b->size);
 
       trial[shorts[k]] = o;
       mp_time_index_insert (index, b->first, b->last, o, b->size);

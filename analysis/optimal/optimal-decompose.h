@@ -37,13 +37,16 @@ gboolean mp_opt_decompose_fits (const MpOptBuffer *buffers,
  * plan when that has a lower arena, calling improved then. The long
  * buffers start from their offsets in offsets and go through the search
  * over first-fit orders (mp_opt_reorder) until it stalls, deadline_us or
- * max_passes passes (0: no limit; for tests that must not depend on time).
- * Returns the arena of offsets. */
+ * max_passes passes (0: no limit; for tests that must not depend on time);
+ * offsets stay as they are if the short ones are not all placed by
+ * hard_deadline_us (ignored with max_passes). Returns the arena of
+ * offsets. */
 guint64 mp_opt_decompose (const MpOptBuffer *buffers,
                           guint              n,
                           guint64           *offsets,
                           guint              max_passes,
                           gint64             deadline_us,
+                          gint64             hard_deadline_us,
                           GCancellable      *cancellable,
                           MpOptImproved      improved,
                           gpointer           data);

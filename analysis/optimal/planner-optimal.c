@@ -415,8 +415,9 @@ scale_improved (const guint64 *offsets, guint64 arena, gpointer data)
 }
 
 /* Partitions too large for the exact search are improved from their
- * heuristic plan by the search over first-fit orders for at most
- * REORDER_SHARE of their time, then by the large-neighbourhood search,
+ * heuristic plan by the decomposition where it fits (for at most
+ * DECOMPOSE_SHARE of their time), the search over first-fit orders for at
+ * most REORDER_SHARE of what is left, then by the large-neighbourhood search,
  * sharing time by their buffers: the budget's share of all the buffers
  * they hold. */
 static void
@@ -446,7 +447,7 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
         {
           imp.by = "decomposition";
           mp_opt_decompose (buffers, p->n, p->best, 0,
-                            now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE),
+                            now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE), until,
                             opt->cancellable, scale_improved, &imp);
           imp.by = "first-fit order search";
           now = g_get_monotonic_time ();
