@@ -6,6 +6,8 @@
 
 #include "best-of.h"
 #include "optimal-bounds.h"
+#include "optimal-column.h"
+#include "optimal-decompose.h"
 #include "optimal-lns.h"
 #include "optimal-minimize.h"
 #include "optimal-search.h"
@@ -40,6 +42,9 @@
  * of a large partition's time, the large-neighbourhood search the rest (it
  * improves real graphs, where the order search stalls at once). */
 #define REORDER_SHARE    0.5
+/* Where most buffers are short-lived, the decomposition
+ * (optimal-decompose.c) gets this share of a large partition's time first. */
+#define DECOMPOSE_SHARE  0.8
 /* Minimising, when less than this many times the last pass is left, the
  * rest goes to the capacity question below the incumbent alone (the next
  * pass, twice as long, would not end): at least a third of the time after
@@ -411,8 +416,9 @@ scale_improved (const guint64 *offsets, guint64 arena, gpointer data)
 }
 
 /* Partitions too large for the exact search are improved from their
- * heuristic plan by the search over first-fit orders for at most
- * REORDER_SHARE of their time, then by the large-neighbourhood search,
+ * heuristic plan by the decomposition where it fits (for at most
+ * DECOMPOSE_SHARE of their time), the search over first-fit orders for at
+ * most REORDER_SHARE of what is left, then by the large-neighbourhood search,
  * sharing time by their buffers: the budget's share of all the buffers
  * they hold. */
 static void
@@ -437,7 +443,21 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
         continue;
       until = MIN (from + (gint64) (budget * G_USEC_PER_SEC * p->n / opt->n), opt->deadline);
       buffers = partition_buffers (opt, p);
+      /* a block of top buffers dropped into a column free but for a few
+       * occupants: what takes pangu-2.6B out of best-of's plan */
+      imp.by = "column move";
+      mp_opt_column (buffers, p->n, p->best, until, opt->cancellable, scale_improved, &imp);
+      imp.by = "first-fit order search";
       now = g_get_monotonic_time ();
+      if (mp_opt_decompose_fits (buffers, p->n))
+        {
+          imp.by = "decomposition";
+          mp_opt_decompose (buffers, p->n, p->best, 0,
+                            now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE), until,
+                            opt->cancellable, scale_improved, &imp);
+          imp.by = "first-fit order search";
+          now = g_get_monotonic_time ();
+        }
       mp_opt_reorder (buffers, p->n, p->best, floor, 0,
                       now + (gint64) (MAX (until - now, 0) * REORDER_SHARE), opt->cancellable,
                       scale_improved, &imp);
