@@ -624,6 +624,7 @@ test_at_scale (void)
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   guint                n_info;
   const MpPlannerInfo *infos = mp_planners (&n_info);
+  const char          *not_run;
 
   plan = run_optimal (graph, lt, 1.0, 0, NULL);
   /* within the second, the searches either reach the lower bound (a
@@ -638,11 +639,17 @@ test_at_scale (void)
   cancelled = run_optimal (graph, lt, 0, 0, cancellable);
   g_assert_true (g_str_has_prefix (cancelled->note, "cancelled: best found, "));
   g_assert_cmpuint (plan->arena, <=, cancelled->arena);
+  /* a heuristic the half budget had no room for (a loaded machine, a
+   * sanitizer build) is named in the note and not run: only those that
+   * ran bound the result */
+  not_run = strstr (plan->note, "not run, half the budget spent: ");
   for (guint k = 0; k < n_info; k++)
     {
       g_autoptr (MpPlan) other = NULL;
 
       if (infos[k].needs_ops || g_str_equal (infos[k].name, "optimal"))
+        continue;
+      if (not_run && strstr (not_run, infos[k].name))
         continue;
       other = mp_planner_run (&infos[k], graph, lt, &(MpPlannerOptions) { 0 }, NULL, NULL);
       g_assert_cmpuint (plan->arena, <=, other->arena);
