@@ -26,18 +26,36 @@
  * Every list handed to the merge contains only buffers that overlap the
  * query, so the result is exact. */
 
+/* CHUNK spans of a cover: where the first starts, so a search reads the
+ * summaries and one chunk rather than cold spans all the way; the widest
+ * gap (gap i lies before span i), so first fit skips chunks too narrow for
+ * it; and the octaves of the gaps, so best fit reads only the chunks that
+ * can hold the least gap that fits. */
+#define CHUNK 16
+typedef struct
+{
+  guint64 start;
+  guint64 widest;
+  guint64 octaves; /* bit o: a gap of 2^o to 2^(o+1) - 1 bytes */
+} Chunk;
+
 /* A merged set, plus spans added since it was last read: most sets take
  * far more adds than reads (a node of the tree over blocks takes every
  * buffer below it; a long query reads it), and a batch merged in one
  * streaming pass costs less than a binary search with cache misses each. */
 typedef struct
 {
-  MpSpan *spans;
-  guint   len;
-  guint   cap;
-  MpSpan *pend;
-  guint   n_pend;
-  guint   cap_pend;
+  MpSpan  *spans;
+  guint    len;
+  guint    cap;
+  MpSpan  *pend;
+  guint    n_pend;
+  guint    cap_pend;
+  /* block covers: a summary of each CHUNK spans, chunks below n_valid up
+   * to date, written when a short query reads the set */
+  Chunk   *chunks;
+  guint    n_valid;
+  guint    cap_chunks;
 } SpanSet;
 
 typedef struct
@@ -94,6 +112,7 @@ span_set_add (SpanSet *set, guint64 start, guint64 end)
         hi = mid;
     }
   j = lo;
+  set->n_valid = MIN (set->n_valid, lo / CHUNK);
   while (j < set->len && set->spans[j].start <= end)
     {
       start = MIN (start, set->spans[j].start);
@@ -183,6 +202,7 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
       else
         hi = mid;
     }
+  set->n_valid = MIN (set->n_valid, lo / CHUNK);
   nt = set->len - lo;
   if (index->cap_merged < nt)
     {
@@ -325,11 +345,13 @@ mp_time_index_free (MpTimeIndex *index)
     {
       g_free (index->sub[i].spans);
       g_free (index->sub[i].pend);
+      g_free (index->sub[i].chunks);
     }
   for (guint b = 0; b < index->n_blocks; b++)
     {
       g_free (index->cover[b].spans);
       g_free (index->cover[b].pend);
+      g_free (index->cover[b].chunks);
       g_free (index->part[b].when);
       g_free (index->part[b].where);
     }
@@ -409,6 +431,38 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
       if (b != a)
         span_set_push (index, &index->sub[b], offset, end, PEND_LIMIT (index->sub[b]));
     }
+}
+
+/* Prefetches for a short query placed a few records later, in two stages
+ * (the headers first, then what they point at), so the cold reads of a
+ * block in random order overlap the work of the queries before it. */
+void
+mp_time_index_prefetch (MpTimeIndex *index, guint first, guint last, gboolean headers)
+{
+  guint          b = first / index->block;
+  const SpanSet *cover = &index->cover[b];
+  const PartList *part = &index->part[b];
+
+  if (last / index->block != b)
+    return;
+  if (headers)
+    {
+      __builtin_prefetch (cover);
+      __builtin_prefetch (part);
+      return;
+    }
+  for (guint c = 0; c < cover->n_valid; c += 64 / sizeof (Chunk))
+    __builtin_prefetch (&cover->chunks[c]);
+  for (guint i = 0; i < cover->len; i += 64 / sizeof (MpSpan))
+    __builtin_prefetch (&cover->spans[i]);
+  if (cover->len > 0)
+    __builtin_prefetch (&cover->spans[cover->len - 1]);
+  for (guint i = 0; i < part->len; i += 64 / sizeof (Steps))
+    __builtin_prefetch (&part->when[i]);
+  for (guint i = 0; i < part->len; i += 64 / sizeof (MpSpan))
+    __builtin_prefetch (&part->where[i]);
+  for (guint i = 0; i < cover->n_pend; i += 64 / sizeof (MpSpan))
+    __builtin_prefetch (&cover->pend[i]);
 }
 
 static inline void
@@ -754,12 +808,139 @@ least_gap (const MpSpan *s, guint from, guint to, guint64 need)
   return MIN (MIN (m[0], m[1]), MIN (m[2], m[3]));
 }
 
-/* Best fit over one block's cover plus a few partial buffers (hits, sorted
- * and disjoint), without walking the cover span by span: the gaps that no
- * hit falls into are scanned in a tight loop straight from the spans (no
- * gap array to keep in step on every insert); the few gaps that hits fall
- * into, and the space above the cover, are worked out exactly from the
- * hits. */
+/* Brings a cover's chunk summaries up to date: only the chunks a change
+ * reached since the last read. */
+static void
+span_set_summarize (SpanSet *set)
+{
+  guint n_chunks = (set->len + CHUNK - 1) / CHUNK;
+
+  if (set->cap_chunks < n_chunks)
+    {
+      set->cap_chunks = MAX (n_chunks, 2 * set->cap_chunks);
+      set->chunks = g_renew (Chunk, set->chunks, set->cap_chunks);
+    }
+  for (guint c = set->n_valid; c < n_chunks; c++)
+    {
+      guint   to = MIN (c * CHUNK + CHUNK, set->len);
+      guint64 w = 0, octaves = 0;
+
+      for (guint i = c * CHUNK; i < to; i++)
+        {
+          guint64 gap = gap_before (set->spans, i);
+
+          w = MAX (w, gap);
+          octaves |= gap ? (guint64) 1 << (g_bit_storage (gap) - 1) : 0;
+        }
+      set->chunks[c] = (Chunk) { set->spans[c * CHUNK].start, w, octaves };
+    }
+  set->n_valid = n_chunks;
+}
+
+/* The first span of a summarised set that starts after x, or len. */
+static inline guint
+first_after (const SpanSet *set, guint64 x)
+{
+  guint lo = 0, hi = (set->len + CHUNK - 1) / CHUNK, end;
+
+  /* the first chunk starting after x; x's span, if any, is in the one before */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (set->chunks[mid].start <= x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return 0;
+  end = MIN (lo * CHUNK, set->len);
+  lo = (lo - 1) * CHUNK;
+  while (lo < end && set->spans[lo].start <= x)
+    lo++;
+  return lo;
+}
+
+/* The first gap of a summarised set from gap `from` on that holds need,
+ * chunks whose widest gap is narrower skipped; G_MAXUINT if none. */
+static guint
+first_gap (const SpanSet *set, guint from, guint64 need)
+{
+  const MpSpan *s = set->spans;
+
+  for (guint a = from, b; a < set->len; a = b)
+    {
+      b = MIN ((a / CHUNK + 1) * CHUNK, set->len);
+      if (set->chunks[a / CHUNK].widest < need)
+        continue;
+      for (guint i = a; i < b; i++)
+        if (gap_before (s, i) >= need)
+          return i;
+    }
+  return G_MAXUINT;
+}
+
+/* Offers best the least gap >= need of chunk c, leaving out the touched
+ * gaps (sorted). */
+static void
+best_in_chunk (const SpanSet *set, guint c, const guint *touched, guint n_touched, guint64 need,
+               Fit *best)
+{
+  const MpSpan *s = set->spans;
+  guint         a = c * CHUNK, b = MIN (a + CHUNK, set->len), t = 0;
+
+  while (t < n_touched && touched[t] < a)
+    t++;
+  for (; a < b; t++)
+    {
+      guint   to = t < n_touched && touched[t] < b ? touched[t] : b;
+      guint64 least = least_gap (s, a, to, need);
+
+      if (least != G_MAXUINT64 && least <= best->size)
+        {
+          guint i = a;
+
+          while (gap_before (s, i) != least)
+            i++;
+          consider (best, least, i ? s[i - 1].end : 0, need);
+        }
+      a = to + 1;
+    }
+}
+
+/* Offers best the least untouched gap >= need: the chunks are read octave
+ * by octave from need's up, and once best lies in an octave whose chunks
+ * are all read, every other gap is wider or too narrow. */
+static void
+best_untouched (const SpanSet *set, const guint *touched, guint n_touched, guint64 need, Fit *best)
+{
+  guint   n_chunks = (set->len + CHUNK - 1) / CHUNK;
+  guint64 todo = 0, done = 0;
+
+  for (guint c = 0; c < n_chunks; c++)
+    todo |= set->chunks[c].octaves;
+  todo &= need > 1 ? G_MAXUINT64 << (g_bit_storage (need) - 1) : G_MAXUINT64;
+  while (todo)
+    {
+      guint   o = __builtin_ctzll (todo);
+      guint64 bit = (guint64) 1 << o;
+
+      for (guint c = 0; c < n_chunks; c++)
+        if ((set->chunks[c].octaves & bit) && !(set->chunks[c].octaves & done))
+          best_in_chunk (set, c, touched, n_touched, need, best);
+      done |= bit;
+      todo &= ~bit;
+      if (best->size != G_MAXUINT64 && g_bit_storage (best->size) - 1 <= o)
+        break;
+    }
+}
+
+/* Best fit over one block's cover plus a few spans (hits: sorted and
+ * disjoint), without walking the cover span by span: the gaps no hit falls
+ * into are scanned straight from the spans, chunks too narrow skipped; the
+ * few gaps hits fall into, and the space above the cover, are worked out
+ * exactly from the hits. G_MAXUINT64: the hits fall into too many gaps, the
+ * caller takes the general path. */
 static guint64
 best_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
 {
@@ -772,24 +953,16 @@ best_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
   /* gaps that some hit falls into, in increasing order */
   for (guint k = 0; k < n_hits; k++)
     {
-      guint lo = 0, hi = n;
-
       /* first span starting after the hit starts: its gap is the first
        * one the hit can reach */
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (s[mid].start <= h[k].start)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
+      guint lo = first_after (cover, h[k].start);
+
       for (guint i = lo; i < n && (i ? s[i - 1].end : 0) < h[k].end; i++)
         {
           if (gap_before (s, i) == 0 || (n_touched && touched[n_touched - 1] >= i))
             continue;
           if (n_touched == G_N_ELEMENTS (touched))
-            return G_MAXUINT64; /* the caller takes the general path */
+            return G_MAXUINT64;
           touched[n_touched++] = i;
         }
     }
@@ -803,34 +976,6 @@ best_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
       if (n_touched)
         return touched[0] ? s[touched[0] - 1].end : 0;
     }
-
-  /* untouched gaps: runs between the touched ones; the first run holding
-   * the least gap has its first place */
-  {
-    guint64 smallest = G_MAXUINT64;
-    guint   from = 0, run = 0;
-
-    for (guint t = 0; t <= n_touched; t++)
-      {
-        guint   to = t < n_touched ? touched[t] : n;
-        guint64 least = least_gap (s, from, to, need);
-
-        if (least < smallest)
-          {
-            smallest = least;
-            run = from;
-          }
-        from = to + 1;
-      }
-    if (smallest != G_MAXUINT64)
-      {
-        guint i = run;
-
-        while (gap_before (s, i) != smallest)
-          i++;
-        consider (&best, smallest, i ? s[i - 1].end : 0, need);
-      }
-  }
 
   /* touched gaps: free pieces between the hits inside each */
   for (guint t = 0, k = 0; t < n_touched; t++)
@@ -849,6 +994,7 @@ best_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
       if (hi > pos)
         consider (&best, hi - pos, pos, need);
     }
+  best_untouched (cover, touched, n_touched, need, &best);
 
   /* above the cover: hits there leave gaps below the new top */
   for (guint k = 0; k < n_hits; k++)
@@ -860,6 +1006,77 @@ best_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
       top = h[k].end;
     }
   return best.size != G_MAXUINT64 ? best.offset : top;
+}
+
+/* First fit over one block's cover plus a few spans (hits: sorted and
+ * disjoint). Every free piece lies in a gap of the cover or above it, so
+ * the cover's gaps that hold need are tried in address order, chunks too
+ * narrow skipped, each cut by the hits inside it: the few warm hits are
+ * searched, not the cold cover. */
+static guint64
+first_fit_cover (const SpanSet *cover, const GArray *hits_array, guint64 need)
+{
+  const MpSpan *s = cover->spans, *h = (const MpSpan *) hits_array->data;
+  guint         n = cover->len, n_hits = hits_array->len, k = 0, at = 0;
+  guint64       pos;
+
+  while ((at = first_gap (cover, at, need)) != G_MAXUINT)
+    {
+      guint64 lo = at ? s[at - 1].end : 0, hi = s[at].start;
+
+      pos = lo;
+      while (k < n_hits && h[k].end <= lo)
+        k++;
+      for (guint q = k; q < n_hits && h[q].start < hi; q++)
+        {
+          if (h[q].start > pos && h[q].start - pos >= need)
+            return pos;
+          pos = MAX (pos, h[q].end);
+        }
+      if (hi > pos && hi - pos >= need)
+        return pos;
+      at++;
+    }
+  /* above the cover: hits there leave gaps below the new top */
+  pos = n ? s[n - 1].end : 0;
+  for (; k < n_hits; k++)
+    {
+      if (h[k].end <= pos)
+        continue;
+      if (h[k].start > pos && h[k].start - pos >= need)
+        return pos;
+      pos = h[k].end;
+    }
+  return pos;
+}
+
+/* Spans waiting to join a cover are read as hits up to this many: merging
+ * them would rewrite the cover above the lowest on nearly every read. */
+#define PEND_AS_HITS 48
+
+/* A short query inside block b: the cover, with its waiting spans and the
+ * partial buffers that meet [first, last] as hits. */
+static guint64
+short_fit (MpTimeIndex *index, guint b, guint first, guint last, guint64 size, gboolean first_fit)
+{
+  SpanSet *cover = &index->cover[b];
+  GArray  *hits = index->hits;
+  guint    n_part;
+
+  if (cover->n_pend > PEND_AS_HITS)
+    span_set_flush (index, cover);
+  g_array_set_size (hits, 0);
+  collect_hits (index, b, first, last, hits);
+  n_part = hits->len;
+  if (cover->n_pend > 0)
+    {
+      /* sorted in place: later reads find them nearly sorted */
+      sort_by_start (cover->pend, cover->n_pend);
+      g_array_append_vals (hits, cover->pend, cover->n_pend);
+    }
+  sort_hits (hits, n_part, index->scratch);
+  span_set_summarize (cover);
+  return first_fit ? first_fit_cover (cover, hits, size) : best_fit_cover (cover, hits, size);
 }
 
 guint64
@@ -874,16 +1091,9 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
   block_range (index, first, last, &bf, &bl, &p, &q1);
   if (bf == bl && p >= q1)
     {
-      guint64 offset;
-
       /* the common case: a short lifetime inside one block */
-      g_array_set_size (index->hits, 0);
-      collect_hits (index, bf, first, last, index->hits);
-      normalize (index->hits);
-      /* merged here rather than taken as hits: measured faster at 1M, as
-       * the scan below reads the whole cover anyway */
-      span_set_flush (index, &index->cover[bf]);
-      offset = best_fit_cover (&index->cover[bf], index->hits, size);
+      guint64 offset = short_fit (index, bf, first, last, size, FALSE);
+
       if (offset != G_MAXUINT64)
         return offset;
     }
@@ -910,11 +1120,20 @@ mp_time_index_best_fit (MpTimeIndex *index, guint first, guint last, guint64 siz
 guint64
 mp_time_index_first_fit (MpTimeIndex *index, guint first, guint last, guint64 size)
 {
+  guint  bf, bl, p, q1;
   Merger m;
   MpSpan s;
 
   if (size == 0)
     return 0; /* it fits below anything */
+  block_range (index, first, last, &bf, &bl, &p, &q1);
+  if (bf == bl && p >= q1)
+    {
+      guint64 offset = short_fit (index, bf, first, last, size, TRUE);
+
+      if (offset != G_MAXUINT64)
+        return offset;
+    }
   /* Spans less than size apart join one component, so the first
    * component's end is the answer: the space above it up to the next one
    * holds size, or nothing is above it. Gaps too small are skipped by the
