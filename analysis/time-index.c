@@ -80,6 +80,17 @@ typedef struct
   const MpSpan *end;
 } Cursor;
 
+/* A buffer whose lifetime lies inside one block, in the list of its first
+ * step: a short query reads the few steps that can reach it, not its
+ * block's whole partial list. */
+typedef struct
+{
+  guint64 start;
+  guint64 end;
+  guint   last;
+  guint   next; /* the next of the same first step, or G_MAXUINT */
+} Inner;
+
 struct _MpTimeIndex
 {
   guint     n_steps;
@@ -89,6 +100,11 @@ struct _MpTimeIndex
   SpanSet  *sub;
   SpanSet  *cover;
   PartList *part;
+  guint    *head;      /* per step: its first inner buffer, or G_MAXUINT */
+  guint    *inner_len; /* per block: the longest inner lifetime, last - first */
+  Inner    *inner;
+  guint     n_inner;
+  guint     cap_inner;
   GArray   *hits;    /* MpSpan: partial buffers that meet the query */
   GArray   *scratch; /* MpSpan */
   GArray   *cursors; /* Cursor */
@@ -300,6 +316,19 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
   }
 }
 
+static void
+inner_add (MpTimeIndex *index, guint b, guint first, guint last, guint64 start, guint64 end)
+{
+  if (index->n_inner == index->cap_inner)
+    {
+      index->cap_inner = index->cap_inner ? 2 * index->cap_inner : 64;
+      index->inner = g_renew (Inner, index->inner, index->cap_inner);
+    }
+  index->inner[index->n_inner] = (Inner) { start, end, last, index->head[first] };
+  index->head[first] = index->n_inner++;
+  index->inner_len[b] = MAX (index->inner_len[b], last - first);
+}
+
 MpTimeIndex *
 mp_time_index_new_with_block (guint n_steps, guint block)
 {
@@ -314,6 +343,9 @@ mp_time_index_new_with_block (guint n_steps, guint block)
   index->sub = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
   index->cover = g_new0 (SpanSet, index->n_blocks);
   index->part = g_new0 (PartList, index->n_blocks);
+  index->head = g_new (guint, index->n_steps);
+  memset (index->head, 0xff, index->n_steps * sizeof (guint));
+  index->inner_len = g_new0 (guint, index->n_blocks);
   index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->scratch = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->cursors = g_array_new (FALSE, FALSE, sizeof (Cursor));
@@ -358,6 +390,9 @@ mp_time_index_free (MpTimeIndex *index)
   g_free (index->sub);
   g_free (index->cover);
   g_free (index->part);
+  g_free (index->head);
+  g_free (index->inner_len);
+  g_free (index->inner);
   g_array_unref (index->hits);
   g_array_unref (index->scratch);
   g_array_unref (index->cursors);
@@ -418,10 +453,15 @@ mp_time_index_insert (MpTimeIndex *index, guint first, guint last, guint64 offse
       for (guint k = p; k < q1; k++)
         span_set_push (index, &index->cover[k], offset, end, PEND_LIMIT (index->cover[k]));
     }
-  if (!(p <= bf && bf < q1))
-    part_add (&index->part[bf], first, last, offset, end);
-  if (bl != bf && !(p <= bl && bl < q1))
-    part_add (&index->part[bl], first, last, offset, end);
+  if (bf == bl && !(p <= bf && bf < q1))
+    inner_add (index, bf, first, last, offset, end);
+  else
+    {
+      if (!(p <= bf && bf < q1))
+        part_add (&index->part[bf], first, last, offset, end);
+      if (bl != bf && !(p <= bl && bl < q1))
+        part_add (&index->part[bl], first, last, offset, end);
+    }
 
   /* Every ancestor of a canonical node, and every node holding a partial
    * end, lies on the path from the leaf of bf or of bl to the root. */
@@ -449,8 +489,13 @@ mp_time_index_prefetch (MpTimeIndex *index, guint first, guint last, gboolean he
     {
       __builtin_prefetch (cover);
       __builtin_prefetch (part);
+      __builtin_prefetch (&index->head[first]);
+      __builtin_prefetch (&index->inner_len[b]);
       return;
     }
+  for (guint t = MAX (b * index->block, first - MIN (first, index->inner_len[b])); t <= last; t++)
+    if (index->head[t] != G_MAXUINT)
+      __builtin_prefetch (&index->inner[index->head[t]]);
   for (guint c = 0; c < cover->n_valid; c += 64 / sizeof (Chunk))
     __builtin_prefetch (&cover->chunks[c]);
   for (guint i = 0; i < cover->len; i += 64 / sizeof (MpSpan))
@@ -484,13 +529,35 @@ add_set (MpTimeIndex *index, SpanSet *set)
   add_cursor (index->cursors, set->spans, set->len);
 }
 
-/* Partial buffers of block b whose steps meet [first, last], appended to
- * hits in place: sized for all of them first, then cut to those that meet. */
+/* Spans [from, mid) and [mid, len) of a, each sorted by start, merged. */
 static void
-collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
+merge_runs (GArray *a, guint from, guint mid, GArray *scratch)
+{
+  MpSpan *h = (MpSpan *) a->data;
+  guint   i = from, j = mid, n = 0;
+
+  if (from == mid || mid == a->len)
+    return;
+  g_array_set_size (scratch, a->len - from);
+  while (i < mid || j < a->len)
+    {
+      if (j == a->len || (i < mid && h[i].start <= h[j].start))
+        g_array_index (scratch, MpSpan, n++) = h[i++];
+      else
+        g_array_index (scratch, MpSpan, n++) = h[j++];
+    }
+  memcpy (h + from, scratch->data, n * sizeof (MpSpan));
+}
+
+/* Buffers touching block b partly whose steps meet [first, last], appended
+ * to hits in address order: the partial list's ends in place, sized for
+ * all of them first, then cut to those that meet; then the inner buffers
+ * from the lists of the steps that can reach the query. */
+static void
+collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
 {
   const PartList *list = &index->part[b];
-  guint           n = hits->len;
+  guint           n0 = hits->len, n = n0, n_ends, from, to;
   MpSpan         *out;
 
   g_array_set_size (hits, n + list->len);
@@ -502,6 +569,23 @@ collect_hits (const MpTimeIndex *index, guint b, guint first, guint last, GArray
       n += list->when[i].first <= last && first <= list->when[i].last;
     }
   g_array_set_size (hits, n);
+  n_ends = n;
+
+  from = MAX (block_first (index, b), first - MIN (first, index->inner_len[b]));
+  to = MIN (last, block_last (index, b));
+  for (guint t = from; t <= to; t++)
+    for (guint i = index->head[t]; i != G_MAXUINT; i = index->inner[i].next)
+      if (index->inner[i].last >= first)
+        {
+          MpSpan span = { index->inner[i].start, index->inner[i].end };
+
+          g_array_append_val (hits, span);
+        }
+  if (hits->len - n_ends <= 32)
+    sort_by_start ((MpSpan *) hits->data + n_ends, hits->len - n_ends);
+  else
+    qsort ((MpSpan *) hits->data + n_ends, hits->len - n_ends, sizeof (MpSpan), cmp_span_start);
+  merge_runs (hits, n0, n_ends, index->scratch);
 }
 
 /* Sorted spans -> their disjoint union, in place. */
@@ -677,22 +761,7 @@ merger_next (Merger *m, MpSpan *out)
 static void
 sort_hits (GArray *hits, guint first_run, GArray *scratch)
 {
-  MpSpan *h = (MpSpan *) hits->data;
-
-  if (first_run > 0 && first_run < hits->len)
-    {
-      guint i = 0, j = first_run, n = 0;
-
-      g_array_set_size (scratch, hits->len);
-      while (i < first_run || j < hits->len)
-        {
-          if (j == hits->len || (i < first_run && h[i].start <= h[j].start))
-            g_array_index (scratch, MpSpan, n++) = h[i++];
-          else
-            g_array_index (scratch, MpSpan, n++) = h[j++];
-        }
-      memcpy (h, scratch->data, hits->len * sizeof (MpSpan));
-    }
+  merge_runs (hits, 0, first_run, scratch);
   normalize (hits);
 }
 
