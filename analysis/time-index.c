@@ -82,13 +82,14 @@ typedef struct
 
 /* A buffer whose lifetime lies inside one block, in the list of its first
  * step: a short query reads the few steps that can reach it, not its
- * block's whole partial list. */
+ * block's whole partial list. Each step holds its first inline, so the
+ * steps a query reads lie side by side (one buffer a step is common). */
 typedef struct
 {
   guint64 start;
   guint64 end;
-  guint   last;
-  guint   next; /* the next of the same first step, or G_MAXUINT */
+  guint   last; /* G_MAXUINT: an empty step */
+  guint   next; /* the next of the same first step in inner[], or G_MAXUINT */
 } Inner;
 
 struct _MpTimeIndex
@@ -100,9 +101,9 @@ struct _MpTimeIndex
   SpanSet  *sub;
   SpanSet  *cover;
   PartList *part;
-  guint    *head;      /* per step: its first inner buffer, or G_MAXUINT */
+  Inner    *step;      /* per step: its first inner buffer */
   guint    *inner_len; /* per block: the longest inner lifetime, last - first */
-  Inner    *inner;
+  Inner    *inner;     /* the others */
   guint     n_inner;
   guint     cap_inner;
   GArray   *hits;    /* MpSpan: partial buffers that meet the query */
@@ -319,14 +320,21 @@ part_add (PartList *list, guint first, guint last, guint64 start, guint64 end)
 static void
 inner_add (MpTimeIndex *index, guint b, guint first, guint last, guint64 start, guint64 end)
 {
+  Inner *head = &index->step[first];
+
+  index->inner_len[b] = MAX (index->inner_len[b], last - first);
+  if (head->last == G_MAXUINT)
+    {
+      *head = (Inner) { start, end, last, G_MAXUINT };
+      return;
+    }
   if (index->n_inner == index->cap_inner)
     {
       index->cap_inner = index->cap_inner ? 2 * index->cap_inner : 64;
       index->inner = g_renew (Inner, index->inner, index->cap_inner);
     }
-  index->inner[index->n_inner] = (Inner) { start, end, last, index->head[first] };
-  index->head[first] = index->n_inner++;
-  index->inner_len[b] = MAX (index->inner_len[b], last - first);
+  index->inner[index->n_inner] = (Inner) { start, end, last, head->next };
+  head->next = index->n_inner++;
 }
 
 MpTimeIndex *
@@ -343,8 +351,9 @@ mp_time_index_new_with_block (guint n_steps, guint block)
   index->sub = g_new0 (SpanSet, 2 * (gsize) index->n_leaves);
   index->cover = g_new0 (SpanSet, index->n_blocks);
   index->part = g_new0 (PartList, index->n_blocks);
-  index->head = g_new (guint, index->n_steps);
-  memset (index->head, 0xff, index->n_steps * sizeof (guint));
+  index->step = g_new (Inner, index->n_steps);
+  for (guint t = 0; t < index->n_steps; t++)
+    index->step[t] = (Inner) { 0, 0, G_MAXUINT, G_MAXUINT };
   index->inner_len = g_new0 (guint, index->n_blocks);
   index->hits = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   index->scratch = g_array_new (FALSE, FALSE, sizeof (MpSpan));
@@ -390,7 +399,7 @@ mp_time_index_free (MpTimeIndex *index)
   g_free (index->sub);
   g_free (index->cover);
   g_free (index->part);
-  g_free (index->head);
+  g_free (index->step);
   g_free (index->inner_len);
   g_free (index->inner);
   g_array_unref (index->hits);
@@ -489,13 +498,11 @@ mp_time_index_prefetch (MpTimeIndex *index, guint first, guint last, gboolean he
     {
       __builtin_prefetch (cover);
       __builtin_prefetch (part);
-      __builtin_prefetch (&index->head[first]);
       __builtin_prefetch (&index->inner_len[b]);
       return;
     }
   for (guint t = MAX (b * index->block, first - MIN (first, index->inner_len[b])); t <= last; t++)
-    if (index->head[t] != G_MAXUINT)
-      __builtin_prefetch (&index->inner[index->head[t]]);
+    __builtin_prefetch (&index->step[t]);
   for (guint c = 0; c < cover->n_valid; c += 64 / sizeof (Chunk))
     __builtin_prefetch (&cover->chunks[c]);
   for (guint i = 0; i < cover->len; i += 64 / sizeof (MpSpan))
@@ -574,13 +581,22 @@ collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits
   from = MAX (block_first (index, b), first - MIN (first, index->inner_len[b]));
   to = MIN (last, block_last (index, b));
   for (guint t = from; t <= to; t++)
-    for (guint i = index->head[t]; i != G_MAXUINT; i = index->inner[i].next)
-      if (index->inner[i].last >= first)
-        {
-          MpSpan span = { index->inner[i].start, index->inner[i].end };
+    {
+      const Inner *x = &index->step[t];
 
-          g_array_append_val (hits, span);
+      /* an empty step's last is G_MAXUINT, and its next too */
+      for (guint i = x->next;; x = &index->inner[i], i = x->next)
+        {
+          if (x->last >= first && x->last != G_MAXUINT)
+            {
+              MpSpan span = { x->start, x->end };
+
+              g_array_append_val (hits, span);
+            }
+          if (i == G_MAXUINT)
+            break;
         }
+    }
   if (hits->len - n_ends <= 32)
     sort_by_start ((MpSpan *) hits->data + n_ends, hits->len - n_ends);
   else
