@@ -170,12 +170,38 @@ sort_by_start (MpSpan *a, guint n)
     }
 }
 
-static int
-cmp_span_start (const void *pa, const void *pb)
+/* By start, without qsort's call per compare (8 % of the samples at 1M
+ * random): runs of 16 by insertion, then merges through tmp. */
+static void
+sort_spans (MpSpan *a, guint n, GArray *tmp)
 {
-  const MpSpan *a = pa, *b = pb;
+  MpSpan *src = a, *dst;
 
-  return (a->start > b->start) - (a->start < b->start);
+  g_array_set_size (tmp, n);
+  dst = (MpSpan *) tmp->data;
+  for (guint i = 0; i < n; i += 16)
+    sort_by_start (a + i, MIN (16, n - i));
+  for (guint w = 16; w < n; w *= 2)
+    {
+      MpSpan *swap;
+
+      for (guint lo = 0; lo < n; lo += 2 * w)
+        {
+          guint mid = MIN (lo + w, n), hi = MIN (lo + 2 * w, n), i = lo, j = mid, k = lo;
+
+          while (i < mid && j < hi)
+            dst[k++] = src[j].start < src[i].start ? src[j++] : src[i++];
+          while (i < mid)
+            dst[k++] = src[i++];
+          while (j < hi)
+            dst[k++] = src[j++];
+        }
+      swap = src;
+      src = dst;
+      dst = swap;
+    }
+  if (src != a)
+    memcpy (a, src, n * sizeof (MpSpan));
 }
 
 /* n spans from src + from; either array may be NULL when n is 0, and
@@ -205,10 +231,7 @@ span_set_flush (MpTimeIndex *index, SpanSet *set)
         span_set_add (set, p[k].start, p[k].end);
       return;
     }
-  if (np <= 32)
-    sort_by_start (p, np);
-  else
-    qsort (p, np, sizeof (MpSpan), cmp_span_start);
+  sort_spans (p, np, index->scratch);
   /* spans wholly below the lowest waiting one, not touching it, stay put;
    * the rest (t) is merged back with the waiting ones */
   while (lo < hi)
@@ -597,10 +620,7 @@ collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits
             break;
         }
     }
-  if (hits->len - n_ends <= 32)
-    sort_by_start ((MpSpan *) hits->data + n_ends, hits->len - n_ends);
-  else
-    qsort ((MpSpan *) hits->data + n_ends, hits->len - n_ends, sizeof (MpSpan), cmp_span_start);
+  sort_spans ((MpSpan *) hits->data + n_ends, hits->len - n_ends, index->scratch);
   merge_runs (hits, n0, n_ends, index->scratch);
 }
 
