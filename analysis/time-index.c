@@ -579,30 +579,16 @@ merge_runs (GArray *a, guint from, guint mid, GArray *scratch)
   memcpy (h + from, scratch->data, n * sizeof (MpSpan));
 }
 
-/* Buffers touching block b partly whose steps meet [first, last], appended
- * to hits in address order: the partial list's ends in place, sized for
- * all of them first, then cut to those that meet; then the inner buffers
- * from the lists of the steps that can reach the query. */
+/* The inner buffers of block b (not in its partial list) whose steps meet
+ * [first, last], appended to hits in address order: from the lists of the
+ * steps that can reach the query. */
 static void
-collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
+collect_inner (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
 {
-  const PartList *list = &index->part[b];
-  guint           n0 = hits->len, n = n0, n_ends, from, to;
-  MpSpan         *out;
+  guint n0 = hits->len;
+  guint from = MAX (block_first (index, b), first - MIN (first, index->inner_len[b]));
+  guint to = MIN (last, block_last (index, b));
 
-  g_array_set_size (hits, n + list->len);
-  out = (MpSpan *) hits->data;
-  /* branch-free: most fail, unpredictably */
-  for (guint i = 0; i < list->len; i++)
-    {
-      out[n] = list->where[i];
-      n += list->when[i].first <= last && first <= list->when[i].last;
-    }
-  g_array_set_size (hits, n);
-  n_ends = n;
-
-  from = MAX (block_first (index, b), first - MIN (first, index->inner_len[b]));
-  to = MIN (last, block_last (index, b));
   for (guint t = from; t <= to; t++)
     {
       const Inner *x = &index->step[t];
@@ -620,7 +606,30 @@ collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits
             break;
         }
     }
-  sort_spans ((MpSpan *) hits->data + n_ends, hits->len - n_ends, index->scratch);
+  sort_spans ((MpSpan *) hits->data + n0, hits->len - n0, index->scratch);
+}
+
+/* Buffers touching block b partly whose steps meet [first, last], appended
+ * to hits in address order: the partial list's ends in place, sized for
+ * all of them first, then cut to those that meet; then the inner ones. */
+static void
+collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits)
+{
+  const PartList *list = &index->part[b];
+  guint           n0 = hits->len, n = n0, n_ends;
+  MpSpan         *out;
+
+  g_array_set_size (hits, n + list->len);
+  out = (MpSpan *) hits->data;
+  /* branch-free: most fail, unpredictably */
+  for (guint i = 0; i < list->len; i++)
+    {
+      out[n] = list->where[i];
+      n += list->when[i].first <= last && first <= list->when[i].last;
+    }
+  g_array_set_size (hits, n);
+  n_ends = n;
+  collect_inner (index, b, first, last, hits);
   merge_runs (hits, n0, n_ends, index->scratch);
 }
 
