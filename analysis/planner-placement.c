@@ -63,6 +63,8 @@ mp_time_index_for_usage (const MpUsage *records, guint n, guint n_steps)
   return mp_time_index_new (MAX (n_steps, 1), n ? lived / n : 1);
 }
 
+#define PREFETCH_AHEAD 4
+
 gboolean
 mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *order,
                    MpPlaceRule rule, guint64 *offsets, MpDecisionTrace *trace,
@@ -78,6 +80,22 @@ mp_place_in_order (const MpUsage *records, guint n, guint n_steps, const guint *
     {
       const MpUsage *r = &records[order[k]];
       guint64        offset;
+
+      /* records and blocks come in random order: read ahead */
+      if (k + 3 * PREFETCH_AHEAD < n)
+        __builtin_prefetch (&records[order[k + 3 * PREFETCH_AHEAD]]);
+      if (k + 2 * PREFETCH_AHEAD < n)
+        {
+          const MpUsage *a = &records[order[k + 2 * PREFETCH_AHEAD]];
+
+          mp_time_index_prefetch (index, a->first, a->last, TRUE);
+        }
+      if (k + PREFETCH_AHEAD < n)
+        {
+          const MpUsage *a = &records[order[k + PREFETCH_AHEAD]];
+
+          mp_time_index_prefetch (index, a->first, a->last, FALSE);
+        }
 
       if (k % MP_CANCEL_STRIDE == 0 && g_cancellable_set_error_if_cancelled (cancellable, error))
         return FALSE;

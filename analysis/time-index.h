@@ -40,6 +40,13 @@ void         mp_time_index_busy   (MpTimeIndex *index,
                                    guint        last,
                                    GArray      *busy);
 
+/* A hint that [first, last] will be asked soon: headers TRUE some records
+ * ahead, FALSE a few records later. Changes nothing. */
+void         mp_time_index_prefetch (MpTimeIndex *index,
+                                     guint        first,
+                                     guint        last,
+                                     gboolean     headers);
+
 /* mp_spans_best_fit over what is busy in [first, last], without building
  * the union. */
 guint64      mp_time_index_best_fit (MpTimeIndex *index,

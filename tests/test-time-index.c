@@ -41,13 +41,18 @@ brute_busy (const Placed *placed, guint n, guint first, guint last, GArray *out)
     }
 }
 
+#define FIT_FIRST (1u << 24)
+
 static void
 test_against_brute_force (gconstpointer data)
 {
-  /* the high bits: query after one insert in that many, so that adds wait
-   * in batches before a query merges them */
-  guint block = GPOINTER_TO_UINT (data) & 0xffff, every = GPOINTER_TO_UINT (data) >> 16;
-  g_autoptr (GRand) rand = g_rand_new_with_seed (block * 7919 + every);
+  /* bits 16-23: query after one insert in that many, so that adds wait
+   * in batches before a query merges them; FIT_FIRST: ask the fits before
+   * the union, which merges whatever waits, so the one-block fits read the
+   * waiting spans as hits and the chunk summaries of sets that changed */
+  guint    block = GPOINTER_TO_UINT (data) & 0xffff, every = (GPOINTER_TO_UINT (data) >> 16) & 0xff;
+  gboolean fit_first = (GPOINTER_TO_UINT (data) & FIT_FIRST) != 0;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (block * 7919 + every + fit_first);
   g_autoptr (GArray) got = g_array_new (FALSE, FALSE, sizeof (MpSpan));
   g_autoptr (GArray) want = g_array_new (FALSE, FALSE, sizeof (MpSpan));
 
@@ -72,22 +77,28 @@ test_against_brute_force (gconstpointer data)
           placed[i].first = first;
           placed[i].last = last;
           /* batched: spread wider, so sets hold more spans than wait */
-          placed[i].start = g_rand_int_range (rand, 0, every > 1 ? 40000 : 5000);
-          placed[i].end = placed[i].start + g_rand_int_range (rand, 1, 300);
+          placed[i].start = g_rand_int_range (rand, 0, every > 1 || fit_first ? 40000 : 5000);
+          /* fits first: some wide ones, so the chunks' widest gaps and
+           * octaves differ and sizes skip some of them */
+          placed[i].end = placed[i].start + g_rand_int_range (rand, 1, fit_first && i % 7 == 0 ? 3000
+                                                                                             : 300);
           mp_time_index_insert (index, first, last, placed[i].start,
                                 placed[i].end - placed[i].start);
           if (every > 1 && g_rand_int_range (rand, 0, every) != 0)
             continue;
 
-          mp_time_index_busy (index, q_first, q_last, got);
+          if (!fit_first)
+            mp_time_index_busy (index, q_first, q_last, got);
           brute_busy (placed, i + 1, q_first, q_last, want);
           {
-            guint64 size = g_rand_int_range (rand, 1, 400);
+            guint64 size = g_rand_int_range (rand, 1, fit_first ? 2000 : 400);
             g_assert_cmpuint (mp_time_index_best_fit (index, q_first, q_last, size), ==,
                               mp_spans_best_fit (want, size));
             g_assert_cmpuint (mp_time_index_first_fit (index, q_first, q_last, size), ==,
                               mp_spans_first_fit (want, size));
           }
+          if (fit_first)
+            mp_time_index_busy (index, q_first, q_last, got);
           g_assert_cmpuint (got->len, ==, want->len);
           for (guint k = 0; k < want->len; k++)
             {
@@ -179,7 +190,16 @@ main (int argc, char **argv)
         "/analysis/time-index/brute-force-batched/block-%u", blocks[i]);
 
       g_test_add_data_func (path, GUINT_TO_POINTER (blocks[i]), test_against_brute_force);
+      g_autofree char *fits = g_strdup_printf ("/analysis/time-index/brute-force-fits-first/block-%u",
+                                               blocks[i]);
+      g_autofree char *fits_batched = g_strdup_printf (
+        "/analysis/time-index/brute-force-fits-first-batched/block-%u", blocks[i]);
+
       g_test_add_data_func (batched, GUINT_TO_POINTER (blocks[i] | 40u << 16),
+                            test_against_brute_force);
+      g_test_add_data_func (fits, GUINT_TO_POINTER (blocks[i] | FIT_FIRST),
+                            test_against_brute_force);
+      g_test_add_data_func (fits_batched, GUINT_TO_POINTER (blocks[i] | 40u << 16 | FIT_FIRST),
                             test_against_brute_force);
     }
   g_test_add_func ("/analysis/time-index/best-fit", test_best_fit);
