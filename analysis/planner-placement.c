@@ -57,10 +57,15 @@ MpTimeIndex *
 mp_time_index_for_usage (const MpUsage *records, guint n, guint n_steps)
 {
   gdouble lived = 0;
+  guint   open = 0;
 
   for (guint i = 0; i < n; i++)
-    lived += (gdouble) records[i].last - records[i].first + 1;
-  return mp_time_index_new (MAX (n_steps, 1), n ? lived / n : 1);
+    {
+      lived += (gdouble) records[i].last - records[i].first + 1;
+      open += records[i].first == 0 || records[i].last + 1 >= n_steps;
+    }
+  return mp_time_index_new_for_lives (MAX (n_steps, 1), n ? lived / n : 1,
+                                      n ? (gdouble) open / n : 0);
 }
 
 #define PREFETCH_AHEAD 4

@@ -22,6 +22,10 @@ typedef struct _MpTimeIndex MpTimeIndex;
 /* mean_life: the mean lifetime in steps of what will be inserted, which
  * sets the block size */
 MpTimeIndex *mp_time_index_new    (guint n_steps, gdouble mean_life);
+/* open_share: the share of lifetimes that reach the first or last step */
+MpTimeIndex *mp_time_index_new_for_lives (guint   n_steps,
+                                          gdouble mean_life,
+                                          gdouble open_share);
 /* block: steps per block; for tests that want to exercise every path */
 MpTimeIndex *mp_time_index_new_with_block (guint n_steps, guint block);
 /* windows: long queries read a sparse table of unions (time-windows.c)
