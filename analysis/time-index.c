@@ -643,7 +643,10 @@ collect_inner (MpTimeIndex *index, guint b, guint first, guint last, GArray *hit
             break;
         }
     }
-  sort_spans ((MpSpan *) hits->data + n0, hits->len - n0, index->scratch);
+  /* none found: an array never grown has no data, and NULL + 0 is
+   * undefined in C */
+  if (hits->len > n0)
+    sort_spans ((MpSpan *) hits->data + n0, hits->len - n0, index->scratch);
 }
 
 /* Buffers touching block b partly whose steps meet [first, last], appended
