@@ -10,6 +10,7 @@
 #include "optimal-decompose.h"
 #include "optimal-lns.h"
 #include "optimal-minimize.h"
+#include "optimal-repair.h"
 #include "optimal-search.h"
 #include "plan-io.h"
 #include "planner-constraints.h"
@@ -45,6 +46,8 @@
 /* Where most buffers are short-lived, the decomposition
  * (optimal-decompose.c) gets this share of a large partition's time first. */
 #define DECOMPOSE_SHARE  0.8
+/* and the repair of its top (optimal-repair.c) this share of what is left */
+#define REPAIR_SHARE     0.5
 /* Minimising, when less than this many times the last pass is left, the
  * rest goes to the capacity question below the incumbent alone (the next
  * pass, twice as long, would not end): at least a third of the time after
@@ -455,6 +458,13 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
           mp_opt_decompose (buffers, p->n, p->best, 0,
                             now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE), until,
                             opt->cancellable, scale_improved, &imp);
+          /* the short buffers that found no gap over the flat top of the
+           * long ones, moved under it with a long one out of their way */
+          imp.by = "repair";
+          now = g_get_monotonic_time ();
+          mp_opt_repair (buffers, p->n, p->best, 0,
+                         now + (gint64) (MAX (until - now, 0) * REPAIR_SHARE), opt->cancellable,
+                         scale_improved, &imp);
           imp.by = "first-fit order search";
           now = g_get_monotonic_time ();
         }
