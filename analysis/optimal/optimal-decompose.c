@@ -28,9 +28,8 @@ cmp_size_desc (gconstpointer pa, gconstpointer pb, gpointer data)
   return (x > y) - (x < y);
 }
 
-/* The peak of live bytes of the n buffers: a lower bound of their arena. */
-static guint64
-live_peak (const MpOptBuffer *buffers, guint n, guint n_steps)
+guint64
+mp_opt_live_peak (const MpOptBuffer *buffers, guint n, guint n_steps)
 {
   g_autofree gint64 *delta = g_new0 (gint64, n_steps + 1);
   gint64             live = 0, peak = 0;
@@ -61,8 +60,8 @@ mp_opt_decompose_fits (const MpOptBuffer *buffers, guint n)
         longs[n_long++] = buffers[i];
     }
   return n_long > 0 && (guint64) n_long * 4 <= n &&
-         live_peak (longs, n_long, n_steps) >=
-           live_peak (buffers, n, n_steps) * MP_OPT_DECOMPOSE_HOLD;
+         mp_opt_live_peak (longs, n_long, n_steps) >=
+           mp_opt_live_peak (buffers, n, n_steps) * MP_OPT_DECOMPOSE_HOLD;
 }
 
 guint64
@@ -101,7 +100,7 @@ mp_opt_decompose (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint m
       sub[k] = buffers[longs[k]];
       sub_off[k] = offsets[longs[k]];
     }
-  mp_opt_reorder (sub, n_long, sub_off, live_peak (sub, n_long, n_steps), max_passes,
+  mp_opt_reorder (sub, n_long, sub_off, mp_opt_live_peak (sub, n_long, n_steps), max_passes,
                   deadline_us, cancellable, NULL, NULL);
 
   /* then the short ones into that layout, largest first, each into the

@@ -30,6 +30,11 @@ G_BEGIN_DECLS
 
 /* Whether decomposing n buffers is worth trying: at least three quarters
  * are short, and the long ones hold MP_OPT_DECOMPOSE_HOLD of the peak. */
+/* The peak of live bytes of the n buffers: a lower bound of their arena. */
+guint64 mp_opt_live_peak (const MpOptBuffer *buffers,
+                          guint              n,
+                          guint              n_steps);
+
 gboolean mp_opt_decompose_fits (const MpOptBuffer *buffers,
                                 guint              n);
 

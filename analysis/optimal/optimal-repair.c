@@ -3,6 +3,8 @@
 
 #include "optimal-repair.h"
 
+#include "optimal-decompose.h"
+
 /* Buffers living fewer steps are found through their first step. */
 #define SHORT_LIFE 64
 
@@ -230,26 +232,13 @@ repair_at (Repair *r, guint64 *top, guint *over)
 
 /* The peak of live bytes: no cap below it can be reached. */
 static guint64
-live_peak (const MpOptBuffer *buffers, guint n)
+repair_floor (const MpOptBuffer *buffers, guint n)
 {
-  guint              n_steps = 0;
-  g_autofree gint64 *delta = NULL;
-  gint64             live = 0, peak = 0;
+  guint n_steps = 0;
 
   for (guint i = 0; i < n; i++)
     n_steps = MAX (n_steps, buffers[i].last + 1);
-  delta = g_new0 (gint64, n_steps + 1);
-  for (guint i = 0; i < n; i++)
-    {
-      delta[buffers[i].first] += buffers[i].bytes;
-      delta[buffers[i].last + 1] -= buffers[i].bytes;
-    }
-  for (guint t = 0; t < n_steps; t++)
-    {
-      live += delta[t];
-      peak = MAX (peak, live);
-    }
-  return peak;
+  return mp_opt_live_peak (buffers, n, n_steps);
 }
 
 guint64
@@ -263,7 +252,7 @@ mp_opt_repair (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint max_
   g_autofree guint   *shorts = g_new (guint, MAX (n, 1));
   Repair              r = { buffers, n, offsets, 0, deadline_us, cancellable, longs, 0, shorts, 0 };
   guint64             arena = arena_of (buffers, n, offsets);
-  guint64             floor = live_peak (buffers, n);
+  guint64             floor = repair_floor (buffers, n);
   guint64             step = arena > floor ? (arena - floor + 7) / 8 : 0;
 
   for (guint i = 0; i < n; i++)
