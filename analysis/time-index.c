@@ -903,7 +903,7 @@ gather (MpTimeIndex *index, guint first, guint last)
     {
       const MpSpan *spans[MP_TIME_WINDOWS_MAX_SETS];
       guint         lens[MP_TIME_WINDOWS_MAX_SETS];
-      guint         n = mp_time_windows_read (index->windows, first, last, spans, lens);
+      guint         n = mp_time_windows_read (index->windows, first, last, spans, lens, hits);
 
       for (guint i = 0; i < n; i++)
         add_cursor (cursors, spans[i], lens[i]);
@@ -929,8 +929,11 @@ gather (MpTimeIndex *index, guint first, guint last)
     {
       guint inner_first = block_first (index, p), inner_last = block_last (index, q1 - 1);
 
+      guint n_extra = hits->len; /* the windows' waiting spans and edges */
+
       if (bf < p)
         collect_outer_hits (index, bf, first, last, inner_first, inner_last, hits);
+      merge_runs (hits, 0, n_extra, index->scratch);
       first_run = hits->len;
       if (bl >= q1)
         collect_outer_hits (index, bl, first, last, inner_first, inner_last, hits);

@@ -18,8 +18,12 @@
  * and the buffers that cover the end block whole and stop at its edge,
  * kept here as edge lists. */
 
-/* A merged set plus spans added since it was last read, merged in one
- * pass when it is read or when as many wait as it holds. */
+/* A merged set plus spans added since it was last merged. A read sorts
+ * and joins only the spans pushed since the last read (pend[0, n_sorted)
+ * is kept so) and hands them to the caller beside the merged set; they are
+ * merged in only once they reach a share of it, or as many as it holds
+ * wait: merging on every read copied the set's tail out and back each time
+ * (60 % of first fit's time on the long-lived 100k). */
 typedef struct
 {
   MpSpan *spans;
@@ -28,7 +32,12 @@ typedef struct
   MpSpan *pend;
   guint   n_pend;
   guint   cap_pend;
+  guint   n_sorted;
 } WinSet;
+
+/* A read merges the waiting spans in once they are more than 1/this of
+ * the merged set. */
+#define READ_PEND_SHARE 16
 
 struct _MpTimeWindows
 {
@@ -162,6 +171,46 @@ first_reaching (const MpSpan *s, guint from, guint to, guint64 x)
   return from;
 }
 
+/* Room for n spans in windows->out. */
+static MpSpan *
+out_room (MpTimeWindows *windows, guint n)
+{
+  if (windows->cap_out < n)
+    {
+      windows->cap_out = MAX (n, 2 * windows->cap_out);
+      g_free (windows->out);
+      windows->out = g_new (MpSpan, windows->cap_out);
+    }
+  return windows->out;
+}
+
+/* Sorts the spans pushed since the last read and joins them with the
+ * sorted, joined ones before them: pend[0, n_pend) sorted and disjoint. */
+static void
+win_set_sort_pend (MpTimeWindows *windows, WinSet *set)
+{
+  MpSpan *p = set->pend, *out;
+  guint   ns = set->n_sorted, np = set->n_pend, lo, i, j = ns, n = 0;
+
+  if (ns == np)
+    return;
+  sort_spans (windows, p + ns, np - ns);
+  /* the sorted spans wholly below the new ones, not touching them, stay */
+  lo = i = first_reaching (p, 0, ns, p[ns].start);
+  out = out_room (windows, np - lo);
+  while (i < ns || j < np)
+    {
+      MpSpan x = j == np || (i < ns && p[i].start <= p[j].start) ? p[i++] : p[j++];
+
+      if (n > 0 && x.start <= out[n - 1].end)
+        out[n - 1].end = MAX (out[n - 1].end, x.end);
+      else
+        out[n++] = x;
+    }
+  memcpy (p + lo, out, n * sizeof (MpSpan));
+  set->n_pend = set->n_sorted = lo + n;
+}
+
 /* Merges the waiting spans in: the spans below the lowest of them stay
  * put, the rest is copied aside and merged back, runs between two waiting
  * spans copied whole (most waiting spans land in a set far larger). */
@@ -169,21 +218,16 @@ static void
 win_set_flush (MpTimeWindows *windows, WinSet *set)
 {
   MpSpan *p = set->pend, *t, *out;
-  guint   np = set->n_pend, lo, nt, n, i = 0;
+  guint   np, lo, nt, n, i = 0;
 
+  win_set_sort_pend (windows, set);
+  np = set->n_pend;
   if (np == 0)
     return;
-  set->n_pend = 0;
-  sort_spans (windows, p, np);
+  set->n_pend = set->n_sorted = 0;
   lo = first_reaching (set->spans, 0, set->len, p[0].start);
   nt = set->len - lo;
-  if (windows->cap_out < nt)
-    {
-      windows->cap_out = MAX (nt, 2 * windows->cap_out);
-      g_free (windows->out);
-      windows->out = g_new (MpSpan, windows->cap_out);
-    }
-  t = windows->out;
+  t = out_room (windows, nt);
   if (nt > 0)
     memcpy (t, set->spans + lo, nt * sizeof (MpSpan));
   if (set->cap < set->len + np)
@@ -261,10 +305,39 @@ mp_time_windows_insert (MpTimeWindows *windows, guint first, guint last, guint64
     win_set_push (windows, &windows->edge_start[bf], start, end);
 }
 
-static inline guint
-take (MpTimeWindows *windows, WinSet *set, const MpSpan **spans, guint *lens, guint n)
+/* Appends run, n spans sorted by start, to extra (one run sorted by
+ * start) and merges the two. */
+static void
+extra_merge (MpTimeWindows *windows, GArray *extra, const MpSpan *run, guint n)
 {
-  win_set_flush (windows, set);
+  guint   n0 = extra->len, i = 0, j = 0, k = 0;
+  MpSpan *e, *out;
+
+  if (n == 0)
+    return;
+  if (n0 == 0)
+    {
+      g_array_append_vals (extra, run, n);
+      return;
+    }
+  out = out_room (windows, n0 + n);
+  e = (MpSpan *) extra->data;
+  while (i < n0 || j < n)
+    out[k++] = j == n || (i < n0 && e[i].start <= run[j].start) ? e[i++] : run[j++];
+  g_array_set_size (extra, 0);
+  g_array_append_vals (extra, out, k);
+}
+
+/* A window: its merged set as a list of its own, its waiting spans into
+ * extra, merged first when they are many. */
+static inline guint
+take (MpTimeWindows *windows, WinSet *set, const MpSpan **spans, guint *lens, guint n,
+      GArray *extra)
+{
+  win_set_sort_pend (windows, set);
+  if ((guint64) set->n_pend * READ_PEND_SHARE > set->len)
+    win_set_flush (windows, set);
+  extra_merge (windows, extra, set->pend, set->n_pend);
   if (set->len == 0)
     return n;
   spans[n] = set->spans;
@@ -272,9 +345,18 @@ take (MpTimeWindows *windows, WinSet *set, const MpSpan **spans, guint *lens, gu
   return n + 1;
 }
 
+/* An edge list holds a few spans: all of it into extra. */
+static inline void
+take_edge (MpTimeWindows *windows, WinSet *set, GArray *extra)
+{
+  win_set_sort_pend (windows, set);
+  extra_merge (windows, extra, set->spans, set->len);
+  extra_merge (windows, extra, set->pend, set->n_pend);
+}
+
 guint
 mp_time_windows_read (MpTimeWindows *windows, guint first, guint last, const MpSpan **spans,
-                      guint *lens)
+                      guint *lens, GArray *extra)
 {
   guint bf = first / windows->block, bl = last / windows->block;
   guint p = first == bf * windows->block ? bf : bf + 1;
@@ -284,12 +366,12 @@ mp_time_windows_read (MpTimeWindows *windows, guint first, guint last, const MpS
   g_assert (first <= last && last < windows->n_steps && p < q1);
   while (l + 1 < windows->n_levels && (2u << l) <= q1 - p)
     l++;
-  n = take (windows, &windows->level[l][p], spans, lens, n);
+  n = take (windows, &windows->level[l][p], spans, lens, n, extra);
   if (q1 - (1u << l) != p)
-    n = take (windows, &windows->level[l][q1 - (1u << l)], spans, lens, n);
+    n = take (windows, &windows->level[l][q1 - (1u << l)], spans, lens, n, extra);
   if (bf < p)
-    n = take (windows, &windows->edge_end[bf], spans, lens, n);
+    take_edge (windows, &windows->edge_end[bf], extra);
   if (bl >= q1)
-    n = take (windows, &windows->edge_start[bl], spans, lens, n);
+    take_edge (windows, &windows->edge_start[bl], extra);
   return n;
 }

@@ -13,8 +13,8 @@ G_BEGIN_DECLS
  * window unions, not the O(log blocks) sets of a segment tree. */
 typedef struct _MpTimeWindows MpTimeWindows;
 
-/* Sets a query can read: two windows and two edge lists. */
-#define MP_TIME_WINDOWS_MAX_SETS 4
+/* Merged sets a query reads: two windows. */
+#define MP_TIME_WINDOWS_MAX_SETS 2
 
 MpTimeWindows *mp_time_windows_new    (guint n_steps, guint block);
 void           mp_time_windows_free   (MpTimeWindows *windows);
@@ -24,14 +24,17 @@ void           mp_time_windows_insert (MpTimeWindows *windows,
                                        guint64        start,
                                        guint64        end);
 /* For a query over steps [first, last] that covers at least one block
- * whole: sorted, disjoint span sets (up to MP_TIME_WINDOWS_MAX_SETS) whose
- * union is every buffer that meets the query, except the partial buffers of
- * its end blocks, which the caller filters by step. Returns how many. */
+ * whole: sorted, disjoint span sets (up to MP_TIME_WINDOWS_MAX_SETS), and
+ * appended to extra, which must be empty or one run sorted by start, more
+ * spans (merged with it into one run by start, not joined), whose union is
+ * every buffer that meets the query, except the partial buffers of its end
+ * blocks, which the caller filters by step. Returns how many sets. */
 guint          mp_time_windows_read   (MpTimeWindows *windows,
                                        guint          first,
                                        guint          last,
                                        const MpSpan **spans,
-                                       guint         *lens);
+                                       guint         *lens,
+                                       GArray        *extra);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTimeWindows, mp_time_windows_free)
 
