@@ -79,8 +79,10 @@ typedef struct
 
 typedef struct
 {
-  const MpSpan *at;
-  const MpSpan *end;
+  const MpSpan  *at;
+  const MpSpan  *end;
+  const MpSpan  *base;   /* the list's first span */
+  const guint64 *widest; /* a window's chunk summaries, or NULL */
 } Cursor;
 
 /* A buffer whose lifetime lies inside one block, in the list of its first
@@ -578,15 +580,21 @@ mp_time_index_prefetch (MpTimeIndex *index, guint first, guint last, gboolean he
 }
 
 static inline void
-add_cursor (GArray *cursors, const MpSpan *spans, guint len)
+add_summarized (GArray *cursors, const MpSpan *spans, guint len, const guint64 *widest)
 {
   Cursor c;
 
   /* an empty set may have no array at all: NULL + 0 is undefined in C */
   if (len == 0)
     return;
-  c = (Cursor) { spans, spans + len };
+  c = (Cursor) { spans, spans + len, spans, widest };
   g_array_append_val (cursors, c);
+}
+
+static inline void
+add_cursor (GArray *cursors, const MpSpan *spans, guint len)
+{
+  add_summarized (cursors, spans, len, NULL);
 }
 
 static void
@@ -674,12 +682,15 @@ collect_hits (MpTimeIndex *index, guint b, guint first, guint last, GArray *hits
 }
 
 /* collect_hits for a long query read from windows, which hold every buffer
- * that touches the query's whole blocks, steps [inner_first, inner_last]:
- * only the partial buffers that miss those steps are left to add (about
- * half of an end block's). */
+ * that touches the query's whole blocks: only the partial buffers that
+ * miss those blocks are left to add (about half of an end block's). A
+ * partial buffer of the left end block starts before the whole blocks, so
+ * it misses them and meets the query exactly when its last step lies in
+ * [lo, hi] = [first, the step before them]; one of the right end block,
+ * when its first step lies in [the step after them, last]. */
 static void
-collect_outer_hits (MpTimeIndex *index, guint b, guint first, guint last, guint inner_first,
-                    guint inner_last, GArray *hits)
+collect_outer_hits (MpTimeIndex *index, guint b, gboolean left, guint lo, guint hi,
+                    guint first, guint last, GArray *hits)
 {
   const PartList *list = &index->part[b];
   guint           n0 = hits->len, n = n0, n_ends;
@@ -689,10 +700,10 @@ collect_outer_hits (MpTimeIndex *index, guint b, guint first, guint last, guint 
   out = (MpSpan *) hits->data;
   for (guint i = 0; i < list->len; i++)
     {
-      Steps s = list->when[i];
+      guint key = left ? list->when[i].last : list->when[i].first;
 
       out[n] = list->where[i];
-      n += (s.first <= last && first <= s.last) & !(s.first <= inner_last && inner_first <= s.last);
+      n += key - lo <= hi - lo; /* unsigned: lo <= key <= hi */
     }
   g_array_set_size (hits, n);
   /* buffers inside block b miss the whole blocks, so none is in a window */
@@ -779,6 +790,26 @@ gallop (Cursor *c, guint64 end)
   return c->at[-1].end;
 }
 
+/* c's next span joins a component: it and every span after it in a chunk
+ * whose gaps are all narrower than join + 1 join it as well. Moves c past
+ * them; returns the largest end among them, or 0 when the chunk of the
+ * next span has a wide gap. */
+static inline guint64
+skip_narrow (Cursor *c, guint64 join)
+{
+  guint64 e = 0;
+
+  if (c->widest == NULL)
+    return 0;
+  for (guint k = (c->at - c->base) / MP_TIME_WINDOWS_CHUNK;
+       c->at != c->end && c->widest[k] <= join; k++)
+    {
+      c->at = MIN (c->end, c->base + (gsize) (k + 1) * MP_TIME_WINDOWS_CHUNK);
+      e = c->at[-1].end;
+    }
+  return e;
+}
+
 /* A long query's component: galloping round the lists until k in a row
  * add nothing. Those last k looks leave every list past the component, so
  * they also find the least start of the next one (m->next): one round per
@@ -799,8 +830,10 @@ merger_grow (Merger *m, MpSpan *out)
        * than after a round of the others (18% fewer gallops on long-lived) */
       while (e > out->end && c[i].at != c[i].end && c[i].at->start <= reach (m, e))
         {
-          guint64 f = gallop (&c[i], reach (m, e));
+          guint64 f = skip_narrow (&c[i], m->join);
 
+          e = MAX (e, f);
+          f = gallop (&c[i], reach (m, e));
           e = MAX (e, f);
         }
       if (e > out->end)
@@ -901,12 +934,13 @@ gather (MpTimeIndex *index, guint first, guint last)
     }
   else if (index->windows)
     {
-      const MpSpan *spans[MP_TIME_WINDOWS_MAX_SETS];
-      guint         lens[MP_TIME_WINDOWS_MAX_SETS];
-      guint         n = mp_time_windows_read (index->windows, first, last, spans, lens, hits);
+      const MpSpan  *spans[MP_TIME_WINDOWS_MAX_SETS];
+      const guint64 *widest[MP_TIME_WINDOWS_MAX_SETS];
+      guint          lens[MP_TIME_WINDOWS_MAX_SETS];
+      guint n = mp_time_windows_read (index->windows, first, last, spans, lens, widest, hits);
 
       for (guint i = 0; i < n; i++)
-        add_cursor (cursors, spans[i], lens[i]);
+        add_summarized (cursors, spans[i], lens[i], widest[i]);
     }
   else
     {
@@ -932,11 +966,11 @@ gather (MpTimeIndex *index, guint first, guint last)
       guint n_extra = hits->len; /* the windows' waiting spans and edges */
 
       if (bf < p)
-        collect_outer_hits (index, bf, first, last, inner_first, inner_last, hits);
+        collect_outer_hits (index, bf, TRUE, first, inner_first - 1, first, last, hits);
       merge_runs (hits, 0, n_extra, index->scratch);
       first_run = hits->len;
       if (bl >= q1)
-        collect_outer_hits (index, bl, first, last, inner_first, inner_last, hits);
+        collect_outer_hits (index, bl, FALSE, inner_last + 1, last, first, last, hits);
     }
   else
     {

@@ -33,6 +33,11 @@ typedef struct
   guint   n_pend;
   guint   cap_pend;
   guint   n_sorted;
+  /* the widest gap before a span of each MP_TIME_WINDOWS_CHUNK of spans,
+   * for the merge to pass runs of narrow gaps (level windows only) */
+  guint64 *widest;
+  guint    cap_widest;
+  guint    dirty; /* chunks from the one of span dirty on are out of date */
 } WinSet;
 
 /* A read merges the waiting spans in once they are more than 1/this of
@@ -77,6 +82,7 @@ win_set_clear (WinSet *set)
 {
   g_free (set->spans);
   g_free (set->pend);
+  g_free (set->widest);
 }
 
 void
@@ -227,6 +233,7 @@ win_set_flush (MpTimeWindows *windows, WinSet *set)
   set->n_pend = set->n_sorted = 0;
   lo = first_reaching (set->spans, 0, set->len, p[0].start);
   nt = set->len - lo;
+  set->dirty = MIN (set->dirty, lo);
   t = out_room (windows, nt);
   if (nt > 0)
     memcpy (t, set->spans + lo, nt * sizeof (MpSpan));
@@ -305,6 +312,28 @@ mp_time_windows_insert (MpTimeWindows *windows, guint first, guint last, guint64
     win_set_push (windows, &windows->edge_start[bf], start, end);
 }
 
+/* The widest gaps of the chunks from the one holding span from on. */
+static void
+win_set_summarize (WinSet *set, guint from)
+{
+  guint n_chunks = (set->len + MP_TIME_WINDOWS_CHUNK - 1) / MP_TIME_WINDOWS_CHUNK;
+
+  if (set->cap_widest < n_chunks)
+    {
+      set->cap_widest = MAX (n_chunks, 2 * set->cap_widest);
+      set->widest = g_renew (guint64, set->widest, set->cap_widest);
+    }
+  for (guint c = from / MP_TIME_WINDOWS_CHUNK; c < n_chunks; c++)
+    {
+      guint   i = c * MP_TIME_WINDOWS_CHUNK, to = MIN (i + MP_TIME_WINDOWS_CHUNK, set->len);
+      guint64 w = set->spans[i].start - (i > 0 ? set->spans[i - 1].end : 0);
+
+      for (i++; i < to; i++)
+        w = MAX (w, set->spans[i].start - set->spans[i - 1].end);
+      set->widest[c] = w;
+    }
+}
+
 /* Appends run, n spans sorted by start, to extra (one run sorted by
  * start) and merges the two. */
 static void
@@ -331,17 +360,23 @@ extra_merge (MpTimeWindows *windows, GArray *extra, const MpSpan *run, guint n)
 /* A window: its merged set as a list of its own, its waiting spans into
  * extra, merged first when they are many. */
 static inline guint
-take (MpTimeWindows *windows, WinSet *set, const MpSpan **spans, guint *lens, guint n,
-      GArray *extra)
+take (MpTimeWindows *windows, WinSet *set, const MpSpan **spans, guint *lens,
+      const guint64 **widest, guint n, GArray *extra)
 {
   win_set_sort_pend (windows, set);
   if ((guint64) set->n_pend * READ_PEND_SHARE > set->len)
     win_set_flush (windows, set);
+  if (set->dirty < set->len)
+    {
+      win_set_summarize (set, set->dirty);
+      set->dirty = set->len;
+    }
   extra_merge (windows, extra, set->pend, set->n_pend);
   if (set->len == 0)
     return n;
   spans[n] = set->spans;
   lens[n] = set->len;
+  widest[n] = set->widest;
   return n + 1;
 }
 
@@ -356,7 +391,7 @@ take_edge (MpTimeWindows *windows, WinSet *set, GArray *extra)
 
 guint
 mp_time_windows_read (MpTimeWindows *windows, guint first, guint last, const MpSpan **spans,
-                      guint *lens, GArray *extra)
+                      guint *lens, const guint64 **widest, GArray *extra)
 {
   guint bf = first / windows->block, bl = last / windows->block;
   guint p = first == bf * windows->block ? bf : bf + 1;
@@ -366,9 +401,9 @@ mp_time_windows_read (MpTimeWindows *windows, guint first, guint last, const MpS
   g_assert (first <= last && last < windows->n_steps && p < q1);
   while (l + 1 < windows->n_levels && (2u << l) <= q1 - p)
     l++;
-  n = take (windows, &windows->level[l][p], spans, lens, n, extra);
+  n = take (windows, &windows->level[l][p], spans, lens, widest, n, extra);
   if (q1 - (1u << l) != p)
-    n = take (windows, &windows->level[l][q1 - (1u << l)], spans, lens, n, extra);
+    n = take (windows, &windows->level[l][q1 - (1u << l)], spans, lens, widest, n, extra);
   if (bf < p)
     take_edge (windows, &windows->edge_end[bf], extra);
   if (bl >= q1)

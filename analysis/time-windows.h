@@ -15,6 +15,8 @@ typedef struct _MpTimeWindows MpTimeWindows;
 
 /* Merged sets a query reads: two windows. */
 #define MP_TIME_WINDOWS_MAX_SETS 2
+/* Spans per summary of the widest gap in a window's merged set. */
+#define MP_TIME_WINDOWS_CHUNK 16
 
 MpTimeWindows *mp_time_windows_new    (guint n_steps, guint block);
 void           mp_time_windows_free   (MpTimeWindows *windows);
@@ -28,12 +30,15 @@ void           mp_time_windows_insert (MpTimeWindows *windows,
  * appended to extra, which must be empty or one run sorted by start, more
  * spans (merged with it into one run by start, not joined), whose union is
  * every buffer that meets the query, except the partial buffers of its end
- * blocks, which the caller filters by step. Returns how many sets. */
+ * blocks, which the caller filters by step. Returns how many sets; with
+ * each, the widest gap before a span of each MP_TIME_WINDOWS_CHUNK spans
+ * (the first's gap reaches down to 0). */
 guint          mp_time_windows_read   (MpTimeWindows *windows,
                                        guint          first,
                                        guint          last,
                                        const MpSpan **spans,
                                        guint         *lens,
+                                       const guint64 **widest,
                                        GArray        *extra);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (MpTimeWindows, mp_time_windows_free)
