@@ -120,6 +120,35 @@ test_edges_by_hand (void)
   g_assert_cmpuint (mp_time_index_first_fit (index, 2, 3, 3), ==, 15);
 }
 
+/* Forty buffers over the whole run, 9 bytes each, 1 byte apart, with 51
+ * bytes free after the twentieth: more than a chunk of spans whose gaps a
+ * merge may pass whole for sizes above 1, but not the chunk with the wide
+ * gap. A buffer put into that gap must then be seen there (the summaries
+ * brought up to date), and its rest found. */
+static void
+test_narrow_chunks_by_hand (void)
+{
+  g_autoptr (MpTimeIndex) index = mp_time_index_new_full (8, 2, TRUE);
+
+  for (guint i = 0; i < 40; i++)
+    mp_time_index_insert (index, 0, 7, 10 * i + (i >= 20 ? 50 : 0), 9);
+  /* read the windows once, so that the next inserts wait beside them */
+  g_assert_cmpuint (mp_time_index_first_fit (index, 2, 5, 2), ==, 199);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 2, 5, 1), ==, 9);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 2, 5, 2), ==, 199);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 2, 5, 52), ==, 449);
+  mp_time_index_insert (index, 0, 7, 199, 31);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 2, 5, 2), ==, 230);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 2, 5, 21), ==, 449);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 2, 5, 20), ==, 230);
+  /* enough more that the waiting spans are merged in: 1-byte gaps filled */
+  for (guint i = 0; i < 40; i++)
+    mp_time_index_insert (index, 3, 4, 10 * i + (i >= 20 ? 50 : 0) + 9, 1);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 2, 5, 1), ==, 230);
+  g_assert_cmpuint (mp_time_index_best_fit (index, 2, 5, 1), ==, 230);
+  g_assert_cmpuint (mp_time_index_first_fit (index, 0, 1, 1), ==, 9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -137,5 +166,6 @@ main (int argc, char **argv)
       g_test_add_data_func (batched, GUINT_TO_POINTER (blocks[i] | 40u << 16), test_long_lived);
     }
   g_test_add_func ("/analysis/time-windows/edges-by-hand", test_edges_by_hand);
+  g_test_add_func ("/analysis/time-windows/narrow-chunks-by-hand", test_narrow_chunks_by_hand);
   return g_test_run ();
 }
