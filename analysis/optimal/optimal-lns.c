@@ -816,8 +816,7 @@ cmp_key_desc (gconstpointer pa, gconstpointer pb, gpointer data)
  * the arena, or G_MAXUINT64 when stopped before the end. */
 static guint64
 first_fit_pass (const MpOptBuffer *buffers, guint n, guint n_steps, const gdouble *keys,
-                const MpOptFixed *fixed, guint *order, guint64 *trial, gint64 deadline_us,
-                GCancellable *cancellable)
+                guint *order, guint64 *trial, gint64 deadline_us, GCancellable *cancellable)
 {
   g_autoptr (MpTimeIndex) index = NULL;
   guint64 arena = 0;
@@ -826,13 +825,6 @@ first_fit_pass (const MpOptBuffer *buffers, guint n, guint n_steps, const gdoubl
   for (guint i = 0; i < n; i++)
     lived += (gdouble) buffers[i].last - buffers[i].first + 1;
   index = mp_time_index_new (MAX (n_steps, 1), n ? lived / n : 1);
-  for (guint k = 0; fixed && k < fixed->n; k++)
-    {
-      const MpOptBuffer *b = &fixed->buffers[k];
-
-      mp_time_index_insert (index, b->first, b->last, fixed->offsets[k], b->size);
-      arena = MAX (arena, fixed->offsets[k] + b->bytes);
-    }
 
   for (guint i = 0; i < n; i++)
     order[i] = i;
@@ -879,35 +871,10 @@ squeak (const MpOptBuffer *buffers, guint n, const guint64 *plan, guint64 arena,
       keys[i] *= 1e-100;
 }
 
-/* Keys that place the buffers lowest first: first fit in that order gives
- * back a plan it made, so the squeaky wheel goes on from it. A raise by
- * SQUEAK_RAISE moves a buffer ahead of those up to about 1% of the arena
- * below it. */
-static void
-offset_keys (guint n, const guint64 *offsets, gdouble *keys)
-{
-  guint64 top = 1;
-
-  for (guint i = 0; i < n; i++)
-    top = MAX (top, offsets[i] + 1);
-  for (guint i = 0; i < n; i++)
-    keys[i] = exp (-40.0 * offsets[i] / top);
-}
-
 guint64
 mp_opt_reorder (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint64 floor,
                 guint max_passes, gint64 deadline_us, GCancellable *cancellable,
                 MpOptImproved improved, gpointer data)
-{
-  return mp_opt_reorder_fixed (buffers, n, offsets, NULL, floor, max_passes, deadline_us,
-                               cancellable, improved, data);
-}
-
-guint64
-mp_opt_reorder_fixed (const MpOptBuffer *buffers, guint n, guint64 *offsets,
-                      const MpOptFixed *fixed, guint64 floor, guint max_passes,
-                      gint64 deadline_us, GCancellable *cancellable, MpOptImproved improved,
-                      gpointer data)
 {
   g_autofree gdouble *keys = g_new (gdouble, MAX (n, 1));
   g_autofree guint   *order = g_new (guint, MAX (n, 1));
@@ -921,33 +888,21 @@ mp_opt_reorder_fixed (const MpOptBuffer *buffers, guint n, guint64 *offsets,
       n_steps = MAX (n_steps, buffers[i].last + 1);
       arena = MAX (arena, offsets[i] + buffers[i].bytes);
     }
-  for (guint k = 0; fixed && k < fixed->n; k++)
-    n_steps = MAX (n_steps, fixed->buffers[k].last + 1);
-  /* offsets may overlap the fixed buffers: any pass replaces them, the
-   * first from their order */
-  if (fixed)
-    {
-      arena = G_MAXUINT64;
-      n_powers = 0;
-    }
   for (guint p = 0; arena > floor && (max_passes == 0 || p < max_passes) &&
                     stall < REORDER_STALL; p++)
     {
       guint64 got;
 
-      if (fixed && p == 0)
-        offset_keys (n, offsets, keys);
-      else if (p < n_powers)
+      if (p < n_powers)
         power_keys (buffers, n, reorder_powers[p], keys);
-      else if (p == n_powers && !fixed)
+      else if (p == n_powers)
         {
           /* the squeaky wheel starts from the best power (area when none
            * beat the incumbent) and the best plan */
           power_keys (buffers, n, reorder_powers[best_power], keys);
           squeak (buffers, n, offsets, arena, keys);
         }
-      got = first_fit_pass (buffers, n, n_steps, keys, fixed, order, trial, deadline_us,
-                            cancellable);
+      got = first_fit_pass (buffers, n, n_steps, keys, order, trial, deadline_us, cancellable);
       if (got == G_MAXUINT64)
         break;
       stall++;

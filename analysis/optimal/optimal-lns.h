@@ -75,27 +75,4 @@ guint64 mp_opt_reorder (const MpOptBuffer *buffers,
                         MpOptImproved      improved,
                         gpointer           data);
 
-/* Buffers that stay where they are while others are placed around them. */
-typedef struct
-{
-  const MpOptBuffer *buffers;
-  const guint64     *offsets;
-  guint              n;
-} MpOptFixed;
-
-/* mp_opt_reorder with the fixed buffers in place in every pass (the arena
- * counts them): offsets need not be valid beside them, the first pass
- * places the buffers in their order there, lowest first, and the squeaky
- * wheel goes on from it. */
-guint64 mp_opt_reorder_fixed (const MpOptBuffer *buffers,
-                              guint              n,
-                              guint64           *offsets,
-                              const MpOptFixed  *fixed,
-                              guint64            floor,
-                              guint              max_passes,
-                              gint64             deadline_us,
-                              GCancellable      *cancellable,
-                              MpOptImproved      improved,
-                              gpointer           data);
-
 G_END_DECLS

@@ -6,7 +6,6 @@
 
 #include "best-of.h"
 #include "optimal-bounds.h"
-#include "optimal-ceiling.h"
 #include "optimal-column.h"
 #include "optimal-decompose.h"
 #include "optimal-lns.h"
@@ -47,9 +46,6 @@
 /* Where most buffers are short-lived, the decomposition
  * (optimal-decompose.c) gets this share of a large partition's time first. */
 #define DECOMPOSE_SHARE  0.8
-/* then its long pass under ceilings (optimal-ceiling.c) this share of what
- * is left */
-#define CEILING_SHARE    0.6
 /* and the repair of its top (optimal-repair.c) this share of what is left */
 #define REPAIR_SHARE     0.5
 /* Minimising, when less than this many times the last pass is left, the
@@ -462,13 +458,6 @@ search_at_scale (Optimal *opt, guint64 capacity, gdouble budget)
           mp_opt_decompose (buffers, p->n, p->best, 0,
                             now + (gint64) (MAX (until - now, 0) * DECOMPOSE_SHARE), until,
                             opt->cancellable, scale_improved, &imp);
-          /* the long ones again, leaving room at each step for the short
-           * ones that found no gap over their flat top */
-          imp.by = "decomposition under a ceiling";
-          now = g_get_monotonic_time ();
-          mp_opt_ceiling (buffers, p->n, p->best, 0,
-                          now + (gint64) (MAX (until - now, 0) * CEILING_SHARE),
-                          opt->cancellable, scale_improved, &imp);
           /* the short buffers that found no gap over the flat top of the
            * long ones, moved under it with a long one out of their way */
           imp.by = "repair";
