@@ -27,16 +27,6 @@ cmp_span (const void *pa, const void *pb)
   return (a->end > b->end) - (a->end < b->end);
 }
 
-static guint64
-arena_of (const MpOptBuffer *b, guint n, const guint64 *off)
-{
-  guint64 arena = 0;
-
-  for (guint i = 0; i < n; i++)
-    arena = MAX (arena, off[i] + b[i].bytes);
-  return arena;
-}
-
 /* The step with the most live slot bytes, the lowest on a tie. */
 static guint
 peak_step (const MpOptBuffer *b, guint n)
@@ -118,17 +108,6 @@ hint_or_best_fit (GArray *spans, guint64 hint, guint64 size)
   return best != G_MAXUINT64 ? best : top;
 }
 
-static gint
-cmp_first (gconstpointer pa, gconstpointer pb, gpointer data)
-{
-  const MpOptBuffer *b = data;
-  guint              i = *(const guint *) pa, j = *(const guint *) pb;
-
-  if (b[i].first != b[j].first)
-    return b[i].first < b[j].first ? -1 : 1;
-  return (i > j) - (i < j);
-}
-
 /* Largest first, then by first step: greedy-by-size's order. */
 static gint
 cmp_size_desc (gconstpointer pa, gconstpointer pb, gpointer data)
@@ -138,7 +117,7 @@ cmp_size_desc (gconstpointer pa, gconstpointer pb, gpointer data)
 
   if (b[i].size != b[j].size)
     return b[i].size > b[j].size ? -1 : 1;
-  return cmp_first (pa, pb, data);
+  return mp_opt_cmp_first (pa, pb, data);
 }
 
 /* Moves every buffer wholly in [arena - w, arena) by one shift into the
@@ -151,7 +130,7 @@ drop_slabs (const MpOptBuffer *b, guint n, guint64 *off)
 
   for (;;)
     {
-      guint64 arena = arena_of (b, n, off), floor, lowest = G_MAXUINT64, after = 0;
+      guint64 arena = mp_opt_arena (b, n, off), floor, lowest = G_MAXUINT64, after = 0;
       Span    gap;
 
       g_array_set_size (spans, 0);
@@ -190,7 +169,7 @@ static gboolean
 column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved,
              gint64 deadline_us, GCancellable *cancellable)
 {
-  guint64 arena = arena_of (b, n, off), floor, lowest = G_MAXUINT64, bottom = 0, width;
+  guint64 arena = mp_opt_arena (b, n, off), floor, lowest = G_MAXUINT64, bottom = 0, width;
   guint   peak = peak_step (b, n);
   Span    col;
   g_autoptr (GArray) spans = g_array_sized_new (FALSE, FALSE, sizeof (Span), 64);
@@ -214,7 +193,7 @@ column_move (const MpOptBuffer *b, guint n, const guint64 *off, guint64 *moved,
   for (guint i = 0; i < n; i++)
     if (off[i] < col.end && col.start < off[i] + b[i].size)
       g_array_append_val (order, i);
-  g_array_sort_with_data (order, cmp_first, (gpointer) b);
+  g_array_sort_with_data (order, mp_opt_cmp_first, (gpointer) b);
   for (guint k = 0; k < order->len; k++)
     {
       guint i = g_array_index (order, guint, k);
@@ -279,13 +258,13 @@ mp_opt_column (const MpOptBuffer *buffers, guint n, guint64 *offsets, gint64 dea
   g_return_val_if_fail (buffers != NULL || n == 0, 0);
   g_return_val_if_fail (offsets != NULL || n == 0, 0);
 
-  arena = arena_of (buffers, n, offsets);
+  arena = mp_opt_arena (buffers, n, offsets);
   if (n == 0 || n > MP_OPT_COLUMN_MAX_BUFFERS)
     return arena;
   moved = g_new (guint64, n);
   if (!column_move (buffers, n, offsets, moved, deadline_us, cancellable))
     return arena;
-  after = arena_of (buffers, n, moved);
+  after = mp_opt_arena (buffers, n, moved);
   if (after >= arena)
     return arena;
   memcpy (offsets, moved, n * sizeof (guint64));

@@ -12,6 +12,10 @@ int   mp_opt_cmp_u32     (const void *a, const void *b);
 int   mp_opt_cmp_u64     (const void *a, const void *b);
 /* How many of the n sorted values are below t. */
 guint mp_opt_count_below (const guint *sorted, guint n, guint t);
+/* Buffer indices by first step, then by index (data: the buffers). */
+gint    mp_opt_cmp_first (gconstpointer a, gconstpointer b, gpointer data);
+/* The arena of a plan of the n buffers: its highest offset + bytes. */
+guint64 mp_opt_arena     (const MpOptBuffer *buffers, guint n, const guint64 *offsets);
 
 /* The searches' undo trail and candidate stack, grown on demand. */
 typedef struct

@@ -4,6 +4,7 @@
 #include "optimal-repair.h"
 
 #include "optimal-decompose.h"
+#include "optimal-private.h"
 
 /* Buffers living fewer steps are found through their first step. */
 #define SHORT_LIFE 64
@@ -41,27 +42,6 @@ cmp_slot (gconstpointer pa, gconstpointer pb)
   if (a->start != b->start)
     return a->start < b->start ? -1 : 1;
   return (a->who > b->who) - (a->who < b->who);
-}
-
-static gint
-cmp_first (gconstpointer pa, gconstpointer pb, gpointer data)
-{
-  const MpOptBuffer *b = data;
-  guint              x = *(const guint *) pa, y = *(const guint *) pb;
-
-  if (b[x].first != b[y].first)
-    return b[x].first < b[y].first ? -1 : 1;
-  return (x > y) - (x < y);
-}
-
-static guint64
-arena_of (const MpOptBuffer *buffers, guint n, const guint64 *offsets)
-{
-  guint64 arena = 0;
-
-  for (guint i = 0; i < n; i++)
-    arena = MAX (arena, offsets[i] + buffers[i].bytes);
-  return arena;
 }
 
 static gboolean
@@ -251,7 +231,7 @@ mp_opt_repair (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint max_
   g_autofree guint   *longs = g_new (guint, MAX (n, 1));
   g_autofree guint   *shorts = g_new (guint, MAX (n, 1));
   Repair              r = { buffers, n, offsets, 0, deadline_us, cancellable, longs, 0, shorts, 0 };
-  guint64             arena = arena_of (buffers, n, offsets);
+  guint64             arena = mp_opt_arena (buffers, n, offsets);
   guint64             floor = repair_floor (buffers, n);
   guint64             step = arena > floor ? (arena - floor + 7) / 8 : 0;
 
@@ -260,7 +240,7 @@ mp_opt_repair (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint max_
       longs[r.n_long++] = i;
     else
       shorts[r.n_short++] = i;
-  g_qsort_with_data (shorts, r.n_short, sizeof (guint), cmp_first, (gpointer) buffers);
+  g_qsort_with_data (shorts, r.n_short, sizeof (guint), mp_opt_cmp_first, (gpointer) buffers);
   for (guint k = 0; k < G_N_ELEMENTS (r.slots); k++)
     r.slots[k] = g_array_new (FALSE, FALSE, sizeof (Slot));
 
@@ -273,7 +253,7 @@ mp_opt_repair (const MpOptBuffer *buffers, guint n, guint64 *offsets, guint max_
       if (r.cap < floor || r.cap >= arena)
         break;
       reached = repair_at (&r, top, over);
-      now = arena_of (buffers, n, offsets);
+      now = mp_opt_arena (buffers, n, offsets);
       g_assert (now <= arena);
       if (now < arena)
         {

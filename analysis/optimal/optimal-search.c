@@ -154,6 +154,27 @@ mp_opt_cmp_u64 (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+gint
+mp_opt_cmp_first (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const MpOptBuffer *b = data;
+  guint              x = *(const guint *) pa, y = *(const guint *) pb;
+
+  if (b[x].first != b[y].first)
+    return b[x].first < b[y].first ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+guint64
+mp_opt_arena (const MpOptBuffer *buffers, guint n, const guint64 *offsets)
+{
+  guint64 arena = 0;
+
+  for (guint i = 0; i < n; i++)
+    arena = MAX (arena, offsets[i] + buffers[i].bytes);
+  return arena;
+}
+
 guint
 mp_opt_count_below (const guint *bnd, guint nb, guint t)
 {
