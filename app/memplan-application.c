@@ -183,16 +183,17 @@ about_action (GSimpleAction *action, GVariant *param, gpointer data)
 static void
 quit_action (GSimpleAction *action, GVariant *param, gpointer data)
 {
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (data));
+  /* A copy with references: each close edits the application's list, and a
+   * window's teardown may close another (its link freed under a saved
+   * next). Closing the windows lets their planning threads be cancelled
+   * first. */
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (data)));
 
-  /* closing the windows lets their planning threads be cancelled first */
-  while (windows)
-    {
-      GList *next = windows->next;
-
-      gtk_window_destroy (windows->data);
-      windows = next;
-    }
+  for (GList *l = windows; l; l = l->next)
+    g_object_ref (l->data);
+  for (GList *l = windows; l; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free_full (windows, g_object_unref);
 }
 
 /* Scripted runs (a screenshot, a benchmark) neither read nor write what the
