@@ -228,8 +228,8 @@ apply_theme (MpApplication *self)
     mp_color_scheme_follow (gtk);
   else
     {
-      /* stop following the desktop (the portal proxy color-scheme.c keeps) */
-      g_object_set_data (G_OBJECT (gtk), "memplan-portal", NULL);
+      /* stop following the desktop, a portal reply still on its way too */
+      mp_color_scheme_stop (gtk);
       g_object_set (gtk, "gtk-application-prefer-dark-theme", g_str_equal (theme, "dark"), NULL);
     }
 }
@@ -268,7 +268,9 @@ mp_application_startup (GApplication *app)
       g_autoptr (GAction) theme = g_settings_create_action (self->settings, "theme");
 
       g_action_map_add_action (G_ACTION_MAP (app), theme);
-      g_signal_connect_swapped (self->settings, "changed::theme", G_CALLBACK (apply_theme), self);
+      /* others hold the settings too (the Theme action, window bindings) */
+      g_signal_connect_object (self->settings, "changed::theme", G_CALLBACK (apply_theme), self,
+                               G_CONNECT_SWAPPED);
     }
   /* --theme wins over the stored one for this run */
   if (self->theme)
