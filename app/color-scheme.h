@@ -10,5 +10,7 @@ G_BEGIN_DECLS
  * gtk-application-prefer-dark-theme; GTK 4.8 does not read it by itself.
  * Without a portal nothing changes. */
 void mp_color_scheme_follow (GtkSettings *settings);
+/* Stops following, the portal calls still on their way included. */
+void mp_color_scheme_stop (GtkSettings *settings);
 
 G_END_DECLS

@@ -183,16 +183,17 @@ about_action (GSimpleAction *action, GVariant *param, gpointer data)
 static void
 quit_action (GSimpleAction *action, GVariant *param, gpointer data)
 {
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (data));
+  /* A copy with references: each close edits the application's list, and a
+   * window's teardown may close another (its link freed under a saved
+   * next). Closing the windows lets their planning threads be cancelled
+   * first. */
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (data)));
 
-  /* closing the windows lets their planning threads be cancelled first */
-  while (windows)
-    {
-      GList *next = windows->next;
-
-      gtk_window_destroy (windows->data);
-      windows = next;
-    }
+  for (GList *l = windows; l; l = l->next)
+    g_object_ref (l->data);
+  for (GList *l = windows; l; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free_full (windows, g_object_unref);
 }
 
 /* Scripted runs (a screenshot, a benchmark) neither read nor write what the
@@ -227,8 +228,8 @@ apply_theme (MpApplication *self)
     mp_color_scheme_follow (gtk);
   else
     {
-      /* stop following the desktop (the portal proxy color-scheme.c keeps) */
-      g_object_set_data (G_OBJECT (gtk), "memplan-portal", NULL);
+      /* stop following the desktop, a portal reply still on its way too */
+      mp_color_scheme_stop (gtk);
       g_object_set (gtk, "gtk-application-prefer-dark-theme", g_str_equal (theme, "dark"), NULL);
     }
 }
@@ -267,7 +268,9 @@ mp_application_startup (GApplication *app)
       g_autoptr (GAction) theme = g_settings_create_action (self->settings, "theme");
 
       g_action_map_add_action (G_ACTION_MAP (app), theme);
-      g_signal_connect_swapped (self->settings, "changed::theme", G_CALLBACK (apply_theme), self);
+      /* others hold the settings too (the Theme action, window bindings) */
+      g_signal_connect_object (self->settings, "changed::theme", G_CALLBACK (apply_theme), self,
+                               G_CONNECT_SWAPPED);
     }
   /* --theme wins over the stored one for this run */
   if (self->theme)

@@ -432,7 +432,10 @@ mp_step_through_new (GtkWindow *parent, MpPlanSet *set, const char *planner, GEr
       return NULL;
     }
 
-  self = g_object_new (MP_TYPE_STEP_THROUGH, "transient-for", parent, NULL);
+  /* it shows its window's plans: it goes with it, and quit (which closes
+   * the application's windows) leaves no teaching window behind */
+  self = g_object_new (MP_TYPE_STEP_THROUGH, "transient-for", parent, "destroy-with-parent", TRUE,
+                       NULL);
   self->set = mp_plan_set_ref (set);
   self->plan = g_steal_pointer (&plan);
   self->trace = g_steal_pointer (&trace);

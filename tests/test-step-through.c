@@ -273,6 +273,12 @@ test_refuses (void)
   gtk_window_destroy (GTK_WINDOW (win));
 }
 
+static gboolean
+is_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
 /* The window's action opens the mode for the plan last clicked. */
 static void
 test_window_action (void)
@@ -304,8 +310,10 @@ test_window_action (void)
   g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (step)) == GTK_WINDOW (win));
   g_assert_cmpstr (mp_step_through_get_plan (step)->planner, ==, "best-fit");
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (step)), ==, "best-fit on only-search");
-  gtk_window_destroy (GTK_WINDOW (step));
+  /* it closes with its window */
+  g_object_add_weak_pointer (G_OBJECT (step), (gpointer *) &step);
   gtk_window_destroy (GTK_WINDOW (win));
+  run_until (is_gone, &step);
 }
 
 int
